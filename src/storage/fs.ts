@@ -1,0 +1,112 @@
+// The Fs port: every byte the storage layer reads or writes goes through here (DESIGN §1.8), so
+// tests can inject disk faults (ENOSPC, torn writes, lost unsynced data, slow fsync).
+import * as fsp from 'node:fs/promises'
+
+export interface FileHandle {
+  /** Reads up to length bytes at position into buffer[offset..]; returns the bytes read. */
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<number>
+  /** Writes all of buffer at position (null = append at the end for files opened with 'a'). */
+  write(buffer: Buffer, position: number | null): Promise<void>
+  /** Writes the buffers in order, as one contiguous write at position (null = current end). */
+  writev(buffers: Buffer[], position: number | null): Promise<void>
+  truncate(length: number): Promise<void>
+  sync(): Promise<void>
+  size(): Promise<number>
+  close(): Promise<void>
+}
+
+export type OpenMode = 'r' | 'r+' | 'w' | 'w+' | 'a' | 'a+'
+
+export interface Fs {
+  open(path: string, mode: OpenMode): Promise<FileHandle>
+  readFile(path: string): Promise<Buffer>
+  rename(from: string, to: string): Promise<void>
+  unlink(path: string): Promise<void>
+  mkdir(path: string): Promise<void>
+  rmdir(path: string): Promise<void>
+  readdir(path: string): Promise<string[]>
+  stat(path: string): Promise<{ size: number; isDirectory: boolean; mtimeMs: number } | null>
+  /** fsync a directory so a rename or create inside it is durable. */
+  syncDir(path: string): Promise<void>
+}
+
+class NodeFileHandle implements FileHandle {
+  constructor(private readonly fh: fsp.FileHandle) {}
+
+  async read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
+    const { bytesRead } = await this.fh.read(buffer, offset, length, position)
+    return bytesRead
+  }
+
+  async write(buffer: Buffer, position: number | null): Promise<void> {
+    let done = 0
+    while (done < buffer.length) {
+      const { bytesWritten } = await this.fh.write(
+        buffer,
+        done,
+        buffer.length - done,
+        position === null ? null : position + done,
+      )
+      done += bytesWritten
+    }
+  }
+
+  async writev(buffers: Buffer[], position: number | null): Promise<void> {
+    if (buffers.length === 1) return this.write(buffers[0]!, position)
+    let total = 0
+    for (const b of buffers) total += b.length
+    const { bytesWritten } = await this.fh.writev(buffers, position ?? undefined)
+    if (bytesWritten < total) {
+      // Short write: finish the rest as one contiguous buffer.
+      const rest = Buffer.concat(buffers).subarray(bytesWritten)
+      await this.write(rest, position === null ? null : position + bytesWritten)
+    }
+  }
+
+  truncate(length: number): Promise<void> {
+    return this.fh.truncate(length)
+  }
+
+  sync(): Promise<void> {
+    return this.fh.sync()
+  }
+
+  async size(): Promise<number> {
+    return (await this.fh.stat()).size
+  }
+
+  close(): Promise<void> {
+    return this.fh.close()
+  }
+}
+
+export const nodeFs: Fs = {
+  async open(path, mode) {
+    return new NodeFileHandle(await fsp.open(path, mode))
+  },
+  readFile: (path) => fsp.readFile(path),
+  rename: (from, to) => fsp.rename(from, to),
+  unlink: (path) => fsp.unlink(path),
+  async mkdir(path) {
+    await fsp.mkdir(path, { recursive: true })
+  },
+  rmdir: (path) => fsp.rm(path, { recursive: true, force: true }),
+  readdir: (path) => fsp.readdir(path),
+  async stat(path) {
+    try {
+      const s = await fsp.stat(path)
+      return { size: s.size, isDirectory: s.isDirectory(), mtimeMs: s.mtimeMs }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw err
+    }
+  },
+  async syncDir(path) {
+    const fh = await fsp.open(path, 'r')
+    try {
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+  },
+}
