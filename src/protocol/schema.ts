@@ -62,10 +62,11 @@ export interface PrimitiveType<T> {
   readonly _t?: T
 }
 
+/** T is the array's own type (I[]). */
 export interface ArrayType<T> {
   readonly kind: 'array'
-  readonly item: Type<T>
-  readonly _t?: T[]
+  readonly item: Type<any>
+  readonly _t?: T
 }
 
 export interface StructType<T> {
@@ -74,7 +75,7 @@ export interface StructType<T> {
   readonly _t?: T
 }
 
-export type Type<T> = PrimitiveType<T> | ArrayType<any> | StructType<T>
+export type Type<T> = PrimitiveType<T> | ArrayType<T> | StructType<T>
 
 export interface FieldOptions {
   /** Versions in which the field may be null. */
@@ -126,7 +127,7 @@ export function struct<F extends Fields>(fields: F): StructType<InferFields<F>> 
   return { kind: 'struct', fields }
 }
 
-export function arrayOf<I>(item: Type<I>): ArrayType<I> {
+export function arrayOf<I>(item: Type<I>): ArrayType<I[]> {
   return { kind: 'array', item }
 }
 
@@ -483,6 +484,11 @@ function isDefault(v: unknown, def: unknown): boolean {
   if (v === undefined || v === def) return true
   if (Array.isArray(v) && Array.isArray(def)) return v.length === 0 && def.length === 0
   if (Buffer.isBuffer(v) && Buffer.isBuffer(def)) return v.equals(def)
+  if (v !== null && def !== null && typeof v === 'object' && typeof def === 'object') {
+    // A struct equals its default when every field does.
+    const d = def as Record<string, unknown>
+    return Object.entries(v as Record<string, unknown>).every(([k, x]) => isDefault(x, d[k]))
+  }
   return false
 }
 
