@@ -269,8 +269,8 @@ function utf8Length(s: string): number {
 
 /** The value a field takes when a version lacks it or a tagged field was not sent. */
 export function defaultValue(field: Field<any>, version: number): unknown {
+  // As Kafka's generated code: a nullable field is null by default only when declared so.
   if (field.default !== undefined) return field.default
-  if (inRange(field.nullable, version) && field.type.kind !== 'primitive') return null
   return zeroValue(field.type, version)
 }
 

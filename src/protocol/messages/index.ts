@@ -1,12 +1,56 @@
 // Every declared API: request and response declarations by API key.
 import type { Message } from '../schema.js'
+import { ProduceRequest, ProduceResponse } from './00-produce.js'
+import { FetchRequest, FetchResponse } from './01-fetch.js'
+import { ListOffsetsRequest, ListOffsetsResponse } from './02-list-offsets.js'
+import { MetadataRequest, MetadataResponse } from './03-metadata.js'
+import { OffsetCommitRequest, OffsetCommitResponse } from './08-offset-commit.js'
+import { OffsetFetchRequest, OffsetFetchResponse } from './09-offset-fetch.js'
+import { FindCoordinatorRequest, FindCoordinatorResponse } from './10-find-coordinator.js'
+import { JoinGroupRequest, JoinGroupResponse } from './11-join-group.js'
+import { HeartbeatRequest, HeartbeatResponse } from './12-heartbeat.js'
+import { LeaveGroupRequest, LeaveGroupResponse } from './13-leave-group.js'
+import { SyncGroupRequest, SyncGroupResponse } from './14-sync-group.js'
+import { DescribeGroupsRequest, DescribeGroupsResponse } from './15-describe-groups.js'
+import { ListGroupsRequest, ListGroupsResponse } from './16-list-groups.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from './18-api-versions.js'
+import { CreateTopicsRequest, CreateTopicsResponse } from './19-create-topics.js'
+import { DeleteTopicsRequest, DeleteTopicsResponse } from './20-delete-topics.js'
+import { InitProducerIdRequest, InitProducerIdResponse } from './22-init-producer-id.js'
+import { DescribeConfigsRequest, DescribeConfigsResponse } from './32-describe-configs.js'
+import { DeleteGroupsRequest, DeleteGroupsResponse } from './42-delete-groups.js'
+import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js'
+import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js'
 
 export interface ApiDecl {
   request: Message<any>
   response: Message<any>
 }
 
-export const apis: ApiDecl[] = [{ request: ApiVersionsRequest, response: ApiVersionsResponse }]
+const pair = (request: Message<any>, response: Message<any>): ApiDecl => ({ request, response })
+
+export const apis: ApiDecl[] = [
+  pair(ProduceRequest, ProduceResponse),
+  pair(FetchRequest, FetchResponse),
+  pair(ListOffsetsRequest, ListOffsetsResponse),
+  pair(MetadataRequest, MetadataResponse),
+  pair(OffsetCommitRequest, OffsetCommitResponse),
+  pair(OffsetFetchRequest, OffsetFetchResponse),
+  pair(FindCoordinatorRequest, FindCoordinatorResponse),
+  pair(JoinGroupRequest, JoinGroupResponse),
+  pair(HeartbeatRequest, HeartbeatResponse),
+  pair(LeaveGroupRequest, LeaveGroupResponse),
+  pair(SyncGroupRequest, SyncGroupResponse),
+  pair(DescribeGroupsRequest, DescribeGroupsResponse),
+  pair(ListGroupsRequest, ListGroupsResponse),
+  pair(ApiVersionsRequest, ApiVersionsResponse),
+  pair(CreateTopicsRequest, CreateTopicsResponse),
+  pair(DeleteTopicsRequest, DeleteTopicsResponse),
+  pair(InitProducerIdRequest, InitProducerIdResponse),
+  pair(DescribeConfigsRequest, DescribeConfigsResponse),
+  pair(DeleteGroupsRequest, DeleteGroupsResponse),
+  pair(OffsetDeleteRequest, OffsetDeleteResponse),
+  pair(DescribeClusterRequest, DescribeClusterResponse),
+]
 
 export const apiByKey = new Map<number, ApiDecl>(apis.map((a) => [a.request.apiKey, a]))

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { test } from 'node:test'
+import { crc32c } from '../../../../src/protocol/records/crc32c.js'
+
+/** Bit-at-a-time reference implementation. */
+function reference(buf: Uint8Array, start = 0, end = buf.length): number {
+  let crc = 0xffffffff
+  for (let i = start; i < end; i++) {
+    crc ^= buf[i]!
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1
+  }
+  return (crc ^ 0xffffffff) >>> 0
+}
+
+test('crc32c known vectors (RFC 3720 B.4 and the check value)', () => {
+  assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283)
+  assert.equal(crc32c(Buffer.alloc(0)), 0)
+  assert.equal(crc32c(Buffer.alloc(32, 0)), 0x8a9136aa)
+  assert.equal(crc32c(Buffer.alloc(32, 0xff)), 0x62a8ab43)
+  assert.equal(crc32c(Buffer.from(Array.from({ length: 32 }, (_, i) => i))), 0x46dd794e)
+  assert.equal(crc32c(Buffer.from(Array.from({ length: 32 }, (_, i) => 31 - i))), 0x113fdb5c)
+})
+
+test('crc32c slicing-by-8 matches the bitwise reference on random ranges', () => {
+  const buf = randomBytes(4099)
+  for (const [s, e] of [
+    [0, 4099],
+    [1, 4099],
+    [3, 17],
+    [7, 8],
+    [5, 5],
+    [100, 1203],
+  ] as const) {
+    assert.equal(crc32c(buf, s, e), reference(buf, s, e), `range ${s}..${e}`)
+  }
+})
+
+test('crc32c rejects a range outside the buffer', () => {
+  assert.throws(() => crc32c(Buffer.alloc(4), 0, 5), RangeError)
+  assert.throws(() => crc32c(Buffer.alloc(4), 3, 2), RangeError)
+})
