@@ -7,6 +7,11 @@ import { sampleMessage } from '../../helpers/sample-values.js'
 
 for (const { request, response } of apis) {
   describe(`${request.name} (key ${request.apiKey})`, () => {
+    test('request and response agree on key, versions and flexible versions', () => {
+      assert.equal(response.apiKey, request.apiKey)
+      assert.deepEqual(response.versions, request.versions)
+      assert.deepEqual(response.flexible, request.flexible)
+    })
     for (const msg of [request, response]) {
       const kind = msg === request ? 'request' : 'response'
       for (let v = msg.versions.min; v <= msg.versions.max; v++) {
