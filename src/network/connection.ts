@@ -1,0 +1,348 @@
+// One accepted client socket: frames in, dispatch, responses out in request order.
+//
+// Why the order is kept here: Kafka clients pipeline requests on one connection and expect the
+// answers in the order they sent them (the Java client checks each correlation id against the
+// oldest in-flight request and fails the connection on a mismatch). Requests are dispatched as soon
+// as they arrive and may finish in any order; each takes a slot in `slots`, and a response is
+// written only when every slot before it has been written. A request with no response (Produce
+// acks=0) still holds its slot until it settles.
+//
+// Why reading pauses: a client that keeps sending but never reads must not make us buffer
+// unbounded responses. Reading stops while maxInFlightPerConnection requests are unanswered, or
+// while the socket's write buffer is full; it resumes on 'drain' or when a slot is freed. Frames
+// already received wait inside the FrameDecoder meanwhile.
+//
+// How it ends (Kafka closes the connection in all these cases):
+// - bad frame size: destroyed at once (a broken or hostile client; no answer is owed);
+// - a dispatcher error: the responses before the failed request are written, then the socket is
+//   ended; later requests are dropped;
+// - the client half-closes: requests already received are answered, then the socket is ended;
+// - server shutdown: no new requests; in-flight responses are written if they finish within the
+//   grace period;
+// - idle for connections.max.idle.ms with nothing in flight: destroyed.
+// After ending, incoming bytes are read and discarded so that unread data does not make the kernel
+// answer with a reset (which can destroy responses the client has not read yet), and the socket is
+// destroyed when the client hangs up or after closeGraceMs.
+
+import type { Socket } from 'node:net'
+import type { Clock, Timer } from '../util/clock.js'
+import type { Logger } from '../util/logger.js'
+import { FrameDecoder, FrameSizeError } from './framing.js'
+import { CloseConnection, type ConnectionInfo, type Dispatcher, type ResponseChunks } from './types.js'
+
+export interface ConnectionOptions {
+  id: number
+  listenerName: string
+  maxRequestBytes: number
+  connectionsMaxIdleMs: number
+  maxInFlightPerConnection: number
+  maxPendingWriteBytes: number
+  closeGraceMs: number
+  dispatcher: Dispatcher
+  clock: Clock
+  logger: Logger
+  onClose: (conn: Connection) => void
+}
+
+interface Slot {
+  done: boolean
+  failed: boolean
+  chunks: ResponseChunks
+  error: unknown
+}
+
+/** open: reading and dispatching. draining: no new requests; writing what is owed, then ending. */
+type State = 'open' | 'draining' | 'closed'
+
+const MAX_RESPONSE_BYTES = 0x7fffffff
+
+export class Connection {
+  readonly info: ConnectionInfo
+  private readonly abort = new AbortController()
+  private readonly decoder: FrameDecoder
+  private readonly slots: Slot[] = []
+  private state: State = 'open'
+  private readPaused = false
+  private pumping = false
+  private peerEnded = false
+  private ended = false
+  private lastActivityMs: number
+  private idleTimer: Timer | undefined
+  private graceTimer: Timer | undefined
+  private readonly log: Logger
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly opts: ConnectionOptions,
+  ) {
+    this.decoder = new FrameDecoder(opts.maxRequestBytes)
+    this.info = {
+      id: opts.id,
+      remoteAddress: socket.remoteAddress ?? '',
+      remotePort: socket.remotePort ?? 0,
+      listenerName: opts.listenerName,
+      closed: this.abort.signal,
+    }
+    this.log = opts.logger
+    this.lastActivityMs = opts.clock.monotonic()
+    // Requests and responses are small and latency-bound; Kafka sets TCP_NODELAY and SO_KEEPALIVE
+    // on every accepted socket (SocketServer's Acceptor).
+    socket.setNoDelay(true)
+    socket.setKeepAlive(true)
+    socket.on('data', (chunk: Buffer) => this.onData(chunk))
+    socket.on('end', () => this.onPeerEnd())
+    socket.on('drain', () => this.pump())
+    socket.on('error', (err) => this.log.debug('connection error', { ...this.fields(), err }))
+    socket.on('close', () => this.onClose())
+    if (Number.isFinite(opts.connectionsMaxIdleMs) && opts.connectionsMaxIdleMs > 0) {
+      this.scheduleIdleCheck(opts.connectionsMaxIdleMs)
+    }
+  }
+
+  /** Requests received and not yet answered (dispatched, or done but behind an earlier one). */
+  get inFlight(): number {
+    return this.slots.length
+  }
+
+  /** Graceful close for server shutdown: answer what is in flight within closeGraceMs, then close. */
+  shutdown(): void {
+    if (this.state === 'closed') return
+    this.armGrace()
+    this.drain('server shutdown')
+  }
+
+  /** Closes at once, dropping anything unanswered. */
+  destroy(): void {
+    this.socket.destroy()
+  }
+
+  private onData(chunk: Buffer): void {
+    this.lastActivityMs = this.opts.clock.monotonic()
+    if (this.state !== 'open') return // draining: read and discard
+    this.decoder.push(chunk)
+    this.pump()
+  }
+
+  /** Dispatches received frames while there is room, then pauses or resumes reading to match. */
+  private pump(): void {
+    if (this.pumping || this.state === 'closed') return
+    this.pumping = true
+    try {
+      while (this.state === 'open' && this.slots.length < this.opts.maxInFlightPerConnection && !this.writeBlocked()) {
+        let frame: Buffer | undefined
+        try {
+          frame = this.decoder.next()
+        } catch (err) {
+          if (!(err instanceof FrameSizeError)) throw err
+          // Kafka: InvalidReceiveException closes the channel.
+          this.log.info('closing connection: invalid request size', { ...this.fields(), size: err.sizeBytes })
+          this.socket.destroy()
+          return
+        }
+        if (frame === undefined) break
+        this.dispatch(frame)
+      }
+      if (this.state === 'open' && this.peerEnded && this.slots.length === 0 && !this.writeBlocked()) {
+        // The client half-closed and everything it sent has been answered.
+        this.endSocket()
+      }
+      this.updateReading()
+    } finally {
+      this.pumping = false
+    }
+  }
+
+  private dispatch(frame: Buffer): void {
+    const slot: Slot = { done: false, failed: false, chunks: null, error: undefined }
+    this.slots.push(slot)
+    let result: Promise<ResponseChunks> | ResponseChunks
+    try {
+      result = this.opts.dispatcher.dispatch(frame, this.info)
+    } catch (err) {
+      this.settle(slot, null, err ?? new Error('dispatch threw'))
+      return
+    }
+    if (result != null && typeof (result as Promise<ResponseChunks>).then === 'function') {
+      ;(result as Promise<ResponseChunks>).then(
+        (chunks) => this.settle(slot, chunks, undefined),
+        (err: unknown) => this.settle(slot, null, err ?? new Error('dispatch rejected')),
+      )
+    } else {
+      this.settle(slot, result as ResponseChunks, undefined)
+    }
+  }
+
+  private settle(slot: Slot, chunks: ResponseChunks, error: unknown): void {
+    if (error === undefined && chunks !== null && !Array.isArray(chunks)) {
+      error = new TypeError(`dispatcher returned ${typeof chunks}, expected Buffer[] or null`)
+    }
+    slot.done = true
+    slot.chunks = chunks
+    if (error !== undefined) {
+      slot.failed = true
+      slot.error = error
+    }
+    if (this.state === 'closed') return // the response is dropped
+    if (slot.failed && this.state === 'open') {
+      this.drain('request failed') // no more requests; flush() stops at the failed slot
+    } else {
+      this.flush()
+    }
+    this.pump()
+  }
+
+  /** Writes the responses at the head of the order that are ready; ends the socket when done draining. */
+  private flush(): void {
+    if (this.state === 'closed') return
+    let corked = false
+    let wrote = false
+    while (this.slots.length > 0 && this.slots[0]!.done) {
+      const slot = this.slots[0]!
+      if (slot.failed) {
+        this.logFailure(slot.error)
+        this.slots.length = 0 // later responses are never written
+        break
+      }
+      this.slots.shift()
+      if (slot.chunks === null) continue
+      // One cork around everything ready: each response's prefix and chunks, and consecutive
+      // pipelined responses, leave in one writev.
+      if (!corked) {
+        this.socket.cork()
+        corked = true
+      }
+      if (!this.writeResponse(slot.chunks)) break
+      wrote = true
+    }
+    if (corked) this.socket.uncork()
+    if (wrote) this.lastActivityMs = this.opts.clock.monotonic()
+    if (this.state === 'draining' && this.slots.length === 0) this.endSocket()
+  }
+
+  private writeResponse(chunks: Buffer[]): boolean {
+    let total = 0
+    for (const chunk of chunks) total += chunk.length
+    if (total > MAX_RESPONSE_BYTES) {
+      this.log.error('closing connection: response larger than 2 GiB', { ...this.fields(), size: total })
+      this.socket.destroy()
+      return false
+    }
+    if (!this.socket.writable) return false
+    const prefix = Buffer.allocUnsafe(4)
+    prefix.writeInt32BE(total, 0)
+    this.socket.write(prefix)
+    for (const chunk of chunks) if (chunk.length > 0) this.socket.write(chunk)
+    return true
+  }
+
+  /** The client is not reading: stop taking requests until the socket drains. */
+  private writeBlocked(): boolean {
+    return this.socket.writableNeedDrain && this.socket.writableLength >= this.opts.maxPendingWriteBytes
+  }
+
+  private updateReading(): void {
+    if (this.state === 'closed' || this.peerEnded) return
+    const pause =
+      this.state === 'open' && (this.slots.length >= this.opts.maxInFlightPerConnection || this.writeBlocked())
+    if (pause && !this.readPaused) {
+      this.readPaused = true
+      this.socket.pause()
+    } else if (!pause && this.readPaused) {
+      this.readPaused = false
+      this.socket.resume()
+    }
+  }
+
+  /** Takes no new request; flush() ends the socket once what is owed has been written. */
+  private drain(reason: string): void {
+    if (this.state !== 'open') return
+    this.state = 'draining'
+    this.log.debug('closing connection', { ...this.fields(), reason })
+    this.updateReading()
+    if (this.readPaused) {
+      // Keep reading (and discarding) so unread bytes do not turn our close into a reset.
+      this.readPaused = false
+      this.socket.resume()
+    }
+    this.flush()
+  }
+
+  private endSocket(): void {
+    if (this.ended) return
+    this.ended = true
+    this.state = 'draining'
+    // After end() the socket closes by itself once the client hangs up too; the grace timer covers
+    // clients that never do, or never read what is left.
+    this.socket.end()
+    this.armGrace()
+  }
+
+  private armGrace(): void {
+    if (this.graceTimer !== undefined || this.state === 'closed') return
+    this.graceTimer = this.opts.clock.setTimeout(() => {
+      this.graceTimer = undefined
+      if (this.state !== 'closed') this.socket.destroy()
+    }, this.opts.closeGraceMs)
+  }
+
+  private onPeerEnd(): void {
+    // Requests already received are still answered (pump() ends the socket after the last one);
+    // a partial frame is dropped.
+    this.peerEnded = true
+    this.log.debug('client half-closed', { ...this.fields(), unreadBytes: this.decoder.bufferedBytes })
+    this.pump()
+  }
+
+  private scheduleIdleCheck(delayMs: number): void {
+    this.idleTimer = this.opts.clock.setTimeout(() => this.checkIdle(), delayMs)
+  }
+
+  // One timer per connection, re-armed for the remaining time, instead of one per request.
+  private checkIdle(): void {
+    this.idleTimer = undefined
+    if (this.state === 'closed') return
+    const maxIdleMs = this.opts.connectionsMaxIdleMs
+    if (this.slots.length > 0) {
+      this.scheduleIdleCheck(maxIdleMs)
+      return
+    }
+    const idleMs = this.opts.clock.monotonic() - this.lastActivityMs
+    if (idleMs >= maxIdleMs) {
+      this.log.debug('closing idle connection', { ...this.fields(), idleMs })
+      this.socket.destroy()
+      return
+    }
+    this.scheduleIdleCheck(maxIdleMs - idleMs)
+  }
+
+  private onClose(): void {
+    if (this.state === 'closed') return
+    this.state = 'closed'
+    this.slots.length = 0
+    this.idleTimer?.cancel()
+    this.graceTimer?.cancel()
+    this.idleTimer = this.graceTimer = undefined
+    this.abort.abort(new Error(`connection ${this.info.id} closed`))
+    this.opts.onClose(this)
+  }
+
+  private logFailure(err: unknown): void {
+    if (err instanceof CloseConnection) {
+      this.log.debug('closing connection on request', { ...this.fields(), reason: err.message })
+    } else {
+      this.log.warn('closing connection: request failed', { ...this.fields(), err: errorText(err) })
+    }
+  }
+
+  private fields(): Record<string, unknown> {
+    return {
+      conn: this.info.id,
+      listener: this.info.listenerName,
+      remote: `${this.info.remoteAddress}:${this.info.remotePort}`,
+    }
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err)
+}

@@ -1,0 +1,77 @@
+// The contract between the socket layer and whatever answers requests. The network layer knows
+// Kafka's framing (an int32 size, then that many bytes) and nothing of the message schemas: it hands
+// each complete request frame to a Dispatcher and writes the answers back in request order, which is
+// what Kafka clients rely on to match responses to requests (they pipeline; correlation ids are only
+// checked, not used to reorder).
+
+/** What a dispatcher knows about the connection a frame arrived on. */
+export interface ConnectionInfo {
+  /** Unique per server, increasing. */
+  id: number
+  remoteAddress: string
+  remotePort: number
+  /** The listener (e.g. "PLAINTEXT") the connection was accepted on. */
+  listenerName: string
+  /** Aborts when the connection closes, so long-polls (Fetch, JoinGroup) can stop waiting. */
+  closed: AbortSignal
+}
+
+/**
+ * The response to one request: chunks written back-to-back after a 4-byte size prefix that the
+ * network layer computes. They are written one by one while the socket is corked, never concatenated,
+ * so a Fetch response can be a header plus stored byte ranges (DESIGN §4).
+ * null = no response (Produce with acks=0), but the request still keeps its place in the order.
+ */
+export type ResponseChunks = Buffer[] | null
+
+export interface Dispatcher {
+  /**
+   * Called synchronously, in arrival order, for each complete frame (without its size prefix).
+   * `frame` is valid only until the returned promise settles (it may be a view on a socket buffer).
+   * Throwing (sync or async) — a CloseConnection or any other error — closes the connection once
+   * the responses of the requests before it were written.
+   */
+  dispatch(frame: Buffer, conn: ConnectionInfo): Promise<ResponseChunks> | ResponseChunks
+}
+
+/** Thrown by a dispatcher to close the connection on purpose; the message is the reason, for logs. */
+export class CloseConnection extends Error {
+  override name = 'CloseConnection'
+}
+
+export interface ListenerConfig {
+  name: string
+  /** Interface to bind; "0.0.0.0" for all IPv4 interfaces, "::" for all, "::1" without brackets. */
+  host: string
+  /** 0 = any free port (see NetworkServer.boundPorts()). */
+  port: number
+}
+
+export interface NetworkConfig {
+  /** socket.request.max.bytes (Kafka: 104857600). A larger, negative or zero frame size closes the connection. */
+  maxRequestBytes: number
+  /** connections.max.idle.ms (Kafka: 600000). A connection with nothing in flight and no bytes in either
+   * direction for this long is closed. 0 or a non-finite value disables the check. */
+  connectionsMaxIdleMs: number
+  /** Stop reading a connection's socket while this many of its requests are unanswered (dispatched
+   * or waiting for an earlier response). Kafka answers one request per connection at a time; we
+   * pipeline up to this many. */
+  maxInFlightPerConnection: number
+  /** Stop reading while more than this many response bytes wait in the socket's user-space buffer
+   * (client not reading). Default: as soon as socket.write() reports the buffer full (its high-water
+   * mark, 16 KiB); smaller values behave as that mark. */
+  maxPendingWriteBytes?: number
+  /** When a connection is being closed gracefully (server close(), failed request, client
+   * half-close), how long in-flight responses and the client's hang-up are waited for before the
+   * socket is destroyed. Default 5000. */
+  closeGraceMs?: number
+}
+
+/** Kafka's defaults, and a pipelining depth close to what Java clients use (5 in flight per
+ * connection for producers; consumers and admin clients far fewer). */
+export const DEFAULT_NETWORK_CONFIG: Readonly<Required<Omit<NetworkConfig, 'maxPendingWriteBytes'>>> = {
+  maxRequestBytes: 104_857_600,
+  connectionsMaxIdleMs: 600_000,
+  maxInFlightPerConnection: 100,
+  closeGraceMs: 5_000,
+}
