@@ -1,0 +1,138 @@
+// The `tributary` command line, built with commander. Kept apart from main.ts (the executable) so
+// tests can run it with a fake startBroker, fake signals and a fake exit.
+//
+//   tributary start [server.properties] [--config <file>] [--override key=value ...]
+//   tributary --version
+//
+// `start` takes its config file either positionally, as kafka-server-start.sh does
+// (`tributary start server.properties --override log.retention.hours=1`), or with --config.
+// Exit codes: 0 clean shutdown, 1 startup/shutdown failure or a second signal, 2 bad configuration
+// or usage (the message is printed without a stack trace).
+import { Command, CommanderError } from 'commander'
+import { ConfigError, parseOverride } from '../broker/config.js'
+import { MetadataFileError } from '../cluster/local-store.js'
+import { createLogger, type Logger, type LogLevel } from '../util/logger.js'
+
+/** What the CLI needs from startBroker (src/broker/start.ts). */
+export interface CliStartOptions {
+  configFile?: string
+  overrides?: string[]
+  logger?: Logger
+}
+
+export interface CliRunningBroker {
+  bootstrap: string
+  close(): Promise<void>
+}
+
+export interface CliDeps {
+  startBroker(opts: CliStartOptions): Promise<CliRunningBroker>
+  version: string
+  /** Registers a signal handler (process.on). */
+  onSignal(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void
+  exit(code: number): void
+  stdout(text: string): void
+  stderr(text: string): void
+  /** Logger factory (default: createLogger to stderr). */
+  createLogger?(level: LogLevel): Logger
+}
+
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value]
+
+/** Parses argv (process.argv form) and runs the command; resolves once the command is running. */
+export async function runCli(argv: readonly string[], deps: CliDeps): Promise<void> {
+  const program = new Command()
+  program
+    .name('tributary')
+    .description('A Kafka-wire-compatible commit log broker')
+    .version(deps.version, '-V, --version', 'print the version')
+    .exitOverride()
+    .configureOutput({ writeOut: deps.stdout, writeErr: deps.stderr })
+
+  program
+    .command('start')
+    .description('start a broker (127.0.0.1:9092, data in ./tributary-data unless configured)')
+    .argument('[server.properties]', 'config file, as kafka-server-start.sh takes it')
+    .option('-c, --config <file>', 'config file (Java properties, Kafka key names)')
+    .option('--override <key=value>', 'set one config key; repeatable; wins over file and environment', collect, [])
+    .option('--log-level <level>', `log level: ${LEVELS.join(', ')}`, 'info')
+    .action(async (positional: string | undefined, opts: { config?: string; override: string[]; logLevel: string }) => {
+      await startCommand(positional, opts, deps)
+    })
+
+  try {
+    await program.parseAsync([...argv])
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and --version end with exitCode 0; usage errors are already printed by commander.
+      deps.exit(err.exitCode === 0 ? 0 : 2)
+      return
+    }
+    reportStartupError(err, deps)
+  }
+}
+
+async function startCommand(
+  positional: string | undefined,
+  opts: { config?: string; override: string[]; logLevel: string },
+  deps: CliDeps,
+): Promise<void> {
+  if (positional !== undefined && opts.config !== undefined && positional !== opts.config) {
+    throw new ConfigError(`Two config files given (${positional} and --config ${opts.config}); give one`)
+  }
+  if (!(LEVELS as readonly string[]).includes(opts.logLevel)) {
+    throw new ConfigError(`Invalid --log-level ${JSON.stringify(opts.logLevel)}: expected one of ${LEVELS.join(', ')}`)
+  }
+  for (const o of opts.override) parseOverride(o) // refuse `--override foo` before starting anything
+  const configFile = positional ?? opts.config
+  const logger = (deps.createLogger ?? createLogger)(opts.logLevel as LogLevel)
+
+  // Signals: the first one closes the broker once (after start finishes, if it is still starting)
+  // and exits 0; a second one exits 1 at once.
+  let broker: CliRunningBroker | undefined
+  let stopping = false
+  const stop = () => {
+    if (!broker) return
+    broker.close().then(
+      () => deps.exit(0),
+      (err: unknown) => {
+        logger.error('shutdown failed', { err: err instanceof Error ? err : String(err) })
+        deps.exit(1)
+      },
+    )
+  }
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    if (stopping) {
+      logger.warn(`${signal} again: exiting without finishing shutdown`)
+      deps.exit(1)
+      return
+    }
+    stopping = true
+    logger.info(`${signal} received: shutting down`)
+    stop()
+  }
+  deps.onSignal('SIGTERM', onSignal('SIGTERM'))
+  deps.onSignal('SIGINT', onSignal('SIGINT'))
+
+  broker = await deps.startBroker({
+    ...(configFile !== undefined ? { configFile } : {}),
+    overrides: opts.override,
+    logger,
+  })
+  logger.info(`Tributary ${deps.version} started`, { bootstrap: broker.bootstrap })
+  if (stopping) stop()
+}
+
+function reportStartupError(err: unknown, deps: CliDeps): void {
+  const isConfigError = err instanceof ConfigError || (err instanceof Error && err.name === 'ConfigError')
+  if (isConfigError || err instanceof MetadataFileError) {
+    deps.stderr(`tributary: ${(err as Error).message}\n`)
+    deps.exit(isConfigError ? 2 : 1)
+    return
+  }
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err)
+  deps.stderr(`tributary: failed to start: ${text}\n`)
+  deps.exit(1)
+}

@@ -1,0 +1,381 @@
+// LocalMetadataStore: the single-node MetadataStore (DESIGN §1.5), kept in memory and journaled to
+// the data dir as a snapshot rewritten on every change. Metadata changes are rare (topic
+// create/delete/alter, one producer-id block per thousand producers), so a whole-file rewrite is
+// simpler than a journal and costs nothing that matters.
+//
+// Files in <dataDir>:
+//   meta.properties            Kafka's file (Java properties): version=1, cluster.id=<uuid>,
+//                              node.id=<id>. Written once, when the directory is formatted; the
+//                              cluster id survives restarts and a node.id or cluster.id mismatch
+//                              on open is an error (as in Kafka: the dir belongs to another broker).
+//   tributary-metadata.json    {"version":1,"clusterId","nextProducerId","topics":[…]}
+//   *.tmp                      a write in progress.
+//
+// Durability (DESIGN §3): each write goes temp file → fsync → rename over the old file → fsync of
+// the directory; a change is acknowledged (the promise resolves) only after that, and the in-memory
+// image changes only once the write succeeded, so a failed write (ENOSPC…) leaves both unchanged.
+// Crash at any point leaves either the old or the new file; a leftover .tmp is from an interrupted
+// write that was never acknowledged and is deleted on open. A file that does not parse or does
+// not hold valid metadata is refused with an error naming it — never silently reset.
+// Writes are serialized through one queue; reads are synchronous from the image.
+// Records handed out are frozen: callers cannot change the image behind the store's back.
+import { KafkaError } from '../protocol/errors.js'
+import type { Fs } from '../storage/fs.js'
+import type { Clock } from '../util/clock.js'
+import { formatProperties, parseProperties } from '../util/properties.js'
+import type { MetadataStore, NewTopic, TopicRecord } from './metadata-store.js'
+import { topicNameError } from './topic-names.js'
+import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
+
+export const META_PROPERTIES = 'meta.properties'
+export const METADATA_FILE = 'tributary-metadata.json'
+const TMP = '.tmp'
+const FORMAT_VERSION = 1
+
+/** A metadata file on disk is unreadable, corrupt, or belongs to another broker/cluster. */
+export class MetadataFileError extends Error {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`${path}: ${detail}`)
+    this.name = 'MetadataFileError'
+  }
+}
+
+export interface LocalMetadataStoreOptions {
+  fs: Fs
+  dataDir: string
+  clock: Clock
+  /** This broker's node.id; checked against (or written to) meta.properties. Default 0. */
+  nodeId?: number
+  /** The configured cluster.id, if any: a new dir is formatted with it, an existing one must match. */
+  clusterId?: string | null
+  /** Random bytes source (tests). */
+  random?: (n: number) => Buffer
+}
+
+interface Image {
+  clusterId: string
+  nextProducerId: number
+  topics: Map<string, TopicRecord>
+  byId: Map<string, TopicRecord>
+}
+
+interface FileV1 {
+  version: 1
+  clusterId: string
+  nextProducerId: number
+  topics: TopicRecord[]
+}
+
+const join = (dir: string, name: string) => (dir.endsWith('/') ? dir + name : `${dir}/${name}`)
+
+export class LocalMetadataStore implements MetadataStore {
+  private queue: Promise<unknown> = Promise.resolve()
+  private closed = false
+
+  private constructor(
+    private readonly fs: Fs,
+    private readonly dataDir: string,
+    private readonly clock: Clock,
+    private readonly random: ((n: number) => Buffer) | undefined,
+    readonly nodeId: number,
+    private image: Image,
+  ) {}
+
+  static async open(opts: LocalMetadataStoreOptions): Promise<LocalMetadataStore> {
+    const { fs, dataDir } = opts
+    const nodeId = opts.nodeId ?? 0
+    await fs.mkdir(dataDir)
+    for (const name of [META_PROPERTIES, METADATA_FILE]) await removeIfExists(fs, join(dataDir, name + TMP))
+
+    const metaPath = join(dataDir, META_PROPERTIES)
+    const dataPath = join(dataDir, METADATA_FILE)
+    const meta = await readMetaProperties(fs, metaPath)
+    const data = await readMetadataFile(fs, dataPath)
+
+    if (meta && meta.nodeId !== nodeId) {
+      throw new MetadataFileError(
+        metaPath,
+        `stored node.id ${meta.nodeId} does not match the configured node.id ${nodeId}; this data dir belongs to another broker`,
+      )
+    }
+    const stored = meta?.clusterId ?? data?.clusterId
+    if (meta && data && meta.clusterId !== data.clusterId) {
+      throw new MetadataFileError(dataPath, `cluster id ${data.clusterId} differs from ${meta.clusterId} in ${META_PROPERTIES}`)
+    }
+    if (stored !== undefined && opts.clusterId && opts.clusterId !== stored) {
+      throw new MetadataFileError(
+        meta ? metaPath : dataPath,
+        `the stored cluster id ${stored} does not match the configured cluster.id ${opts.clusterId}`,
+      )
+    }
+    const clusterId = stored ?? opts.clusterId ?? randomUuid(opts.random)
+    const image: Image = data
+      ? data
+      : { clusterId, nextProducerId: 0, topics: new Map(), byId: new Map() }
+    const store = new LocalMetadataStore(fs, dataDir, opts.clock, opts.random, nodeId, image)
+    // meta.properties first: a dir with metadata but no meta.properties gets it back from the data.
+    if (!meta) await store.writeFile(META_PROPERTIES, metaPropertiesText(clusterId, nodeId))
+    if (!data) await store.writeFile(METADATA_FILE, serialize(image))
+    return store
+  }
+
+  clusterId(): string {
+    return this.image.clusterId
+  }
+
+  listTopics(): TopicRecord[] {
+    return [...this.image.topics.values()]
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    return this.image.topics.get(name)
+  }
+
+  getTopicById(id: string): TopicRecord | undefined {
+    return this.image.byId.get(id)
+  }
+
+  createTopic(t: NewTopic): Promise<TopicRecord> {
+    return this.mutate((img) => {
+      const nameErr = topicNameError(t.name)
+      if (nameErr) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameErr)
+      if (img.topics.has(t.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${t.name}' already exists.`)
+      checkCounts(t.partitions, t.replicationFactor)
+      let topicId = t.topicId
+      if (topicId !== undefined) {
+        if (!isValidUuid(topicId) || topicId === ZERO_UUID || topicId === METADATA_TOPIC_ID) {
+          throw new KafkaError('INVALID_REQUEST', `Invalid topic id ${topicId}`)
+        }
+        if (img.byId.has(topicId)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic id ${topicId} is already in use`)
+      } else {
+        do {
+          topicId = randomUuid(this.random)
+        } while (img.byId.has(topicId))
+      }
+      const rec = freezeTopic({
+        name: t.name,
+        topicId,
+        partitions: t.partitions,
+        replicationFactor: t.replicationFactor,
+        configs: { ...t.configs },
+        createdMs: this.clock.now(),
+      })
+      img.topics.set(rec.name, rec)
+      img.byId.set(rec.topicId, rec)
+      return rec
+    })
+  }
+
+  deleteTopic(name: string): Promise<void> {
+    return this.mutate((img) => {
+      const rec = img.topics.get(name)
+      if (!rec) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist`)
+      img.topics.delete(name)
+      img.byId.delete(rec.topicId)
+    })
+  }
+
+  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>>): Promise<TopicRecord> {
+    return this.mutate((img) => {
+      const rec = img.topics.get(name)
+      if (!rec) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist`)
+      const partitions = patch.partitions ?? rec.partitions
+      checkCounts(partitions, rec.replicationFactor)
+      if (partitions < rec.partitions) {
+        throw new KafkaError(
+          'INVALID_PARTITIONS',
+          `Topic currently has ${rec.partitions} partitions, which is higher than the requested ${partitions}.`,
+        )
+      }
+      const next = freezeTopic({ ...rec, partitions, configs: { ...(patch.configs ?? rec.configs) } })
+      img.topics.set(name, next)
+      img.byId.set(next.topicId, next)
+      return next
+    })
+  }
+
+  nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
+    return this.mutate((img) => {
+      if (!Number.isSafeInteger(size) || size < 1) {
+        throw new KafkaError('INVALID_REQUEST', `producer id block size must be a positive integer, not ${size}`)
+      }
+      const start = img.nextProducerId
+      if (start + size > Number.MAX_SAFE_INTEGER) throw new KafkaError('INVALID_REQUEST', 'producer ids exhausted')
+      img.nextProducerId = start + size
+      return { start, size }
+    })
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    await this.queue.catch(() => {})
+  }
+
+  /**
+   * Runs `change` on a copy of the image under the write queue, persists the copy, then makes it
+   * current. If `change` throws or the write fails, the image stays as it was.
+   */
+  private mutate<T>(change: (img: Image) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('metadata store is closed'))
+    const run = async (): Promise<T> => {
+      const img: Image = {
+        clusterId: this.image.clusterId,
+        nextProducerId: this.image.nextProducerId,
+        topics: new Map(this.image.topics),
+        byId: new Map(this.image.byId),
+      }
+      const result = change(img)
+      await this.writeFile(METADATA_FILE, serialize(img))
+      this.image = img
+      return result
+    }
+    const p = this.queue.then(run, run)
+    this.queue = p.catch(() => {})
+    return p
+  }
+
+  /** temp → fsync → rename → fsync(dir) (DESIGN §3). */
+  private async writeFile(name: string, text: string): Promise<void> {
+    const path = join(this.dataDir, name)
+    const tmp = path + TMP
+    const fh = await this.fs.open(tmp, 'w')
+    try {
+      await fh.write(Buffer.from(text, 'utf8'), 0)
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    await this.fs.rename(tmp, path)
+    await this.fs.syncDir(this.dataDir)
+  }
+}
+
+function checkCounts(partitions: number, replicationFactor: number): void {
+  if (!Number.isSafeInteger(partitions) || partitions < 1) {
+    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be larger than 0, not ${partitions}.`)
+  }
+  if (!Number.isSafeInteger(replicationFactor) || replicationFactor < 1) {
+    throw new KafkaError(
+      'INVALID_REPLICATION_FACTOR',
+      `Replication factor must be larger than 0, not ${replicationFactor}.`,
+    )
+  }
+}
+
+function freezeTopic(t: TopicRecord): TopicRecord {
+  Object.freeze(t.configs)
+  return Object.freeze(t)
+}
+
+function serialize(img: Image): string {
+  const file: FileV1 = {
+    version: FORMAT_VERSION,
+    clusterId: img.clusterId,
+    nextProducerId: img.nextProducerId,
+    topics: [...img.topics.values()],
+  }
+  return `${JSON.stringify(file, null, 2)}\n`
+}
+
+function metaPropertiesText(clusterId: string, nodeId: number): string {
+  return formatProperties(
+    [
+      ['version', '1'],
+      ['cluster.id', clusterId],
+      ['node.id', String(nodeId)],
+    ],
+    'Written by Tributary when this data dir was formatted (Kafka meta.properties format)',
+  )
+}
+
+async function removeIfExists(fs: Fs, path: string): Promise<void> {
+  if (await fs.stat(path)) await fs.unlink(path)
+}
+
+async function readIfExists(fs: Fs, path: string): Promise<string | undefined> {
+  if (!(await fs.stat(path))) return undefined
+  try {
+    return (await fs.readFile(path)).toString('utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw new MetadataFileError(path, `cannot read: ${(err as Error).message}`)
+  }
+}
+
+async function readMetaProperties(fs: Fs, path: string): Promise<{ clusterId: string; nodeId: number } | undefined> {
+  const text = await readIfExists(fs, path)
+  if (text === undefined) return undefined
+  let props: Map<string, string>
+  try {
+    props = parseProperties(text)
+  } catch (err) {
+    throw new MetadataFileError(path, `corrupt: ${(err as Error).message}`)
+  }
+  const version = props.get('version')
+  // version=0 is Kafka's ZooKeeper-era layout (broker.id); version=1 is KRaft's (node.id).
+  if (version !== '0' && version !== '1') throw new MetadataFileError(path, `unsupported or missing version ${JSON.stringify(version ?? null)}`)
+  const clusterId = props.get('cluster.id')?.trim()
+  if (!clusterId) throw new MetadataFileError(path, 'corrupt: no cluster.id')
+  const idText = (version === '1' ? props.get('node.id') : props.get('broker.id'))?.trim()
+  if (idText === undefined || !/^\d+$/.test(idText)) {
+    throw new MetadataFileError(path, `corrupt: ${version === '1' ? 'node.id' : 'broker.id'} is missing or not a number`)
+  }
+  return { clusterId, nodeId: Number(idText) }
+}
+
+async function readMetadataFile(fs: Fs, path: string): Promise<Image | undefined> {
+  const text = await readIfExists(fs, path)
+  if (text === undefined) return undefined
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (err) {
+    throw new MetadataFileError(path, `corrupt (not valid JSON, ${text.length} bytes): ${(err as Error).message}`)
+  }
+  const bad = (what: string) => new MetadataFileError(path, `corrupt: ${what}`)
+  if (typeof raw !== 'object' || raw === null) throw bad('not an object')
+  const f = raw as Partial<FileV1>
+  if (f.version !== FORMAT_VERSION) throw new MetadataFileError(path, `unsupported version ${JSON.stringify(f.version ?? null)}`)
+  if (typeof f.clusterId !== 'string' || f.clusterId === '') throw bad('no clusterId')
+  if (!Number.isSafeInteger(f.nextProducerId) || f.nextProducerId! < 0) throw bad('nextProducerId is not a non-negative integer')
+  if (!Array.isArray(f.topics)) throw bad('topics is not a list')
+  const topics = new Map<string, TopicRecord>()
+  const byId = new Map<string, TopicRecord>()
+  for (const t of f.topics as unknown[]) {
+    const r = t as Partial<TopicRecord> | null
+    const ok =
+      r !== null &&
+      typeof r === 'object' &&
+      typeof r.name === 'string' &&
+      topicNameError(r.name) === undefined &&
+      typeof r.topicId === 'string' &&
+      isValidUuid(r.topicId) &&
+      Number.isSafeInteger(r.partitions) &&
+      r.partitions! >= 1 &&
+      Number.isSafeInteger(r.replicationFactor) &&
+      r.replicationFactor! >= 1 &&
+      typeof r.createdMs === 'number' &&
+      typeof r.configs === 'object' &&
+      r.configs !== null &&
+      !Array.isArray(r.configs) &&
+      Object.values(r.configs).every((v) => typeof v === 'string')
+    if (!ok) throw bad(`invalid topic record ${JSON.stringify(t).slice(0, 200)}`)
+    const rec = r as TopicRecord
+    if (topics.has(rec.name)) throw bad(`topic ${rec.name} appears twice`)
+    if (byId.has(rec.topicId)) throw bad(`topic id ${rec.topicId} appears twice`)
+    const frozen = freezeTopic({
+      name: rec.name,
+      topicId: rec.topicId,
+      partitions: rec.partitions,
+      replicationFactor: rec.replicationFactor,
+      configs: { ...rec.configs },
+      createdMs: rec.createdMs,
+    })
+    topics.set(rec.name, frozen)
+    byId.set(rec.topicId, frozen)
+  }
+  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId }
+}

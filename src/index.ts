@@ -1,0 +1,18 @@
+// Public API of the `tributary` package: start a broker in-process, and the types around it.
+export * from './broker/start.js'
+export {
+  type BrokerConfig,
+  type BrokerConfigName,
+  type BrokerConfigValue,
+  ConfigError,
+  type ConfigOrigin,
+  type DescribedConfig,
+  type Listener,
+  type LoadBrokerConfigOptions,
+  loadBrokerConfig,
+  type TopicConfigName,
+  type TopicConfigValues,
+} from './broker/config.js'
+export type { MetadataStore, TopicRecord } from './cluster/metadata-store.js'
+export type { Clock } from './util/clock.js'
+export { createLogger, type Logger, type LogLevel, silentLogger } from './util/logger.js'
