@@ -79,6 +79,7 @@ export const BROKER_CONFIG_DEFS = [
   { name: 'node.id', type: 'int', default: '0', validator: { min: 0 }, scope: 'broker', doc: 'This broker\'s id in the cluster (Kafka defaults to -1 and requires it; we default to 0). broker.id is a synonym; if both are set they must agree.' },
   { name: 'broker.id', type: 'int', default: '0', validator: { min: 0 }, scope: 'broker', doc: 'Older name of node.id.' },
   { name: 'cluster.id', type: 'string', default: null, scope: 'broker', doc: 'Expected cluster id. When set, the id stored in meta.properties must match it (a new data dir is formatted with it). Unset: a new data dir gets a random id.' },
+  { name: 'broker.rack', type: 'string', default: null, scope: 'broker', doc: 'Rack of this broker, given to clients in Metadata and DescribeCluster.' },
   { name: 'process.roles', type: 'list', default: '', validator: { oneOf: ['broker', 'controller'] }, scope: 'broker', ignored: true, doc: 'KRaft roles. Ignored: every Tributary node is a broker; metadata lives in the metadata store.' },
   { name: 'controller.quorum.voters', type: 'list', default: '', scope: 'broker', ignored: true, doc: 'KRaft quorum. Ignored (no KRaft quorum).' },
   { name: 'controller.quorum.bootstrap.servers', type: 'list', default: '', scope: 'broker', ignored: true, doc: 'KRaft quorum bootstrap. Ignored (no KRaft quorum).' },

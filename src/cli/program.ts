@@ -121,7 +121,6 @@ async function startCommand(
     overrides: opts.override,
     logger,
   })
-  logger.info(`Tributary ${deps.version} started`, { bootstrap: broker.bootstrap })
   if (stopping) stop()
 }
 

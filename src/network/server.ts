@@ -49,7 +49,7 @@ export class NetworkServer {
         server.on('error', (err) => this.log.error('listener error', { listener: listener.name, err }))
         this.bound.push({ listener, server })
         const port = (server.address() as AddressInfo).port
-        this.log.info('listening', { listener: listener.name, host: listener.host, port })
+        this.log.debug('listening', { listener: listener.name, host: listener.host, port })
       }
     } catch (err) {
       await Promise.all(this.bound.map(({ server }) => closeServer(server)))
@@ -89,7 +89,7 @@ export class NetworkServer {
     })
     for (const conn of this.connections) conn.shutdown()
     await Promise.all([unbound, drained])
-    this.log.info('network server closed')
+    this.log.debug('network server closed')
   }
 
   private accept(socket: Socket, listener: ListenerConfig): void {

@@ -1,0 +1,133 @@
+// The composition root: builds every service of one broker from its configuration, starts the
+// listeners, and shuts everything down in order — stop accepting requests, then flush the logs,
+// write the checkpoints and the clean-shutdown marker, then close the metadata store.
+import { Controller, logConfigOf } from '../cluster/controller.js'
+import { LocalMetadataStore } from '../cluster/local-store.js'
+import type { MetadataStore } from '../cluster/metadata-store.js'
+import { ProducerIdManager } from '../cluster/producer-ids.js'
+import { RequestDispatcher } from '../handlers/dispatcher.js'
+import { createRegistry } from '../handlers/index.js'
+import type { BrokerEndpoint, BrokerServices } from '../handlers/services.js'
+import { NetworkServer } from '../network/server.js'
+import { ReplicaManager } from '../replication/replica-manager.js'
+import { nodeFs, type Fs } from '../storage/fs.js'
+import { LogManager } from '../storage/log-manager.js'
+import { type Clock, systemClock } from '../util/clock.js'
+import type { Logger } from '../util/logger.js'
+import type { BrokerConfig } from './config.js'
+import { BrokerConfigService } from './config-service.js'
+import { topicDefaults } from './topic-config.js'
+
+export interface BrokerDeps {
+  config: BrokerConfig
+  logger: Logger
+  fs?: Fs
+  clock?: Clock
+}
+
+export class Broker {
+  private closing: Promise<void> | undefined
+
+  private constructor(
+    readonly config: BrokerConfig,
+    private readonly logger: Logger,
+    private readonly store: MetadataStore,
+    private readonly replicas: ReplicaManager,
+    private readonly network: NetworkServer,
+    private readonly advertised: Map<string, { host: string; port: number }>,
+  ) {}
+
+  static async start(deps: BrokerDeps): Promise<Broker> {
+    const { config, logger } = deps
+    const fs = deps.fs ?? nodeFs
+    const clock = deps.clock ?? systemClock
+    const nodeId = config.nodeId
+    const [logDir, ...otherDirs] = config.logDirs
+    if (otherDirs.length > 0) logger.warn('several log.dirs are not supported yet; using the first', { logDir })
+
+    const store = await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') })
+    let logs: LogManager | undefined
+    try {
+      logs = await LogManager.open({
+        fs,
+        clock,
+        logDir: logDir!,
+        config: logConfigOf(topicDefaults(config)),
+        logger: logger.child('log'),
+        checkpointIntervalMs: config.get('log.flush.offset.checkpoint.interval.ms'),
+      })
+      const replicas = new ReplicaManager(logs, clock, logger.child('replicas'))
+      replicas.loadExisting()
+      const controller = new Controller(store, replicas, config, nodeId, logger.child('controller'))
+      await controller.reconcile()
+
+      const advertised = new Map<string, { host: string; port: number }>()
+      const services: BrokerServices = {
+        nodeId,
+        clusterId: store.clusterId(),
+        clock,
+        logger,
+        settings: {
+          messageMaxBytes: config.get('message.max.bytes'),
+          fetchMaxBytes: config.get('fetch.max.bytes'),
+          autoCreateTopics: config.get('auto.create.topics.enable'),
+          deleteTopicEnable: config.get('delete.topic.enable'),
+        },
+        brokers: (listenerName) => {
+          const a = advertised.get(listenerName) ?? advertised.values().next().value
+          return a ? [{ nodeId, host: a.host, port: a.port, rack: config.get('broker.rack') ?? null } satisfies BrokerEndpoint] : []
+        },
+        topics: controller,
+        replicas,
+        producerIds: new ProducerIdManager(store),
+        configs: new BrokerConfigService(config),
+      }
+      const network = new NetworkServer({
+        listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
+        config: {
+          maxRequestBytes: config.get('socket.request.max.bytes'),
+          connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
+          maxInFlightPerConnection: Math.max(1, Math.min(config.get('queued.max.requests'), 100)),
+        },
+        dispatcher: new RequestDispatcher(createRegistry(), services),
+        clock,
+        logger: logger.child('network'),
+      })
+      await network.start()
+      // Advertised listeners given port 0 take the port actually bound by the listener of that name.
+      const bound = network.boundPorts()
+      for (const a of config.advertisedListeners) {
+        advertised.set(a.name, { host: a.host, port: a.port === 0 ? (bound.get(a.name) ?? 0) : a.port })
+      }
+      return new Broker(config, logger, store, replicas, network, advertised)
+    } catch (err) {
+      await logs?.close().catch(() => {})
+      await store.close().catch(() => {})
+      throw err
+    }
+  }
+
+  /** Where clients connect: the first advertised listener. */
+  get endpoint(): { listener: string; host: string; port: number } {
+    const [name, a] = this.advertised.entries().next().value!
+    return { listener: name, ...a }
+  }
+
+  /** The port bound by a listener (the first one by default). */
+  boundPort(listenerName?: string): number {
+    const ports = this.network.boundPorts()
+    return (listenerName ? ports.get(listenerName) : ports.values().next().value) ?? 0
+  }
+
+  /** Clean shutdown; safe to call more than once. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.logger.info('shutting down')
+      await this.network.close()
+      await this.replicas.close()
+      await this.store.close()
+      this.logger.info('shut down cleanly')
+    })()
+    return this.closing
+  }
+}

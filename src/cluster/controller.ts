@@ -1,0 +1,187 @@
+// The controller: creates and deletes topics. It validates a request the way Kafka's controller
+// does, records the topic in the MetadataStore (the source of truth) and has the ReplicaManager
+// create or remove the local logs. On a single node every replica is this broker.
+//
+// Start-up reconciles the two: a topic in the store whose logs are missing gets them created, and
+// a log whose topic is gone from the store (deleted before a crash finished removing it) is removed.
+import type { BrokerConfig } from '../broker/config.js'
+import type { TopicConfigValues } from '../broker/config-defs.js'
+import { resolveTopicConfig, validateTopicConfigs } from '../broker/topic-config.js'
+import type { TopicService, TopicSpec } from '../handlers/services.js'
+import { KafkaError } from '../protocol/errors.js'
+import type { ReplicaManager } from '../replication/replica-manager.js'
+import type { LogConfig } from '../storage/log-config.js'
+import type { Logger } from '../util/logger.js'
+import type { MetadataStore, TopicRecord } from './metadata-store.js'
+import { unifyCollisionChars, validateTopicName } from './topic-names.js'
+
+/** Kafka's Long.MAX_VALUE ("never") arrives as MAX_SAFE_INTEGER; the storage layer says Infinity. */
+const never = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? Number.POSITIVE_INFINITY : n)
+
+/** The storage settings implied by a topic's effective configuration. */
+export function logConfigOf(c: TopicConfigValues): LogConfig {
+  return {
+    segmentBytes: c['segment.bytes'],
+    segmentMs: c['segment.ms'],
+    indexIntervalBytes: c['index.interval.bytes'],
+    maxIndexSizeBytes: c['segment.index.bytes'],
+    flushIntervalMessages: never(c['flush.messages']),
+    flushIntervalMs: never(c['flush.ms']),
+  }
+}
+
+/** Kafka's limit on partitions per topic is the int32 range; we refuse absurd counts up front. */
+const MAX_PARTITIONS = 100_000
+
+export class Controller implements TopicService {
+  /** Effective configs, cached per (immutable) topic record. */
+  private readonly effective = new WeakMap<TopicRecord, TopicConfigValues>()
+  /** Topic creations in progress, so concurrent auto-creations of one name share one. */
+  private readonly creating = new Map<string, Promise<TopicRecord>>()
+
+  constructor(
+    private readonly store: MetadataStore,
+    private readonly replicas: ReplicaManager,
+    private readonly config: BrokerConfig,
+    private readonly nodeId: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Makes the local logs match the store (see the header comment). */
+  async reconcile(): Promise<void> {
+    for (const t of this.store.listTopics()) {
+      for (let i = 0; i < t.partitions; i++) {
+        if (!this.replicas.get(t.name, i)) await this.replicas.createPartition(t.name, i, t.topicId, this.logConfigOf(t))
+      }
+    }
+    for (const p of [...this.replicas.all()]) {
+      const t = this.store.getTopic(p.topic)
+      if (!t || t.topicId !== p.topicId || p.index >= t.partitions) {
+        this.logger.warn('removing a log whose topic no longer exists', { topic: p.topic, partition: p.index })
+        await this.replicas.deletePartition(p.topic, p.index)
+      }
+    }
+  }
+
+  get(name: string): TopicRecord | undefined {
+    return this.store.getTopic(name)
+  }
+
+  getById(topicId: string): TopicRecord | undefined {
+    return this.store.getTopicById(topicId)
+  }
+
+  list(): TopicRecord[] {
+    return this.store.listTopics()
+  }
+
+  /** The topic's effective configuration: its overrides over the broker-derived defaults. */
+  effectiveConfig(topic: TopicRecord): TopicConfigValues {
+    let c = this.effective.get(topic)
+    if (!c) {
+      c = resolveTopicConfig(this.config, topic.configs)
+      this.effective.set(topic, c)
+    }
+    return c
+  }
+
+  logConfigOf(topic: TopicRecord): LogConfig {
+    return logConfigOf(this.effectiveConfig(topic))
+  }
+
+  async create(spec: TopicSpec, validateOnly: boolean): Promise<TopicRecord> {
+    validateTopicName(spec.name)
+    if (this.store.getTopic(spec.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${spec.name}' already exists.`)
+    const unified = unifyCollisionChars(spec.name)
+    const clash = this.store.listTopics().find((t) => unifyCollisionChars(t.name) === unified)
+    if (clash) {
+      throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Topic '${spec.name}' collides with existing topic: ${clash.name}`)
+    }
+
+    let partitions: number
+    let replicationFactor: number
+    if (spec.assignments.length > 0) {
+      if (spec.numPartitions !== -1 || spec.replicationFactor !== -1) {
+        throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.')
+      }
+      const indexes = spec.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b)
+      if (indexes.some((p, i) => p !== i)) {
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'Partitions should be a consecutive 0-based integer sequence')
+      }
+      replicationFactor = spec.assignments[0]!.brokerIds.length
+      for (const a of spec.assignments) {
+        if (a.brokerIds.length === 0 || a.brokerIds.length !== replicationFactor || new Set(a.brokerIds).size !== a.brokerIds.length) {
+          throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Invalid replica assignment for partition ${a.partitionIndex}: ${a.brokerIds}`)
+        }
+        const unknown = a.brokerIds.find((b) => b !== this.nodeId)
+        if (unknown !== undefined) {
+          throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Unknown broker ${unknown} in the assignment of partition ${a.partitionIndex}`)
+        }
+      }
+      partitions = spec.assignments.length
+    } else {
+      partitions = spec.numPartitions === -1 ? this.config.get('num.partitions') : spec.numPartitions
+      replicationFactor = spec.replicationFactor === -1 ? this.config.get('default.replication.factor') : spec.replicationFactor
+      if (partitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.')
+      if (partitions > MAX_PARTITIONS) throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be at most ${MAX_PARTITIONS}.`)
+      if (replicationFactor <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.')
+      if (replicationFactor > 1) {
+        throw new KafkaError(
+          'INVALID_REPLICATION_FACTOR',
+          `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
+        )
+      }
+    }
+
+    const raw: Record<string, string> = {}
+    for (const c of spec.configs) {
+      if (c.value === null) throw new KafkaError('INVALID_CONFIG', `Null value not supported for topic config ${c.name}`)
+      raw[c.name] = c.value
+    }
+    const configs = validateTopicConfigs(raw, this.config)
+
+    if (validateOnly) {
+      return { name: spec.name, topicId: '', partitions, replicationFactor, configs, createdMs: 0 }
+    }
+    return this.createNow(spec.name, partitions, replicationFactor, configs)
+  }
+
+  private createNow(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<TopicRecord> {
+    const inFlight = this.creating.get(name)
+    if (inFlight) return inFlight.then(() => Promise.reject(new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`)))
+    const run = (async () => {
+      const topic = await this.store.createTopic({ name, partitions, replicationFactor, configs })
+      const logConfig = this.logConfigOf(topic)
+      for (let i = 0; i < partitions; i++) await this.replicas.createPartition(name, i, topic.topicId, logConfig)
+      this.logger.info('created topic', { topic: name, partitions, topicId: topic.topicId })
+      return topic
+    })()
+    this.creating.set(name, run)
+    return run.finally(() => this.creating.delete(name))
+  }
+
+  async getOrAutoCreate(name: string, allowed: boolean): Promise<TopicRecord | undefined> {
+    const existing = this.store.getTopic(name)
+    if (existing) return existing
+    const inFlight = this.creating.get(name)
+    if (inFlight) return inFlight
+    validateTopicName(name)
+    if (!allowed || !this.config.get('auto.create.topics.enable')) return undefined
+    try {
+      return await this.create({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false)
+    } catch (err) {
+      // Lost a race with another creation of the same name: that topic is the answer.
+      const now = this.store.getTopic(name)
+      if (now) return now
+      throw err
+    }
+  }
+
+  async delete(name: string): Promise<void> {
+    const t = this.store.getTopic(name)
+    if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+    await this.store.deleteTopic(name)
+    for (let i = 0; i < t.partitions; i++) await this.replicas.deletePartition(name, i)
+    this.logger.info('deleted topic', { topic: name, topicId: t.topicId })
+  }
+}

@@ -1,0 +1,121 @@
+// Fetch v4–17. Returns whole stored batches, the first containing the fetch offset (clients drop
+// the records before their position), bounded by the high watermark, partition_max_bytes and the
+// response's max_bytes — at least one batch for the first partition with data (KIP-74).
+// Long-poll: with fewer than min_bytes available the request waits up to max_wait_ms and wakes
+// as soon as one of its partitions is appended to.
+// Fetch sessions (KIP-227, v7+) are declined: a full fetch is answered with session id 0, which
+// tells the client to keep sending full fetches; an unknown session id gets
+// FETCH_SESSION_ID_NOT_FOUND so the client starts over.
+// v13+ name topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
+import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
+import { FetchRequest, type FetchRequestData, FetchResponse } from '../protocol/messages/01-fetch.js'
+import { partitionKey } from '../replication/replica-manager.js'
+import { defineHandler, type RequestContext } from './define.js'
+
+const EMPTY = Buffer.alloc(0)
+
+interface PartitionOut {
+  partitionIndex: number
+  errorCode: number
+  highWatermark: number
+  lastStableOffset: number
+  logStartOffset: number
+  abortedTransactions: Array<{ producerId: number; firstOffset: number }> | null
+  preferredReadReplica: number
+  records: Buffer
+}
+
+interface TopicOut {
+  topic: string
+  topicId: string
+  partitions: PartitionOut[]
+}
+
+function errorPartition(partitionIndex: number, err: unknown): PartitionOut {
+  return {
+    partitionIndex,
+    errorCode: toErrorCode(err),
+    highWatermark: -1,
+    lastStableOffset: -1,
+    logStartOffset: -1,
+    abortedTransactions: null,
+    preferredReadReplica: -1,
+    records: EMPTY,
+  }
+}
+
+/** One pass over every requested partition; returns the response topics and the bytes gathered. */
+async function readAll(
+  ctx: RequestContext,
+  req: FetchRequestData,
+  byId: boolean,
+  keys: string[],
+  seen: Array<() => boolean>,
+): Promise<{ topics: TopicOut[]; bytes: number; failed: boolean }> {
+  const { topics, replicas, settings } = ctx.broker
+  let remaining = Math.min(req.maxBytes, settings.fetchMaxBytes)
+  let bytes = 0
+  let failed = false
+  const out: TopicOut[] = []
+  const readCommitted = req.isolationLevel === 1
+  for (const t of req.topics) {
+    const record = byId ? topics.getById(t.topicId) : topics.get(t.topic)
+    const name = record?.name ?? t.topic
+    const partitions: PartitionOut[] = []
+    for (const fp of t.partitions) {
+      try {
+        if (!record) throw new KafkaError(byId ? 'UNKNOWN_TOPIC_ID' : 'UNKNOWN_TOPIC_OR_PARTITION')
+        const p = replicas.require(record.name, fp.partition)
+        p.checkLeaderEpoch(fp.currentLeaderEpoch)
+        keys.push(partitionKey(record.name, fp.partition))
+        const hwSeen = p.log.highWatermark
+        seen.push(() => p.log.highWatermark !== hwSeen)
+        const limit = Math.max(0, Math.min(fp.partitionMaxBytes, remaining))
+        const read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
+        bytes += read.records.length
+        remaining -= read.records.length
+        partitions.push({
+          partitionIndex: fp.partition,
+          errorCode: 0,
+          highWatermark: read.highWatermark,
+          lastStableOffset: read.highWatermark,
+          logStartOffset: read.logStartOffset,
+          abortedTransactions: readCommitted ? [] : null,
+          preferredReadReplica: -1,
+          records: read.records,
+        })
+      } catch (err) {
+        if (!(err instanceof KafkaError)) ctx.broker.logger.error('fetch failed', { topic: name, err })
+        failed = true
+        partitions.push(errorPartition(fp.partition, err))
+      }
+    }
+    out.push({ topic: name, topicId: record?.topicId ?? t.topicId, partitions })
+  }
+  return { topics: out, bytes, failed }
+}
+
+export default defineHandler(FetchRequest, FetchResponse, { minVersion: 4, maxVersion: 17 }, async (ctx, req) => {
+  const version = ctx.apiVersion
+  if (version >= 7) {
+    if (req.sessionId !== 0) {
+      return { errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code, sessionId: 0, responses: [] }
+    }
+    if (req.sessionEpoch > 0) {
+      return { errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH.code, sessionId: 0, responses: [] }
+    }
+  }
+  const byId = version >= 13
+  const clock = ctx.broker.clock
+  const deadline = clock.monotonic() + Math.max(0, req.maxWaitMs)
+  for (;;) {
+    const keys: string[] = []
+    const seen: Array<() => boolean> = []
+    const res = await readAll(ctx, req, byId, keys, seen)
+    const waitMs = deadline - clock.monotonic()
+    if (res.bytes >= req.minBytes || res.failed || waitMs <= 0 || keys.length === 0 || ctx.conn.closed.aborted) {
+      return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: res.topics }
+    }
+    await ctx.broker.replicas.waiters.wait(keys, waitMs, ctx.conn.closed, () => seen.some((moved) => moved()))
+  }
+})

@@ -1,0 +1,68 @@
+// Metadata v0–12. Topics: null (v1+) or an empty list in v0 = all topics; an empty list in v1+ =
+// none. A missing topic is auto-created when auto.create.topics.enable and the request's
+// allow_auto_topic_creation (v4+) both allow it; creation is synchronous here, so the answer
+// already carries the new topic's partitions. v10+ may name topics by id (UNKNOWN_TOPIC_ID).
+// Errors per topic: UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_TOPIC_EXCEPTION.
+import type { TopicRecord } from '../cluster/metadata-store.js'
+import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
+import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
+import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metadata.js'
+import { ZERO_UUID } from '../protocol/primitives/uuid.js'
+import { defineHandler, type RequestContext } from './define.js'
+
+function describeTopic(ctx: RequestContext, topic: TopicRecord) {
+  const nodeId = ctx.broker.nodeId
+  const partitions = []
+  for (let i = 0; i < topic.partitions; i++) {
+    const p = ctx.broker.replicas.get(topic.name, i)
+    partitions.push({
+      errorCode: p ? 0 : ErrorCode.LEADER_NOT_AVAILABLE.code,
+      partitionIndex: i,
+      leaderId: p ? nodeId : -1,
+      leaderEpoch: p?.leaderEpoch ?? -1,
+      replicaNodes: [nodeId],
+      isrNodes: p ? [nodeId] : [],
+      offlineReplicas: [],
+    })
+  }
+  return {
+    errorCode: 0,
+    name: topic.name,
+    topicId: topic.topicId,
+    isInternal: INTERNAL_TOPICS.has(topic.name),
+    partitions,
+  }
+}
+
+export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0, maxVersion: 12 }, async (ctx, req) => {
+  const { topics } = ctx.broker
+  const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0)
+  const out = []
+  if (all) {
+    for (const t of topics.list()) out.push(describeTopic(ctx, t))
+  } else {
+    for (const rt of req.topics!) {
+      try {
+        if (rt.name === null || rt.name === '') {
+          if (rt.topicId === ZERO_UUID) throw new KafkaError('INVALID_REQUEST', 'topic without name or id')
+          const byId = topics.getById(rt.topicId)
+          if (!byId) throw new KafkaError('UNKNOWN_TOPIC_ID')
+          out.push(describeTopic(ctx, byId))
+          continue
+        }
+        const t = await topics.getOrAutoCreate(rt.name, req.allowAutoTopicCreation)
+        if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+        out.push(describeTopic(ctx, t))
+      } catch (err) {
+        out.push({ errorCode: toErrorCode(err), name: rt.name, topicId: rt.topicId, isInternal: false, partitions: [] })
+      }
+    }
+  }
+  return {
+    throttleTimeMs: 0,
+    brokers: ctx.broker.brokers(ctx.conn.listenerName),
+    clusterId: ctx.broker.clusterId,
+    controllerId: ctx.broker.nodeId,
+    topics: out,
+  }
+})

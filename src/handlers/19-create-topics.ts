@@ -1,0 +1,54 @@
+// CreateTopics v2–7 (validate_only from v1). Each topic is checked on its own: illegal or
+// colliding name (INVALID_TOPIC_EXCEPTION), existing (TOPIC_ALREADY_EXISTS), partitions ≤ 0 other
+// than -1 (INVALID_PARTITIONS), replication factor above the live brokers or ≤ 0 other than -1
+// (INVALID_REPLICATION_FACTOR), bad manual assignment (INVALID_REPLICA_ASSIGNMENT), unknown or
+// invalid config (INVALID_CONFIG), duplicate in the request (INVALID_REQUEST).
+// v5+ answers with the topic's partitions, replication factor and configs; v7+ with its id.
+import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
+import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js'
+import { defineHandler } from './define.js'
+
+export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVersion: 2, maxVersion: 7 }, async (ctx, req) => {
+  const { topics, configs } = ctx.broker
+  const counts = new Map<string, number>()
+  for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
+  const results = []
+  for (const t of req.topics) {
+    if ((counts.get(t.name) ?? 0) > 1) {
+      results.push({
+        name: t.name,
+        errorCode: ErrorCode.INVALID_REQUEST.code,
+        errorMessage: `Create topics request from client contains duplicate topic ${t.name}`,
+        configs: null,
+      })
+      continue
+    }
+    try {
+      const created = await topics.create(t, req.validateOnly)
+      results.push({
+        name: t.name,
+        topicId: created.topicId,
+        errorCode: 0,
+        errorMessage: null,
+        numPartitions: created.partitions,
+        replicationFactor: created.replicationFactor,
+        configs: configs.describeTopic(created, null).map((c) => ({
+          name: c.name,
+          value: c.value,
+          readOnly: c.readOnly,
+          configSource: c.source,
+          isSensitive: c.isSensitive,
+        })),
+      })
+    } catch (err) {
+      if (!(err instanceof KafkaError)) ctx.broker.logger.error('create topic failed', { topic: t.name, err })
+      results.push({
+        name: t.name,
+        errorCode: toErrorCode(err),
+        errorMessage: err instanceof Error ? err.message : String(err),
+        configs: null,
+      })
+    }
+  }
+  return { throttleTimeMs: 0, topics: results }
+})

@@ -1,0 +1,33 @@
+// DeleteTopics v1–6; v6 may name topics by id. Errors per topic: UNKNOWN_TOPIC_OR_PARTITION,
+// UNKNOWN_TOPIC_ID, TOPIC_DELETION_DISABLED (delete.topic.enable=false), INVALID_TOPIC_EXCEPTION
+// for internal topics.
+import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
+import { KafkaError, toErrorCode } from '../protocol/errors.js'
+import { DeleteTopicsRequest, DeleteTopicsResponse } from '../protocol/messages/20-delete-topics.js'
+import { ZERO_UUID } from '../protocol/primitives/uuid.js'
+import { defineHandler } from './define.js'
+
+export default defineHandler(DeleteTopicsRequest, DeleteTopicsResponse, { minVersion: 1, maxVersion: 6 }, async (ctx, req) => {
+  const { topics, settings } = ctx.broker
+  const wanted = ctx.apiVersion >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))
+  const responses = []
+  for (const w of wanted) {
+    try {
+      const byId = w.name === null
+      const topic = byId ? topics.getById(w.topicId) : topics.get(w.name!)
+      if (!topic) throw new KafkaError(byId ? 'UNKNOWN_TOPIC_ID' : 'UNKNOWN_TOPIC_OR_PARTITION')
+      if (!settings.deleteTopicEnable) throw new KafkaError('TOPIC_DELETION_DISABLED')
+      if (INTERNAL_TOPICS.has(topic.name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot delete internal topic ${topic.name}`)
+      await topics.delete(topic.name)
+      responses.push({ name: topic.name, topicId: topic.topicId, errorCode: 0, errorMessage: null })
+    } catch (err) {
+      responses.push({
+        name: w.name,
+        topicId: w.topicId,
+        errorCode: toErrorCode(err),
+        errorMessage: err instanceof KafkaError && err.message !== err.errorName ? err.message : null,
+      })
+    }
+  }
+  return { throttleTimeMs: 0, responses }
+})

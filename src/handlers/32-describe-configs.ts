@@ -1,0 +1,50 @@
+// DescribeConfigs v1–4 for topics (resource type 2) and this broker (4), read-only for now.
+// Every entry carries its source (topic override, static broker config or default) and, when
+// asked, its synonyms (the broker keys a topic config falls back to) and documentation.
+// Errors per resource: UNKNOWN_TOPIC_OR_PARTITION, INVALID_REQUEST (another broker's id, or a
+// resource type not served).
+import { ErrorCode } from '../protocol/errors.js'
+import { DescribeConfigsRequest, DescribeConfigsResponse } from '../protocol/messages/32-describe-configs.js'
+import { defineHandler } from './define.js'
+import type { ConfigEntry } from './services.js'
+
+export const RESOURCE_TOPIC = 2
+export const RESOURCE_BROKER = 4
+
+export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { minVersion: 1, maxVersion: 4 }, (ctx, req) => {
+  const { topics, configs, nodeId } = ctx.broker
+  const results = req.resources.map((r) => {
+    const base = { resourceType: r.resourceType, resourceName: r.resourceName }
+    let entries: ConfigEntry[]
+    if (r.resourceType === RESOURCE_TOPIC) {
+      const topic = topics.get(r.resourceName)
+      if (!topic) {
+        return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, errorMessage: `Topic ${r.resourceName} does not exist`, configs: [] }
+      }
+      entries = configs.describeTopic(topic, r.configurationKeys)
+    } else if (r.resourceType === RESOURCE_BROKER) {
+      if (r.resourceName !== '' && r.resourceName !== String(nodeId)) {
+        return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unexpected broker id ${r.resourceName}`, configs: [] }
+      }
+      entries = configs.describeBroker(r.configurationKeys)
+    } else {
+      return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unsupported resource type ${r.resourceType}`, configs: [] }
+    }
+    return {
+      ...base,
+      errorCode: 0,
+      errorMessage: null,
+      configs: entries.map((c) => ({
+        name: c.name,
+        value: c.isSensitive ? null : c.value,
+        readOnly: c.readOnly,
+        configSource: c.source,
+        isSensitive: c.isSensitive,
+        synonyms: req.includeSynonyms ? c.synonyms : [],
+        configType: c.type,
+        documentation: req.includeDocumentation ? c.documentation : null,
+      })),
+    }
+  })
+  return { throttleTimeMs: 0, results }
+})

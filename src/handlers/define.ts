@@ -1,0 +1,51 @@
+// How a handler is declared: the API's request/response declarations, the version range it
+// serves, and a function from a decoded request to a response. Handlers are thin: validate,
+// delegate to a service, map failures to Kafka error codes (STYLE.md). They never touch sockets
+// or files.
+import type { ConnectionInfo } from '../network/types.js'
+import type { RequestHeader } from '../protocol/header.js'
+import type { Encodable, Message } from '../protocol/schema.js'
+import type { AdvertisedApi } from './registry.js'
+import type { BrokerServices } from './services.js'
+
+export interface RequestContext {
+  readonly header: RequestHeader
+  readonly apiVersion: number
+  readonly conn: ConnectionInfo
+  readonly broker: BrokerServices
+  /** The APIs and versions this broker serves (for ApiVersions). */
+  readonly apis: readonly AdvertisedApi[]
+}
+
+/** A response, or null when the API sends none (Produce with acks=0). */
+export type HandlerResult<Res> = Encodable<Res> | null
+
+export interface Handler<Req = any, Res = any> {
+  readonly request: Message<Req>
+  readonly response: Message<Res>
+  /** Lowest version accepted. */
+  readonly minVersion: number
+  readonly maxVersion: number
+  /** Lowest version advertised in ApiVersions, when it differs from minVersion (Produce: KAFKA-18659). */
+  readonly advertisedMinVersion: number
+  handle(ctx: RequestContext, req: Req): Promise<HandlerResult<Res>> | HandlerResult<Res>
+}
+
+export function defineHandler<Req, Res>(
+  request: Message<Req>,
+  response: Message<Res>,
+  range: { minVersion: number; maxVersion: number; advertisedMinVersion?: number },
+  handle: (ctx: RequestContext, req: Req) => Promise<HandlerResult<Res>> | HandlerResult<Res>,
+): Handler<Req, Res> {
+  if (range.minVersion < request.versions.min || range.maxVersion > request.versions.max) {
+    throw new Error(`${request.name}: handler range ${range.minVersion}-${range.maxVersion} exceeds the declaration`)
+  }
+  return {
+    request,
+    response,
+    minVersion: range.minVersion,
+    maxVersion: range.maxVersion,
+    advertisedMinVersion: range.advertisedMinVersion ?? range.minVersion,
+    handle,
+  }
+}
