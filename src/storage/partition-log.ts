@@ -1,0 +1,566 @@
+// The log of one partition: `<logDir>/<topic>-<partition>/`, an ordered list of segments
+// (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts) and partition.metadata.
+//
+// Contract (DESIGN §3):
+// - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
+// - logStartOffset ≤ highWatermark ≤ logEndOffset;
+// - a read at offset o returns whole batches, the first being the one that contains o;
+// - a timestamp lookup returns the first offset whose timestamp ≥ t;
+// - after a crash the log is the longest prefix of CRC-valid batches: recovery truncates the rest
+//   and rebuilds indexes from the last recovery point (recovery.ts);
+// - truncateTo(o) removes everything at or above o, index entries included.
+//
+// Crash: data is durable up to the recovery point — the offset covered by the last fsync. flush()
+// fsyncs and advances it; the flush policy (flush.messages / flush.ms, default never) and segment
+// rolls (the rolled segment is fsynced in the background, as Kafka does) call it; close() flushes all.
+//
+// Concurrency: appends, truncations and close run one at a time in call order (`main` queue);
+// fsyncs run on their own queue so a slow fsync does not hold appends; a truncation holds both.
+// Reads take no lock: they read the segment list and sizes as of their start, and segment state
+// is only updated after the bytes it describes are written.
+//
+// Performance (DESIGN §4): no per-record work; one write per append call; a read is an index floor
+// lookup (or the last-batch hint) and one positional read of max(maxBytes, 64 KiB), walking batch
+// headers in memory; append cost does not depend on the log's size.
+import { KafkaError } from '../protocol/errors.js'
+import {
+  type BatchHeader,
+  CompressionType,
+  NO_TIMESTAMP,
+  setBaseOffset,
+  setPartitionLeaderEpoch,
+  TimestampType,
+} from '../protocol/records/batch.js'
+import { iterateRecords } from '../protocol/records/iterator.js'
+import type { Clock, Timer } from '../util/clock.js'
+import type { Logger } from '../util/logger.js'
+import type { Fs } from './fs.js'
+import { CorruptCheckpointError } from './checkpoint-file.js'
+import { LeaderEpochCache } from './leader-epoch-cache.js'
+import { type LogConfig, resolveLogConfig } from './log-config.js'
+import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
+import { type BatchLocation, LogSegment, MAX_RELATIVE_OFFSET, READ_CHUNK_BYTES } from './segment.js'
+import { SerialQueue } from './serial-queue.js'
+
+export interface AppendInfo {
+  baseOffset: number
+  lastOffset: number
+  maxTimestamp: number
+  /** The broker time stamped on the batches for LogAppendTime topics; -1 for CreateTime. */
+  logAppendTimeMs: number
+}
+
+export interface ReadResult {
+  /** Whole batches, the first containing the requested offset; may be empty. */
+  records: Buffer
+  /** The log's offsets when the read started. */
+  highWatermark: number
+  logStartOffset: number
+  logEndOffset: number
+}
+
+export interface TimestampAndOffset {
+  offset: number
+  timestamp: number
+}
+
+export interface PartitionLogOptions {
+  fs: Fs
+  clock: Clock
+  logger: Logger
+  dir: string
+  topic: string
+  partition: number
+  config: LogConfig
+  topicId?: string
+  cleanShutdown: boolean
+  recoveryPoint?: number
+  logStartOffset?: number
+}
+
+const EMPTY: Buffer = Buffer.alloc(0)
+
+export class PartitionLog {
+  readonly topic: string
+  readonly partition: number
+  readonly dir: string
+  topicId: string | undefined
+  readonly leaderEpochs: LeaderEpochCache
+  private cfg: LogConfig
+  private readonly fs: Fs
+  private readonly clock: Clock
+  private readonly logger: Logger
+  private segments: LogSegment[]
+  private nextOffset: number
+  private startOffset: number
+  private hw: number
+  private flushedOffset: number
+  private totalBytes: number
+  private readonly main = new SerialQueue()
+  private readonly flushes = new SerialQueue()
+  private unflushedMessages = 0
+  private flushTimer: Timer | null = null
+  private failure: Error | null = null
+  private closed = false
+
+  private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache) {
+    this.fs = opts.fs
+    this.clock = opts.clock
+    this.logger = opts.logger
+    this.dir = opts.dir
+    this.topic = opts.topic
+    this.partition = opts.partition
+    this.topicId = opts.topicId
+    this.cfg = opts.config
+    this.leaderEpochs = epochs
+    this.segments = loaded.segments
+    this.nextOffset = loaded.nextOffset
+    this.startOffset = loaded.logStartOffset
+    this.flushedOffset = loaded.recoveryPoint
+    // A single node keeps HW = LEO; replication lowers it from its own checkpoint.
+    this.hw = loaded.nextOffset
+    this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
+  }
+
+  /** Loads (and if needed recovers) the partition directory, which must exist. */
+  static async open(opts: PartitionLogOptions): Promise<PartitionLog> {
+    const loaded = await loadSegments({
+      fs: opts.fs,
+      dir: opts.dir,
+      config: opts.config,
+      nowMs: opts.clock.now(),
+      logger: opts.logger,
+      cleanShutdown: opts.cleanShutdown,
+      recoveryPoint: opts.recoveryPoint,
+      logStartOffset: opts.logStartOffset,
+    })
+    let epochs: LeaderEpochCache
+    try {
+      epochs = await LeaderEpochCache.load(opts.fs, opts.dir)
+    } catch (err) {
+      if (!(err instanceof CorruptCheckpointError)) throw err
+      opts.logger.warn('ignoring a malformed leader-epoch-checkpoint', { dir: opts.dir, error: err })
+      epochs = LeaderEpochCache.empty(opts.fs, opts.dir)
+    }
+    await epochs.truncateFromEnd(loaded.nextOffset)
+    if (loaded.recoveredSegments > 0) {
+      opts.logger.info('recovered partition log', {
+        dir: opts.dir,
+        segments: loaded.recoveredSegments,
+        truncatedBytes: loaded.truncatedBytes,
+        logEndOffset: loaded.nextOffset,
+      })
+    }
+    return new PartitionLog(opts, loaded, epochs)
+  }
+
+  get logStartOffset(): number {
+    return this.startOffset
+  }
+
+  /** The offset the next appended record gets. */
+  get logEndOffset(): number {
+    return this.nextOffset
+  }
+
+  get highWatermark(): number {
+    return this.hw
+  }
+
+  /** Clamped to [logStartOffset, logEndOffset], as Kafka's updateHighWatermark does. */
+  set highWatermark(offset: number) {
+    this.hw = Math.min(Math.max(offset, this.startOffset), this.nextOffset)
+  }
+
+  get sizeBytes(): number {
+    return this.totalBytes
+  }
+
+  /** Offsets below this are fsynced. */
+  get recoveryPoint(): number {
+    return this.flushedOffset
+  }
+
+  get config(): LogConfig {
+    return this.cfg
+  }
+
+  get segmentCount(): number {
+    return this.segments.length
+  }
+
+  /** Base offsets of the segments, oldest first. */
+  segmentBaseOffsets(): number[] {
+    return this.segments.map((s) => s.baseOffset)
+  }
+
+  /** Applies topic config overrides (new segments pick up index sizes). */
+  updateConfig(overrides: Partial<LogConfig>): void {
+    this.cfg = resolveLogConfig(this.cfg, overrides)
+    const sc = segmentConfigOf(this.cfg)
+    for (const s of this.segments) s.config = sc
+  }
+
+  private get active(): LogSegment {
+    return this.segments[this.segments.length - 1]!
+  }
+
+  private checkUsable(): void {
+    if (this.closed) throw new KafkaError('KAFKA_STORAGE_ERROR', `log ${this.dir} is closed`)
+    if (this.failure) {
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `log ${this.dir} failed earlier: ${this.failure.message}`)
+    }
+  }
+
+  /**
+   * Appends a Produce partition's records, already validated by validateProducedBatches (batches
+   * is its result). Assigns offsets, patching baseOffset and partitionLeaderEpoch in place, and
+   * writes the buffer with one write at the end of the active segment (rolling it first if
+   * needed). Calls are serialized in call order.
+   */
+  append(records: Buffer, batches: BatchHeader[], leaderEpoch: number): Promise<AppendInfo> {
+    return this.main.run(() => this.doAppend(records, batches, leaderEpoch))
+  }
+
+  private async doAppend(records: Buffer, batches: BatchHeader[], leaderEpoch: number): Promise<AppendInfo> {
+    this.checkUsable()
+    const lastBatch = batches[batches.length - 1]
+    if (!lastBatch || batches[0]!.position !== 0 || lastBatch.position + lastBatch.sizeBytes !== records.length) {
+      throw new KafkaError('INVALID_RECORD', 'append needs the validated batches of the whole buffer')
+    }
+    let count = 0
+    let maxTimestamp = NO_TIMESTAMP
+    for (const b of batches) {
+      count += b.lastOffsetDelta + 1
+      if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
+    }
+    const firstOffset = this.nextOffset
+    const lastOffset = firstOffset + count - 1
+    if (this.shouldRoll(records.length, lastOffset, batches.length)) await this.roll()
+    const seg = this.active
+
+    let offset = firstOffset
+    for (const b of batches) {
+      setBaseOffset(records, b.position, offset)
+      setPartitionLeaderEpoch(records, b.position, leaderEpoch)
+      offset += b.lastOffsetDelta + 1
+    }
+    const position = seg.sizeBytes
+    try {
+      await seg.writeAtEnd([records])
+    } catch (err) {
+      await this.onWriteError(seg, err as Error)
+    }
+
+    offset = firstOffset
+    for (const b of batches) {
+      const last = offset + b.lastOffsetDelta
+      seg.onBatch(offset, last, b.maxTimestamp, position + b.position, b.sizeBytes)
+      offset = last + 1
+    }
+    seg.sizeBytes = position + records.length
+    this.totalBytes += records.length
+    this.nextOffset = lastOffset + 1
+
+    if (leaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(leaderEpoch, firstOffset)
+    this.unflushedMessages += count
+    await this.applyFlushPolicy()
+    return { baseOffset: firstOffset, lastOffset, maxTimestamp, logAppendTimeMs: -1 }
+  }
+
+  /** A failed write may have left bytes past the end: cut them, or fail the log if we cannot. */
+  private async onWriteError(seg: LogSegment, err: Error): Promise<never> {
+    try {
+      const fh = await seg.handle()
+      await fh.truncate(seg.sizeBytes)
+    } catch (truncateErr) {
+      this.failure = err
+      this.logger.error('log failed: cannot undo a failed append', { dir: this.dir, error: truncateErr as Error })
+    }
+    throw new KafkaError('KAFKA_STORAGE_ERROR', `append to ${this.dir} failed: ${err.message}`)
+  }
+
+  private shouldRoll(sizeBytes: number, lastOffset: number, batchCount: number): boolean {
+    const seg = this.active
+    if (seg.isEmpty) return false
+    const c = this.cfg
+    return (
+      seg.sizeBytes > c.segmentBytes - sizeBytes ||
+      this.clock.now() - seg.createdMs > c.segmentMs ||
+      !seg.offsetIndex.hasRoomFor(batchCount) ||
+      !seg.timeIndex.hasRoomFor(batchCount + 1) ||
+      lastOffset - seg.baseOffset > MAX_RELATIVE_OFFSET
+    )
+  }
+
+  /** Starts a new segment at LEO; the old one gets its final time-index entry and a background fsync. */
+  private async roll(): Promise<void> {
+    const old = this.active
+    old.finalizeTimeIndex()
+    let seg: LogSegment
+    try {
+      seg = await LogSegment.create(this.fs, this.dir, this.nextOffset, segmentConfigOf(this.cfg), this.clock.now())
+    } catch (err) {
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `cannot roll ${this.dir}: ${(err as Error).message}`)
+    }
+    this.segments = [...this.segments, seg]
+    const upTo = seg.baseOffset
+    this.logger.debug('rolled segment', { dir: this.dir, baseOffset: upTo })
+    this.flushes
+      .run(() => this.flushUpTo(upTo))
+      .catch((err) => this.logger.error('background flush of a rolled segment failed', { dir: this.dir, error: err }))
+  }
+
+  private async applyFlushPolicy(): Promise<void> {
+    const c = this.cfg
+    if (this.unflushedMessages >= c.flushIntervalMessages) {
+      await this.flush()
+    } else if (Number.isFinite(c.flushIntervalMs) && this.flushTimer === null) {
+      this.flushTimer = this.clock.setTimeout(() => {
+        this.flushTimer = null
+        this.flush().catch((err) => this.logger.error('timed flush failed', { dir: this.dir, error: err }))
+      }, c.flushIntervalMs)
+    }
+  }
+
+  /** fsyncs every segment holding offsets in [recoveryPoint, offset), then advances the recovery point. */
+  private async flushUpTo(offset: number): Promise<void> {
+    if (offset <= this.flushedOffset || this.closed) return
+    const segs = this.segments
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i]!
+      if (seg.baseOffset >= offset) break
+      const nextBase = i + 1 < segs.length ? segs[i + 1]!.baseOffset : Number.POSITIVE_INFINITY
+      if (nextBase <= this.flushedOffset) continue
+      await seg.flush()
+    }
+    if (offset > this.flushedOffset) this.flushedOffset = offset
+  }
+
+  /** fsyncs the log up to the current log end offset and advances the recovery point. */
+  flush(): Promise<void> {
+    return this.flushes.run(async () => {
+      if (this.flushTimer) {
+        this.flushTimer.cancel()
+        this.flushTimer = null
+      }
+      this.unflushedMessages = 0
+      try {
+        await this.flushUpTo(this.nextOffset)
+      } catch (err) {
+        throw new KafkaError('KAFKA_STORAGE_ERROR', `flush of ${this.dir} failed: ${(err as Error).message}`)
+      }
+    })
+  }
+
+  /** Index of the segment whose base offset is the largest ≤ offset (0 when offset is below all). */
+  private segmentIndexFor(segs: LogSegment[], offset: number): number {
+    let lo = 0
+    let hi = segs.length - 1
+    let found = 0
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      if (segs[mid]!.baseOffset <= offset) {
+        found = mid
+        lo = mid + 1
+      } else {
+        hi = mid - 1
+      }
+    }
+    return found
+  }
+
+  /**
+   * Whole batches from the one containing startOffset: up to maxBytes, but at least the first
+   * batch when minOneBatch (KIP-74), never one whose base offset ≥ maxOffset (e.g. the HW). Reads
+   * stay within one segment, as Kafka's do. startOffset == LEO → empty; below logStartOffset or
+   * above LEO → OFFSET_OUT_OF_RANGE.
+   */
+  async read(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): Promise<ReadResult> {
+    this.checkUsable()
+    const result = {
+      records: EMPTY,
+      highWatermark: this.hw,
+      logStartOffset: this.startOffset,
+      logEndOffset: this.nextOffset,
+    }
+    if (startOffset < result.logStartOffset || startOffset > result.logEndOffset) {
+      throw new KafkaError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${startOffset} is outside [${result.logStartOffset}, ${result.logEndOffset}] of ${this.topic}-${this.partition}`,
+      )
+    }
+    if (startOffset === result.logEndOffset) return result
+    const segs = this.segments
+    for (let i = this.segmentIndexFor(segs, startOffset); i < segs.length; i++) {
+      const seg = segs[i]!
+      const buf = await seg.read(startOffset, maxBytes, maxOffset, minOneBatch, seg.sizeBytes)
+      if (buf !== null) {
+        result.records = buf
+        return result
+      }
+    }
+    return result
+  }
+
+  /**
+   * The first offset at or above logStartOffset whose record timestamp ≥ targetMs, with that
+   * timestamp; null when none. Segments are skipped by their largest timestamp, then the time index
+   * and offset index give where to start walking batch headers; the batch found is decoded (for a
+   * compressed batch, its base offset and max timestamp are returned until codecs exist).
+   */
+  async offsetForTimestamp(targetMs: number): Promise<TimestampAndOffset | null> {
+    this.checkUsable()
+    const lso = this.startOffset
+    for (const seg of this.segments) {
+      if (seg.maxTimestamp < targetMs || seg.nextOffset <= lso) continue
+      const found = await this.timestampInSegment(seg, targetMs, lso)
+      if (found) return found
+    }
+    return null
+  }
+
+  private async timestampInSegment(seg: LogSegment, targetMs: number, lso: number): Promise<TimestampAndOffset | null> {
+    const end = seg.sizeBytes
+    const from = Math.max(seg.timeIndex.offsetBefore(targetMs), lso, seg.baseOffset)
+    let pos = seg.offsetIndex.floorPosition(from)
+    for (;;) {
+      let cand = null as BatchLocation | null
+      await seg.scan(pos, end, false, READ_CHUNK_BYTES, (h, position, buf) => {
+        if (h.baseOffset + h.lastOffsetDelta < from || h.maxTimestamp < targetMs) return true
+        cand = { position, header: h, buf }
+        return false
+      })
+      if (cand === null) return null
+      const { header: h, position } = cand
+      if (h.compression !== CompressionType.None || h.timestampType === TimestampType.LogAppendTime) {
+        return { offset: Math.max(h.baseOffset, from), timestamp: h.maxTimestamp }
+      }
+      let buf = cand.buf
+      let at = h.position
+      if (at + h.sizeBytes > buf.length) {
+        buf = await seg.readAt(position, h.sizeBytes)
+        at = 0
+      }
+      for (const r of iterateRecords(buf, at)) {
+        if (r.offset >= from && r.timestamp >= targetMs) return { offset: r.offset, timestamp: r.timestamp }
+      }
+      pos = position + h.sizeBytes
+    }
+  }
+
+  /** The record with the largest timestamp (ListOffsets -3, KIP-734), earliest on ties; null when empty. */
+  async maxTimestampAndOffset(): Promise<TimestampAndOffset | null> {
+    this.checkUsable()
+    let best: LogSegment | null = null
+    for (const seg of this.segments) {
+      if (seg.offsetOfMaxTimestamp < 0 || seg.nextOffset <= this.startOffset) continue
+      if (best === null || seg.maxTimestamp > best.maxTimestamp) best = seg
+    }
+    if (best === null) return null
+    const timestamp = best.maxTimestamp
+    const loc = await best.findBatch(best.offsetOfMaxTimestamp, best.sizeBytes, READ_CHUNK_BYTES)
+    if (!loc) return { offset: best.offsetOfMaxTimestamp, timestamp }
+    const h = loc.header
+    if (h.compression !== CompressionType.None || h.timestampType === TimestampType.LogAppendTime) {
+      return { offset: h.baseOffset, timestamp }
+    }
+    let buf = loc.buf
+    let at = h.position
+    if (at + h.sizeBytes > buf.length) {
+      buf = await best.readAt(loc.position, h.sizeBytes)
+      at = 0
+    }
+    for (const r of iterateRecords(buf, at)) if (r.timestamp === h.maxTimestamp) return { offset: r.offset, timestamp }
+    return { offset: h.baseOffset + h.lastOffsetDelta, timestamp }
+  }
+
+  /**
+   * Removes every offset ≥ offset: later segments are deleted (newest first, so a crash leaves a
+   * prefix), the segment containing offset is cut at the start of the batch containing it (so LEO
+   * may end below offset when it falls inside a batch), indexes and leader epochs are trimmed.
+   * Below logStartOffset the log is emptied and restarts at offset.
+   */
+  truncateTo(offset: number): Promise<void> {
+    return this.main.run(() =>
+      this.flushes.run(async () => {
+        this.checkUsable()
+        if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`cannot truncate to ${offset}`)
+        if (offset >= this.nextOffset) return
+        if (offset < this.startOffset) return this.truncateFullyAndStartAt(offset)
+        const segs = this.segments
+        const idx = this.segmentIndexFor(segs, offset)
+        for (let j = segs.length - 1; j > idx; j--) await segs[j]!.delete()
+        this.segments = segs.slice(0, idx + 1)
+        await this.active.truncateTo(offset)
+        this.afterTruncation()
+        await this.leaderEpochs.truncateFromEnd(this.nextOffset)
+        this.logger.info('truncated log', { dir: this.dir, offset, logEndOffset: this.nextOffset })
+      }),
+    )
+  }
+
+  private async truncateFullyAndStartAt(offset: number): Promise<void> {
+    for (let j = this.segments.length - 1; j >= 0; j--) await this.segments[j]!.delete()
+    this.segments = [
+      await LogSegment.create(this.fs, this.dir, offset, segmentConfigOf(this.cfg), this.clock.now()),
+    ]
+    this.startOffset = offset
+    this.afterTruncation()
+    await this.leaderEpochs.truncateFromEnd(0)
+    this.logger.info('emptied log', { dir: this.dir, logStartOffset: offset })
+  }
+
+  private afterTruncation(): void {
+    const active = this.active
+    this.nextOffset = Math.max(active.nextOffset, active.baseOffset)
+    this.totalBytes = this.segments.reduce((n, s) => n + s.sizeBytes, 0)
+    if (this.startOffset > this.nextOffset) this.startOffset = this.nextOffset
+    if (this.flushedOffset > this.nextOffset) this.flushedOffset = this.nextOffset
+    if (this.hw > this.nextOffset) this.hw = this.nextOffset
+  }
+
+  /**
+   * Moves logStartOffset up (DeleteRecords, retention), at most to the high watermark; segments
+   * wholly below it are left to retention.
+   */
+  maybeIncrementLogStartOffset(offset: number): Promise<void> {
+    return this.main.run(async () => {
+      this.checkUsable()
+      const target = Math.min(offset, this.hw)
+      if (target <= this.startOffset) return
+      this.startOffset = target
+      await this.leaderEpochs.truncateFromStart(target)
+    })
+  }
+
+  /** Flushes everything and closes the files; the log is unusable afterwards. */
+  close(): Promise<void> {
+    return this.main.run(() =>
+      this.flushes.run(async () => {
+        if (this.closed) return
+        if (this.flushTimer) {
+          this.flushTimer.cancel()
+          this.flushTimer = null
+        }
+        if (!this.failure) await this.flushUpTo(this.nextOffset)
+        this.closed = true
+        for (const seg of this.segments) await seg.close()
+      }),
+    )
+  }
+
+  /** Closes the files without flushing (the directory is about to be deleted). */
+  closeWithoutFlush(): Promise<void> {
+    return this.main.run(() =>
+      this.flushes.run(async () => {
+        if (this.flushTimer) {
+          this.flushTimer.cancel()
+          this.flushTimer = null
+        }
+        this.closed = true
+        for (const seg of this.segments) await seg.closeHandle().catch(() => {})
+      }),
+    )
+  }
+}

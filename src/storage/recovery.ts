@@ -1,0 +1,162 @@
+// Loading a partition directory at startup (Kafka's LogLoader).
+//
+// After a clean shutdown (the log dir holds `.kafka_cleanshutdown`) every file is trusted: indexes
+// are loaded (rebuilt if missing, of a size that is not a multiple of the entry size, or not
+// monotonic), and only the tail of the last segment — from its last offset-index entry — is read
+// to find the log end offset. Otherwise every segment from the one containing the recovery point
+// (the offset up to which the log was fsynced, from recovery-point-offset-checkpoint; absent = 0)
+// is rescanned: each batch's header, CRC-32C and offset continuity are checked; at the first
+// invalid or partial batch the .log is truncated and every later segment deleted, and the scanned
+// segments' indexes are rebuilt and fsynced. What survives is the longest prefix of valid batches
+// (DESIGN §3). Leftover temp files and index files without a .log are removed.
+import type { Logger } from '../util/logger.js'
+import type { Fs } from './fs.js'
+import { unlinkIfExists } from './index-file.js'
+import type { LogConfig } from './log-config.js'
+import { LOG_SUFFIX, LogSegment, type SegmentConfig, segmentFileName } from './segment.js'
+
+const SEGMENT_FILE = /^(\d{20})(\.log|\.index|\.timeindex)$/
+const LEFTOVER = /\.(tmp|deleted|cleaned)$/
+
+export interface LoadOptions {
+  fs: Fs
+  dir: string
+  config: LogConfig
+  nowMs: number
+  logger: Logger
+  cleanShutdown: boolean
+  /** From recovery-point-offset-checkpoint; undefined = recover every segment. */
+  recoveryPoint?: number
+  /** From log-start-offset-checkpoint. */
+  logStartOffset?: number
+}
+
+export interface LoadedLog {
+  segments: LogSegment[]
+  nextOffset: number
+  logStartOffset: number
+  recoveryPoint: number
+  /** Segments rescanned by recovery, and the bytes it cut off. */
+  recoveredSegments: number
+  truncatedBytes: number
+}
+
+export function segmentConfigOf(c: LogConfig): SegmentConfig {
+  return { indexIntervalBytes: c.indexIntervalBytes, maxIndexSizeBytes: c.maxIndexSizeBytes }
+}
+
+/** Loads the trusted indexes of a segment; false when one of them has to be rebuilt. */
+async function loadIndexes(fs: Fs, seg: LogSegment): Promise<boolean> {
+  const a = await seg.offsetIndex.load(fs, seg.sizeBytes)
+  const b = await seg.timeIndex.load(fs, seg.sizeBytes)
+  return a && b
+}
+
+export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
+  const { fs, dir, logger } = opts
+  const segConfig = segmentConfigOf(opts.config)
+  const names = await fs.readdir(dir)
+  const logs = new Set<string>()
+  for (const n of names) {
+    const m = SEGMENT_FILE.exec(n)
+    if (m && m[2] === LOG_SUFFIX) logs.add(m[1]!)
+  }
+  for (const n of names) {
+    const m = SEGMENT_FILE.exec(n)
+    if (LEFTOVER.test(n) || (m && m[2] !== LOG_SUFFIX && !logs.has(m[1]!))) {
+      logger.debug('removing leftover file', { dir, file: n })
+      await unlinkIfExists(fs, `${dir}/${n}`)
+    }
+  }
+
+  const bases = [...logs].map(Number).sort((a, b) => a - b)
+  const segments: LogSegment[] = []
+  for (const base of bases) {
+    const st = await fs.stat(`${dir}/${segmentFileName(base, LOG_SUFFIX)}`)
+    segments.push(LogSegment.existing(fs, dir, base, segConfig, opts.nowMs, st?.size ?? 0))
+  }
+  if (segments.length === 0) {
+    const start = Math.max(0, opts.logStartOffset ?? 0)
+    segments.push(await LogSegment.create(fs, dir, start, segConfig, opts.nowMs))
+  }
+
+  // Index of the first segment to rescan.
+  let from = segments.length
+  if (!opts.cleanShutdown) {
+    const rp = opts.recoveryPoint ?? 0
+    from = 0
+    for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= rp) from = i
+  }
+
+  let recoveredSegments = 0
+  let truncatedBytes = 0
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i]!
+    const last = i === segments.length - 1
+    let rescan = i >= from
+    if (!rescan) {
+      if (!(await loadIndexes(fs, seg))) {
+        logger.warn('rebuilding segment indexes', { dir, baseOffset: seg.baseOffset })
+        rescan = true
+      } else if (last) {
+        const r = await seg.loadTail()
+        if (r.stop !== 'end') {
+          logger.warn('invalid tail after a clean shutdown; recovering the segment', {
+            dir,
+            baseOffset: seg.baseOffset,
+            reason: r.reason,
+          })
+          rescan = true
+        }
+      } else {
+        const te = seg.timeIndex.lastEntry()
+        seg.maxTimestamp = te ? te.timestamp : -1
+        seg.offsetOfMaxTimestamp = te ? te.offset : -1
+        seg.nextOffset = segments[i + 1]!.baseOffset
+      }
+    }
+    if (!rescan) continue
+    const r = await seg.recover()
+    recoveredSegments++
+    const cut = r.truncatedBytes > 0
+    if (cut) {
+      truncatedBytes += r.truncatedBytes
+      logger.warn('recovery truncated a segment', {
+        dir,
+        baseOffset: seg.baseOffset,
+        truncatedBytes: r.truncatedBytes,
+        reason: r.reason,
+      })
+    }
+    if (!last && !cut) {
+      const next = segments[i + 1]!.baseOffset
+      if (seg.nextOffset !== next && !seg.isEmpty) {
+        logger.warn('segment does not end where the next one starts', { dir, baseOffset: seg.baseOffset, next })
+      }
+    }
+    if (cut && !last) {
+      // Everything after a torn batch is gone: delete the later segments, last one first.
+      for (let j = segments.length - 1; j > i; j--) {
+        logger.warn('recovery deleted a segment after a torn one', { dir, baseOffset: segments[j]!.baseOffset })
+        await segments[j]!.delete()
+      }
+      segments.length = i + 1
+    }
+    if (i < segments.length - 1) seg.finalizeTimeIndex()
+    await seg.flush()
+  }
+
+  const active = segments[segments.length - 1]!
+  const nextOffset = Math.max(active.nextOffset, active.baseOffset)
+  const first = segments[0]!.baseOffset
+  const logStartOffset = Math.min(Math.max(opts.logStartOffset ?? first, first), nextOffset)
+  return {
+    segments,
+    nextOffset,
+    logStartOffset,
+    // Clean: everything was fsynced at close; unclean: the rescanned segments were fsynced above.
+    recoveryPoint: nextOffset,
+    recoveredSegments,
+    truncatedBytes,
+  }
+}

@@ -1,0 +1,411 @@
+// A log segment: `<baseOffset>.log` (20-digit zero-padded base offset) holding record batches v2
+// back to back, exactly as producers sent them (only baseOffset and partitionLeaderEpoch patched,
+// DESIGN §1.3), plus its sparse `.index` and `.timeindex` (offset-index.ts, time-index.ts).
+//
+// Crash: a .log keeps what was fsynced, and possibly more; an append that was in flight may leave
+// a torn batch at the end. recover() rescans the file, keeps the longest prefix of batches whose
+// header, CRC-32C and offsets are valid, truncates the rest and rebuilds both indexes from it.
+//
+// The in-memory state (size, next offset, largest timestamp, the last batch's position) is only
+// updated after the bytes it describes are written, so concurrent readers never see past them.
+import { KafkaError } from '../protocol/errors.js'
+import {
+  BATCH_HEADER_SIZE,
+  BATCH_LENGTH_OFFSET,
+  type BatchHeader,
+  batchCrcMatches,
+  CURRENT_MAGIC,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MIN_BATCH_LENGTH,
+  NO_TIMESTAMP,
+  readBatchHeader,
+  readInt64,
+} from '../protocol/records/batch.js'
+import type { FileHandle, Fs } from './fs.js'
+import { unlinkIfExists } from './index-file.js'
+import { OffsetIndex } from './offset-index.js'
+import { TimeIndex } from './time-index.js'
+
+/** Largest offset − baseOffset an index can hold: relative offsets are int32. */
+export const MAX_RELATIVE_OFFSET = 0x7fffffff
+/** Smallest positional read when looking for a batch (a tail read is one read of this size). */
+export const READ_CHUNK_BYTES = 64 * 1024
+/** Read size of recovery and index rebuild scans. */
+export const SCAN_CHUNK_BYTES = 1024 * 1024
+
+export const LOG_SUFFIX = '.log'
+export const INDEX_SUFFIX = '.index'
+export const TIME_INDEX_SUFFIX = '.timeindex'
+
+export function segmentFileName(baseOffset: number, suffix: string): string {
+  return `${String(baseOffset).padStart(20, '0')}${suffix}`
+}
+
+export interface SegmentConfig {
+  indexIntervalBytes: number
+  maxIndexSizeBytes: number
+}
+
+/** How a scan ended: at `end` ('end'), at a batch the visitor refused ('stopped'), or at an invalid one. */
+export interface ScanResult {
+  stop: 'end' | 'stopped' | 'partial' | 'corrupt'
+  /** File position where the scan stopped (the end of the valid prefix for 'partial'/'corrupt'). */
+  position: number
+  reason?: string
+}
+
+/** A batch found in the file: its header (position relative to buf) and the chunk read around it. */
+export interface BatchLocation {
+  position: number
+  header: BatchHeader
+  buf: Buffer
+}
+
+type Visitor = (h: BatchHeader, filePosition: number, buf: Buffer) => boolean | undefined
+
+const EMPTY: Buffer = Buffer.alloc(0)
+
+export class LogSegment {
+  readonly offsetIndex: OffsetIndex
+  readonly timeIndex: TimeIndex
+  readonly logPath: string
+  /** Bytes of whole batches in the file (the write position of the next append). */
+  sizeBytes = 0
+  /** The offset after the segment's last batch (its base offset when empty). */
+  nextOffset: number
+  maxTimestamp = NO_TIMESTAMP
+  /** Last offset of the batch holding maxTimestamp, -1 when none. */
+  offsetOfMaxTimestamp = -1
+  bytesSinceLastIndexEntry = 0
+  /** Tail hint: where the last batch starts, so a read at the end needs no scan. */
+  lastBatchPosition = -1
+  lastBatchBaseOffset = -1
+  private fh: FileHandle | null = null
+  private opening: Promise<FileHandle> | null = null
+
+  private constructor(
+    private readonly fs: Fs,
+    readonly dir: string,
+    readonly baseOffset: number,
+    public config: SegmentConfig,
+    /** Clock time of creation (or load), for segment.ms rolls. */
+    public createdMs: number,
+  ) {
+    this.logPath = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}`
+    this.offsetIndex = new OffsetIndex(
+      `${dir}/${segmentFileName(baseOffset, INDEX_SUFFIX)}`,
+      baseOffset,
+      config.maxIndexSizeBytes,
+    )
+    this.timeIndex = new TimeIndex(
+      `${dir}/${segmentFileName(baseOffset, TIME_INDEX_SUFFIX)}`,
+      baseOffset,
+      config.maxIndexSizeBytes,
+    )
+    this.nextOffset = baseOffset
+  }
+
+  /** Creates the three files, empty (an existing .log at this offset is truncated). */
+  static async create(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number) {
+    const seg = new LogSegment(fs, dir, baseOffset, config, nowMs)
+    seg.fh = await fs.open(seg.logPath, 'w+')
+    seg.offsetIndex.reset()
+    seg.timeIndex.reset()
+    await seg.persistIndexes(false)
+    return seg
+  }
+
+  /** A segment over an existing .log of sizeBytes; indexes are loaded or rebuilt by the caller. */
+  static existing(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, sizeBytes: number) {
+    const seg = new LogSegment(fs, dir, baseOffset, config, nowMs)
+    seg.sizeBytes = sizeBytes
+    return seg
+  }
+
+  get isEmpty(): boolean {
+    return this.sizeBytes === 0
+  }
+
+  async handle(): Promise<FileHandle> {
+    if (this.fh) return this.fh
+    if (!this.opening) {
+      this.opening = this.fs.open(this.logPath, 'r+').then(
+        (fh) => {
+          this.fh = fh
+          this.opening = null
+          return fh
+        },
+        (err) => {
+          this.opening = null
+          throw err
+        },
+      )
+    }
+    return this.opening
+  }
+
+  /** Up to length bytes at position (fewer if the file is shorter). */
+  async readAt(position: number, length: number): Promise<Buffer> {
+    if (length <= 0) return EMPTY
+    const fh = await this.handle()
+    const buf = Buffer.allocUnsafe(length)
+    let done = 0
+    while (done < length) {
+      const n = await fh.read(buf, done, length - done, position + done)
+      if (n === 0) break
+      done += n
+    }
+    return done === length ? buf : buf.subarray(0, done)
+  }
+
+  /** Writes buffers contiguously at the segment's end; the caller then records the batches. */
+  async writeAtEnd(buffers: Buffer[]): Promise<void> {
+    const fh = await this.handle()
+    await fh.writev(buffers, this.sizeBytes)
+  }
+
+  /**
+   * Bookkeeping for a batch whose bytes are now at position (append and recovery): largest
+   * timestamp, and an index entry once more than indexIntervalBytes were appended since the last.
+   */
+  onBatch(baseOffset: number, lastOffset: number, maxTimestamp: number, position: number, sizeBytes: number): void {
+    if (maxTimestamp > this.maxTimestamp) {
+      this.maxTimestamp = maxTimestamp
+      this.offsetOfMaxTimestamp = lastOffset
+    }
+    if (this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes && !this.offsetIndex.isFull) {
+      this.offsetIndex.append(baseOffset, position)
+      if (this.offsetOfMaxTimestamp >= 0) this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp)
+      this.bytesSinceLastIndexEntry = 0
+    }
+    this.bytesSinceLastIndexEntry += sizeBytes
+    this.lastBatchPosition = position
+    this.lastBatchBaseOffset = baseOffset
+    this.nextOffset = lastOffset + 1
+  }
+
+  /** On roll: a last time-index entry with the segment's largest timestamp (Kafka does the same). */
+  finalizeTimeIndex(): void {
+    if (this.offsetOfMaxTimestamp >= 0) this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp)
+  }
+
+  /**
+   * Walks batch headers from `from` to `end` reading chunks of chunkBytes, calling visit for each
+   * (return false to stop there). With verify, each batch must also be whole, pass its CRC-32C,
+   * lie in this segment's offset range and continue its predecessor's offsets (the first batch
+   * only needs baseOffset ≥ the segment's base offset).
+   */
+  async scan(from: number, end: number, verify: boolean, chunkBytes: number, visit?: Visitor): Promise<ScanResult> {
+    let buf: Buffer = EMPTY
+    let bufStart = from
+    let pos = from
+    let expected = -1
+    const bad = (stop: 'partial' | 'corrupt', reason: string): ScanResult => ({ stop, position: pos, reason })
+    while (pos < end) {
+      let rel = pos - bufStart
+      if (rel + BATCH_HEADER_SIZE > buf.length) {
+        if (end - pos < BATCH_HEADER_SIZE) return bad('partial', `${end - pos} bytes after the last batch`)
+        buf = await this.readAt(pos, Math.min(Math.max(chunkBytes, BATCH_HEADER_SIZE), end - pos))
+        bufStart = pos
+        rel = 0
+        if (buf.length < BATCH_HEADER_SIZE) return bad('partial', 'file shorter than expected')
+      }
+      const batchLength = buf.readInt32BE(rel + BATCH_LENGTH_OFFSET)
+      if (batchLength < MIN_BATCH_LENGTH) return bad('corrupt', `batch length ${batchLength}`)
+      const size = LOG_OVERHEAD + batchLength
+      if (size > end - pos) return bad('partial', `batch of ${size} bytes runs past ${end}`)
+      if (buf[rel + MAGIC_OFFSET] !== CURRENT_MAGIC) return bad('corrupt', `magic ${buf[rel + MAGIC_OFFSET]}`)
+      if (verify) {
+        if (rel + size > buf.length) {
+          buf = await this.readAt(pos, Math.max(Math.min(chunkBytes, end - pos), size))
+          bufStart = pos
+          rel = 0
+          if (buf.length < size) return bad('partial', 'file shorter than expected')
+        }
+        if (!batchCrcMatches(buf, rel, size)) return bad('corrupt', 'CRC-32C mismatch')
+      }
+      let h: BatchHeader
+      try {
+        h = readBatchHeader(buf, rel)
+      } catch (err) {
+        return bad('corrupt', (err as Error).message)
+      }
+      if (verify) {
+        const last = h.baseOffset + h.lastOffsetDelta
+        if (h.lastOffsetDelta < 0 || h.baseOffset < this.baseOffset || last - this.baseOffset > MAX_RELATIVE_OFFSET) {
+          return bad('corrupt', `offsets ${h.baseOffset}..${last} outside the segment`)
+        }
+        if (expected >= 0 && h.baseOffset !== expected) {
+          return bad('corrupt', `batch at offset ${h.baseOffset} where ${expected} was expected`)
+        }
+        expected = last + 1
+      }
+      if (visit && visit(h, pos, buf) === false) return { stop: 'stopped', position: pos }
+      pos += size
+    }
+    return { stop: 'end', position: pos }
+  }
+
+  /** The batch containing offset (the first whose last offset ≥ offset) within [0, end), or null. */
+  async findBatch(offset: number, end: number, chunkBytes: number): Promise<BatchLocation | null> {
+    let start = this.offsetIndex.floorPosition(offset)
+    const hint = this.lastBatchPosition
+    if (this.lastBatchBaseOffset >= 0 && this.lastBatchBaseOffset <= offset && hint > start && hint < end) start = hint
+    let found: BatchLocation | null = null
+    const r = await this.scan(start, end, false, chunkBytes, (h, position, buf) => {
+      if (h.baseOffset + h.lastOffsetDelta < offset) return true
+      found = { position, header: h, buf }
+      return false
+    })
+    if (r.stop === 'corrupt') {
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `${this.logPath} at ${r.position}: ${r.reason}`)
+    }
+    return found
+  }
+
+  /**
+   * Whole batches from the one containing offset, within [0, end): at most maxBytes, but the first
+   * batch whatever its size when minOneBatch (KIP-74); none whose base offset ≥ maxOffset. Null
+   * when no batch of this segment contains offset.
+   */
+  async read(offset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean, end: number) {
+    const loc = await this.findBatch(offset, end, Math.max(maxBytes, READ_CHUNK_BYTES))
+    if (!loc) return null
+    const { header, position } = loc
+    let buf = loc.buf
+    let at = header.position
+    let r = collect(buf, at, maxBytes, maxOffset, minOneBatch)
+    if (r.needMore && position + (buf.length - at) < end) {
+      // The chunk ended before maxBytes did: one more read, from the first batch, sized to fit.
+      buf = await this.readAt(position, Math.min(end - position, Math.max(maxBytes, header.sizeBytes)))
+      at = 0
+      r = collect(buf, 0, maxBytes, maxOffset, minOneBatch)
+    }
+    return buf.subarray(at, at + r.length)
+  }
+
+  /**
+   * Recomputes the tail state (next offset, largest timestamp, index spacing, last batch) from the
+   * last time-index entry and a header scan from the last offset-index entry to the end: batches
+   * before that entry cannot carry a larger timestamp than the time index's last one.
+   */
+  async loadTail(): Promise<ScanResult> {
+    const te = this.timeIndex.lastEntry()
+    this.maxTimestamp = te ? te.timestamp : NO_TIMESTAMP
+    this.offsetOfMaxTimestamp = te ? te.offset : -1
+    const ie = this.offsetIndex.lastEntry()
+    const start = ie ? ie.position : 0
+    this.nextOffset = this.baseOffset
+    this.lastBatchPosition = -1
+    this.lastBatchBaseOffset = -1
+    const r = await this.scan(start, this.sizeBytes, false, SCAN_CHUNK_BYTES, (h, pos) => {
+      const last = h.baseOffset + h.lastOffsetDelta
+      if (h.maxTimestamp > this.maxTimestamp) {
+        this.maxTimestamp = h.maxTimestamp
+        this.offsetOfMaxTimestamp = last
+      }
+      this.nextOffset = last + 1
+      this.lastBatchPosition = pos
+      this.lastBatchBaseOffset = h.baseOffset
+      return true
+    })
+    this.bytesSinceLastIndexEntry = this.sizeBytes - start
+    return r
+  }
+
+  /**
+   * Full validating scan: keeps the longest valid prefix, truncates the file after it, rebuilds both
+   * indexes in memory (persisted by the next flush or close). Returns the bytes removed and why.
+   */
+  async recover(): Promise<{ truncatedBytes: number; reason?: string }> {
+    this.offsetIndex.reset()
+    this.timeIndex.reset()
+    this.maxTimestamp = NO_TIMESTAMP
+    this.offsetOfMaxTimestamp = -1
+    this.bytesSinceLastIndexEntry = 0
+    this.nextOffset = this.baseOffset
+    this.lastBatchPosition = -1
+    this.lastBatchBaseOffset = -1
+    const fh = await this.handle()
+    const fileSize = await fh.size()
+    const r = await this.scan(0, fileSize, true, SCAN_CHUNK_BYTES, (h, pos) => {
+      this.onBatch(h.baseOffset, h.baseOffset + h.lastOffsetDelta, h.maxTimestamp, pos, h.sizeBytes)
+      return true
+    })
+    if (r.position < fileSize) await fh.truncate(r.position)
+    this.sizeBytes = r.position
+    return r.position < fileSize ? { truncatedBytes: fileSize - r.position, reason: r.reason } : { truncatedBytes: 0 }
+  }
+
+  /**
+   * Removes every batch from the one containing offset on (so the segment may end below offset
+   * when offset is inside a batch), and their index entries. Returns the bytes removed.
+   */
+  async truncateTo(offset: number): Promise<number> {
+    if (offset >= this.nextOffset) return 0
+    const loc = await this.findBatch(offset, this.sizeBytes, READ_CHUNK_BYTES)
+    if (!loc) return 0
+    const fh = await this.handle()
+    await fh.truncate(loc.position)
+    const removed = this.sizeBytes - loc.position
+    this.sizeBytes = loc.position
+    await this.offsetIndex.truncateToOffset(this.fs, loc.header.baseOffset)
+    await this.timeIndex.truncateToOffset(this.fs, loc.header.baseOffset)
+    const r = await this.loadTail()
+    if (r.stop !== 'end') throw new KafkaError('KAFKA_STORAGE_ERROR', `${this.logPath}: ${r.reason}`)
+    return removed
+  }
+
+  async persistIndexes(sync: boolean): Promise<void> {
+    await this.offsetIndex.persist(this.fs, sync)
+    await this.timeIndex.persist(this.fs, sync)
+  }
+
+  /** fsyncs the .log and writes and fsyncs both indexes. */
+  async flush(): Promise<void> {
+    const fh = this.fh ?? (this.opening ? await this.opening : null)
+    if (fh) await fh.sync()
+    await this.persistIndexes(true)
+  }
+
+  /**
+   * Adds the final time-index entry (as Kafka does on close), writes and fsyncs pending index
+   * entries, and closes the .log handle (the .log itself is not fsynced: call flush first).
+   */
+  async close(): Promise<void> {
+    this.finalizeTimeIndex()
+    await this.persistIndexes(true)
+    await this.closeHandle()
+  }
+
+  /** Closes the .log handle without writing anything. */
+  async closeHandle(): Promise<void> {
+    const fh = this.fh ?? (this.opening ? await this.opening.catch(() => null) : null)
+    this.fh = null
+    if (fh) await fh.close()
+  }
+
+  /** Closes and removes the three files. */
+  async delete(): Promise<void> {
+    await this.closeHandle().catch(() => {})
+    await unlinkIfExists(this.fs, this.logPath)
+    await this.offsetIndex.delete(this.fs)
+    await this.timeIndex.delete(this.fs)
+  }
+}
+
+/** How many bytes of whole batches from buf[at] a read returns; needMore when buf ran out first. */
+function collect(buf: Buffer, at: number, maxBytes: number, maxOffset: number, minOneBatch: boolean) {
+  let length = 0
+  let q = at
+  while (q + LOG_OVERHEAD <= buf.length) {
+    const size = LOG_OVERHEAD + buf.readInt32BE(q + BATCH_LENGTH_OFFSET)
+    if (readInt64(buf, q) >= maxOffset) return { length, needMore: false }
+    if (length + size > maxBytes && !(length === 0 && minOneBatch)) return { length, needMore: false }
+    if (q + size > buf.length) return { length, needMore: true }
+    length += size
+    q += size
+  }
+  return { length, needMore: true }
+}
