@@ -1,0 +1,94 @@
+// The dispatcher's answers to bad input and its header choices, without sockets.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { RequestDispatcher } from '../../../src/handlers/dispatcher.js'
+import { createRegistry } from '../../../src/handlers/index.js'
+import type { BrokerServices } from '../../../src/handlers/services.js'
+import { CloseConnection, type ConnectionInfo } from '../../../src/network/types.js'
+import { encodeRequestHeader } from '../../../src/protocol/header.js'
+import { ApiVersionsRequest, ApiVersionsResponse } from '../../../src/protocol/messages/18-api-versions.js'
+import { MetadataRequest } from '../../../src/protocol/messages/03-metadata.js'
+import { Reader } from '../../../src/protocol/primitives/reader.js'
+import { Writer } from '../../../src/protocol/primitives/writer.js'
+import { silentLogger } from '../../../src/util/logger.js'
+import { systemClock } from '../../../src/util/clock.js'
+
+const conn: ConnectionInfo = {
+  id: 1,
+  remoteAddress: '127.0.0.1',
+  remotePort: 1,
+  listenerName: 'PLAINTEXT',
+  closed: new AbortController().signal,
+}
+
+const services = {
+  nodeId: 0,
+  clusterId: 'c',
+  clock: systemClock,
+  logger: silentLogger,
+  brokers: () => [{ nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }],
+  topics: { list: () => [], get: () => undefined, getById: () => undefined },
+} as unknown as BrokerServices
+
+function frame(apiKey: number, apiVersion: number, body: Buffer, flexible: boolean): Buffer {
+  const w = new Writer()
+  encodeRequestHeader(w, { apiKey, apiVersion, correlationId: 42, clientId: 'test' }, flexible)
+  w.bytes(body)
+  return w.toBuffer()
+}
+
+const dispatcher = new RequestDispatcher(createRegistry(), services)
+
+async function answer(f: Buffer): Promise<Buffer> {
+  const chunks = await dispatcher.dispatch(f, conn)
+  assert.ok(chunks)
+  return Buffer.concat(chunks)
+}
+
+test('an unknown API key closes the connection', () => {
+  assert.throws(() => dispatcher.dispatch(frame(9999, 0, Buffer.alloc(0), false), conn), CloseConnection)
+})
+
+test('an unsupported version of a known API closes the connection', () => {
+  assert.throws(() => dispatcher.dispatch(frame(3, 99, Buffer.alloc(0), false), conn), CloseConnection)
+})
+
+test('a body that does not parse closes the connection', () => {
+  // Metadata v1: topics array claims 1000 entries with no bytes behind it.
+  assert.throws(() => dispatcher.dispatch(frame(3, 1, Buffer.from([0, 0, 0x03, 0xe8]), false), conn), CloseConnection)
+})
+
+test('trailing bytes after a body close the connection', () => {
+  const body = Buffer.concat([MetadataRequest.encode(1, { topics: null }), Buffer.from([1])])
+  assert.throws(() => dispatcher.dispatch(frame(3, 1, body, false), conn), CloseConnection)
+})
+
+test('ApiVersions of an unknown version is answered in v0 form with UNSUPPORTED_VERSION (KIP-511)', async () => {
+  const out = await answer(frame(18, 99, Buffer.from([0xde, 0xad]), true))
+  const r = new Reader(out)
+  assert.equal(r.int32(), 42) // response header v0: correlation id only
+  const body = ApiVersionsResponse.codec(0).decode(r)
+  assert.equal(body.errorCode, 35)
+  assert.deepEqual(body.apiKeys, [{ apiKey: 18, minVersion: 0, maxVersion: 4 }])
+})
+
+test('ApiVersions v3 uses response header v0 despite its flexible body', async () => {
+  const out = await answer(frame(18, 3, ApiVersionsRequest.encode(3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }), true))
+  const r = new Reader(out)
+  assert.equal(r.int32(), 42)
+  const body = ApiVersionsResponse.codec(3).decode(r) // no header tag byte before the body
+  assert.equal(body.errorCode, 0)
+  assert.equal(r.remaining, 0)
+  const produce = body.apiKeys.find((a) => a.apiKey === 0)
+  assert.deepEqual(produce, { apiKey: 0, minVersion: 0, maxVersion: 11 }) // KAFKA-18659: advertised from 0
+})
+
+test('a flexible response (Metadata v9) carries response header v1 with its tag section', async () => {
+  const out = await answer(frame(3, 9, MetadataRequest.encode(9, { topics: [] }), true))
+  assert.equal(out.readInt32BE(0), 42)
+  assert.equal(out[4], 0) // header tagged fields: none
+})
+
+test('Produce v0-2 is advertised but refused: the connection closes', () => {
+  assert.throws(() => dispatcher.dispatch(frame(0, 2, Buffer.alloc(0), false), conn), CloseConnection)
+})
