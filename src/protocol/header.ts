@@ -6,7 +6,7 @@
 // except ApiVersions, whose response always uses header v0 so that a client can parse it before it
 // knows which versions the broker speaks (KIP-511).
 import { DecodeError, Reader } from './primitives/reader.js'
-import { Writer } from './primitives/writer.js'
+import type { Writer } from './primitives/writer.js'
 
 export interface RequestHeader {
   apiKey: number
