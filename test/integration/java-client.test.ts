@@ -1,0 +1,133 @@
+// The official Apache Kafka Java client (kafka-clients, see test/interop/java/pom.xml) against a
+// real broker process. The Maven project is built once (its first build downloads the client from
+// Maven Central into ~/.m2; later builds take seconds), then its one program runs end to end:
+// AdminClient createTopics / describeCluster / describeConfigs, a default (idempotent, acks=all)
+// KafkaProducer sending 1,000 keyed records with headers, a group-less KafkaConsumer (assign + seek)
+// checking every record and the murmur2 partition of each key, AdminClient listOffsets, deleteTopics.
+// It prints `INTEROP OK <n>` on success. Missing java or mvn fails this file; it never skips.
+
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+
+/** dist/test/integration/java-client.test.js → test/interop/java (the sources, not dist). */
+const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
+const POM = join(PROJECT_DIR, 'pom.xml')
+const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR, 'target', 'lib', '*')].join(delimiter)
+const MAIN_CLASS = 'io.tributary.interop.Interop'
+const TOPIC = 'it-java-client'
+const COUNT = 1000
+
+const BUILD_TIMEOUT_MS = 5 * 60_000
+const RUN_TIMEOUT_MS = 3 * 60_000
+
+/** The java launcher Maven itself would use: $JAVA_HOME/bin/java when set, else java on PATH. */
+function javaCommand(): string {
+  const home = process.env.JAVA_HOME
+  if (home) {
+    const exe = join(home, 'bin', process.platform === 'win32' ? 'java.exe' : 'java')
+    if (existsSync(exe)) return exe
+  }
+  return 'java'
+}
+
+interface ProcResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  ms: number
+}
+
+/** Runs a command to completion; rejects (so the test fails) when it cannot start or times out. */
+function run(cmd: string, args: string[], timeoutMs: number, env?: Record<string, string>): Promise<ProcResult> {
+  const t0 = Date.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8')
+    child.stderr.setEncoding('utf8')
+    child.stdout.on('data', (s: string) => (stdout += s))
+    child.stderr.on('data', (s: string) => (stderr += s))
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, timeoutMs)
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      const hint = e.code === 'ENOENT' ? ` — '${cmd}' is not installed or not on PATH (this test needs Java 17+ and Maven)` : ''
+      reject(new Error(`cannot run ${cmd} ${args.join(' ')}: ${e.message}${hint}`))
+    })
+    child.once('close', (code, signal) => {
+      clearTimeout(timer)
+      const ms = Date.now() - t0
+      if (timedOut) {
+        reject(new Error(`${cmd} ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout:\n${stdout.slice(-8000)}\nstderr:\n${stderr.slice(-8000)}`))
+      } else {
+        resolve({ code, signal, stdout, stderr, ms })
+      }
+    })
+  })
+}
+
+function show(r: ProcResult): string {
+  return `exit ${r.code} signal ${r.signal} after ${r.ms} ms\nstdout:\n${r.stdout.slice(-8000)}\nstderr:\n${r.stderr.slice(-12000)}`
+}
+
+describe('Apache Kafka Java client (kafka-clients)', () => {
+  let broker: BrokerProcess | undefined
+
+  let built = false
+
+  before(async () => {
+    broker = await startBrokerProcess()
+  })
+
+  after(async () => {
+    if (broker) {
+      const alive = broker.alive()
+      const code = await broker.stop()
+      await broker.cleanup()
+      assert.ok(alive, 'broker was still running at the end of the file')
+      assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
+    }
+  })
+
+  // A test, not a hook: a missing java/mvn or a broken build counts as a failed test.
+  test('java and mvn are installed and the Maven project builds', { timeout: BUILD_TIMEOUT_MS + 60_000 }, async () => {
+    const java = await run(javaCommand(), ['-version'], 60_000)
+    assert.equal(java.code, 0, `java -version failed: ${show(java)}`)
+    const mvnVersion = await run('mvn', ['-v'], 60_000)
+    assert.equal(mvnVersion.code, 0, `mvn -v failed: ${show(mvnVersion)}`)
+
+    const build = await run('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', POM, 'package'], BUILD_TIMEOUT_MS)
+    assert.equal(build.code, 0, `Maven build of ${POM} failed: ${show(build)}`)
+    assert.ok(existsSync(join(PROJECT_DIR, 'target', 'interop.jar')), 'Maven build produced no target/interop.jar')
+    built = true
+    console.log(`java-client: Maven build took ${build.ms} ms`)
+  })
+
+  test(
+    `admin, idempotent producer (${COUNT} keyed records), group-less consumer, listOffsets, deleteTopics`,
+    { timeout: RUN_TIMEOUT_MS + 30_000 },
+    async () => {
+      assert.ok(built, 'the Maven build failed (see the previous test)')
+      assert.ok(broker, 'broker not started')
+      const r = await run(javaCommand(), ['-cp', CLASSPATH, MAIN_CLASS, broker.bootstrap, TOPIC], RUN_TIMEOUT_MS, {
+        INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
+      })
+      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+      assert.equal(r.code, 0, `Java interop program failed: ${context()}`)
+      const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
+      assert.ok(lines.includes(`INTEROP OK ${COUNT}`), `no 'INTEROP OK ${COUNT}' line: ${context()}`)
+      assert.ok(broker.alive(), 'broker died during the Java client run')
+      console.log(`java-client: Java program took ${r.ms} ms`)
+    },
+  )
+})
