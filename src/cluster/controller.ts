@@ -9,6 +9,7 @@ import type { TopicConfigValues } from '../broker/config-defs.js'
 import { resolveTopicConfig, validateTopicConfigs } from '../broker/topic-config.js'
 import type { TopicService, TopicSpec } from '../handlers/services.js'
 import { KafkaError } from '../protocol/errors.js'
+import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { ReplicaManager } from '../replication/replica-manager.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { Logger } from '../util/logger.js'
@@ -141,7 +142,8 @@ export class Controller implements TopicService {
     const configs = validateTopicConfigs(raw, this.config)
 
     if (validateOnly) {
-      return { name: spec.name, topicId: '', partitions, replicationFactor, configs, createdMs: 0 }
+      // Nothing is created, so there is no id yet: Kafka answers with the zero Uuid.
+      return { name: spec.name, topicId: ZERO_UUID, partitions, replicationFactor, configs, createdMs: 0 }
     }
     return this.createNow(spec.name, partitions, replicationFactor, configs)
   }
