@@ -2,8 +2,9 @@
 // does, records the topic in the MetadataStore (the source of truth) and has the ReplicaManager
 // create or remove the local logs. On a single node every replica is this broker.
 //
-// Start-up reconciles the two: a topic in the store whose logs are missing gets them created, and
-// a log whose topic is gone from the store (deleted before a crash finished removing it) is removed.
+// Start-up reconciles the two: a topic in the store whose logs are missing gets them created, logs
+// that exist get the topic's config overrides, and a log whose topic is gone from the store (deleted
+// before a crash finished removing it) is removed.
 import type { BrokerConfig } from '../broker/config.js'
 import type { TopicConfigValues } from '../broker/config-defs.js'
 import { resolveTopicConfig, validateTopicConfigs } from '../broker/topic-config.js'
@@ -51,8 +52,12 @@ export class Controller implements TopicService {
   /** Makes the local logs match the store (see the header comment). */
   async reconcile(): Promise<void> {
     for (const t of this.store.listTopics()) {
+      const logConfig = this.logConfigOf(t)
       for (let i = 0; i < t.partitions; i++) {
-        if (!this.replicas.get(t.name, i)) await this.replicas.createPartition(t.name, i, t.topicId, this.logConfigOf(t))
+        const p = this.replicas.get(t.name, i)
+        // Logs reopen with the broker defaults; the topic's own overrides apply from here on.
+        if (p) p.log.updateConfig(logConfig)
+        else await this.replicas.createPartition(t.name, i, t.topicId, logConfig)
       }
     }
     for (const p of [...this.replicas.all()]) {
