@@ -23,6 +23,7 @@ import {
 import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
+import { SerialQueue } from './serial-queue.js'
 import { PartitionLog } from './partition-log.js'
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js'
 
@@ -58,6 +59,7 @@ export class LogManager {
   private readonly logs = new Map<string, PartitionLog>()
   private readonly topicIds = new Map<string, string>()
   private readonly creating = new Map<string, Promise<PartitionLog>>()
+  private readonly checkpoints = new SerialQueue()
   private checkpointTimer: Timer | null = null
   private closed = false
 
@@ -226,12 +228,22 @@ export class LogManager {
     const doomed = `${logDir}/${key}.${randomBytes(16).toString('hex')}${DELETE_SUFFIX}`
     await fs.rename(log.dir, doomed)
     await fs.syncDir(logDir)
+    // As Kafka's asyncDelete: drop the partition from the checkpoints now, so a partition of the
+    // same name created later never inherits this one's recovery point or log start offset.
+    await this.checkpoint()
     await fs.rmdir(doomed)
     if (![...this.logs.values()].some((l) => l.topic === topic)) this.topicIds.delete(topic)
   }
 
-  /** Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every log. */
-  async checkpoint(): Promise<void> {
+  /**
+   * Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every log. Writes
+   * are serialized: the periodic one, the one after a delete and the one at close share the files.
+   */
+  checkpoint(): Promise<void> {
+    return this.checkpoints.run(() => this.writeCheckpoints())
+  }
+
+  private async writeCheckpoints(): Promise<void> {
     const recovery: TopicPartitionOffset[] = []
     const starts: TopicPartitionOffset[] = []
     for (const log of this.logs.values()) {

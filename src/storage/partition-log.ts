@@ -327,12 +327,20 @@ export class PartitionLog {
   private async flushUpTo(offset: number): Promise<void> {
     if (offset <= this.flushedOffset || this.closed) return
     const segs = this.segments
-    for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i]!
-      if (seg.baseOffset >= offset) break
-      const nextBase = i + 1 < segs.length ? segs[i + 1]!.baseOffset : Number.POSITIVE_INFINITY
-      if (nextBase <= this.flushedOffset) continue
-      await seg.flush()
+    try {
+      for (let i = 0; i < segs.length; i++) {
+        const seg = segs[i]!
+        if (seg.baseOffset >= offset) break
+        const nextBase = i + 1 < segs.length ? segs[i + 1]!.baseOffset : Number.POSITIVE_INFINITY
+        if (nextBase <= this.flushedOffset) continue
+        await seg.flush()
+      }
+    } catch (err) {
+      // A failed fsync may have dropped dirty pages: nothing after the recovery point can be
+      // trusted any more. As Kafka takes the log dir offline, the log refuses all further work
+      // until a restart recovers it from the last good recovery point.
+      this.failure ??= err as Error
+      throw err
     }
     if (offset > this.flushedOffset) this.flushedOffset = offset
   }

@@ -61,6 +61,8 @@ export interface Faults {
   /** Throw this error code from the next write/writev whose path matches. */
   failWrite?: { match: (path: string) => boolean; code: string; partial?: boolean } | null
   failTruncate?: boolean
+  /** Fail the next fsync of a file whose path matches. */
+  failSync?: ((path: string) => boolean) | null
   reads: number
   readBytes: number
   syncs: string[]
@@ -104,6 +106,12 @@ class FaultHandle implements FileHandle {
     return this.inner.truncate(length)
   }
   sync() {
+    if (this.faults.failSync?.(this.path)) {
+      this.faults.failSync = null
+      const err = new Error('injected EIO on fsync') as NodeJS.ErrnoException
+      err.code = 'EIO'
+      return Promise.reject(err)
+    }
     this.faults.syncs.push(this.path)
     return this.inner.sync()
   }

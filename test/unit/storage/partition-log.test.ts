@@ -340,6 +340,18 @@ test('a write failure that cannot be undone fails the log', async (t) => {
   await assert.rejects(produce(log, [makeBatch(1)]), code('KAFKA_STORAGE_ERROR'))
 })
 
+test('a failed fsync fails the log: later appends answer KAFKA_STORAGE_ERROR and add nothing', async (t) => {
+  const { fs, faults } = faultFs()
+  const { log } = await openLog(t, { flushIntervalMessages: 1 }, fs)
+  await produce(log, [makeBatch(1, 0, 'ok')])
+  faults.failSync = (p) => p.endsWith('.log')
+  await assert.rejects(produce(log, [makeBatch(1, 0, 'unsynced')]), code('KAFKA_STORAGE_ERROR'))
+  const end = log.logEndOffset
+  await assert.rejects(produce(log, [makeBatch(1, 0, 'after')]), code('KAFKA_STORAGE_ERROR'))
+  assert.equal(log.logEndOffset, end)
+  assert.equal(log.recoveryPoint, 1, 'the recovery point stays at the last successful fsync')
+})
+
 test('a full index rolls the segment', async (t) => {
   // 24 bytes: 3 offset-index entries, 2 time-index entries (one kept for the final entry)
   const { log } = await openLog(t, { maxIndexSizeBytes: 24, indexIntervalBytes: 0 })
