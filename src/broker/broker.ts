@@ -18,6 +18,13 @@ import type { BrokerConfig } from './config.js'
 import { BrokerConfigService } from './config-service.js'
 import { topicDefaults } from './topic-config.js'
 
+/**
+ * Requests of one connection handled at once. Kafka handles one at a time per connection; a few
+ * let a pipelining producer overlap its appends, while bounding what one connection can make the
+ * broker hold (each in-flight Fetch may build up to fetch.max.bytes of response).
+ */
+const MAX_IN_FLIGHT_PER_CONNECTION = 5
+
 export interface BrokerDeps {
   config: BrokerConfig
   logger: Logger
@@ -87,7 +94,7 @@ export class Broker {
         config: {
           maxRequestBytes: config.get('socket.request.max.bytes'),
           connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
-          maxInFlightPerConnection: Math.max(1, Math.min(config.get('queued.max.requests'), 100)),
+          maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,
         },
         dispatcher: new RequestDispatcher(createRegistry(), services),
         clock,

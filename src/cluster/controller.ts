@@ -15,7 +15,8 @@ import type { ReplicaManager } from '../replication/replica-manager.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { Logger } from '../util/logger.js'
 import type { MetadataStore, TopicRecord } from './metadata-store.js'
-import { unifyCollisionChars, validateTopicName } from './topic-names.js'
+import { INTERNAL_TOPICS, unifyCollisionChars, validateTopicName } from './topic-names.js'
+import { randomTopicId } from './uuid.js'
 
 /** Kafka's Long.MAX_VALUE ("never") arrives as MAX_SAFE_INTEGER; the storage layer says Infinity. */
 const never = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? Number.POSITIVE_INFINITY : n)
@@ -38,8 +39,12 @@ const MAX_PARTITIONS = 100_000
 export class Controller implements TopicService {
   /** Effective configs, cached per (immutable) topic record. */
   private readonly effective = new WeakMap<TopicRecord, TopicConfigValues>()
-  /** Topic creations in progress, so concurrent auto-creations of one name share one. */
-  private readonly creating = new Map<string, Promise<TopicRecord>>()
+  /**
+   * Creations and deletions of one topic name run one at a time, in call order: a delete never
+   * overlaps a re-creation of the same name, and concurrent auto-creations find the first one's
+   * topic instead of racing it.
+   */
+  private readonly locks = new Map<string, Promise<unknown>>()
 
   constructor(
     private readonly store: MetadataStore,
@@ -95,8 +100,23 @@ export class Controller implements TopicService {
     return logConfigOf(this.effectiveConfig(topic))
   }
 
-  async create(spec: TopicSpec, validateOnly: boolean): Promise<TopicRecord> {
+  create(spec: TopicSpec, validateOnly: boolean): Promise<TopicRecord> {
     validateTopicName(spec.name)
+    return this.withTopicLock(spec.name, () => this.createLocked(spec, validateOnly))
+  }
+
+  private withTopicLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(name) ?? Promise.resolve()
+    const run = prev.then(fn)
+    const tail = run.catch(() => {})
+    this.locks.set(name, tail)
+    void tail.then(() => {
+      if (this.locks.get(name) === tail) this.locks.delete(name)
+    })
+    return run
+  }
+
+  private async createLocked(spec: TopicSpec, validateOnly: boolean): Promise<TopicRecord> {
     if (this.store.getTopic(spec.name)) throw new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${spec.name}' already exists.`)
     const unified = unifyCollisionChars(spec.name)
     const clash = this.store.listTopics().find((t) => unifyCollisionChars(t.name) === unified)
@@ -153,42 +173,52 @@ export class Controller implements TopicService {
     return this.createNow(spec.name, partitions, replicationFactor, configs)
   }
 
-  private createNow(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<TopicRecord> {
-    const inFlight = this.creating.get(name)
-    if (inFlight) return inFlight.then(() => Promise.reject(new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`)))
-    const run = (async () => {
-      const topic = await this.store.createTopic({ name, partitions, replicationFactor, configs })
-      const logConfig = this.logConfigOf(topic)
-      for (let i = 0; i < partitions; i++) await this.replicas.createPartition(name, i, topic.topicId, logConfig)
-      this.logger.info('created topic', { topic: name, partitions, topicId: topic.topicId })
+  /**
+   * Creates the logs first, then records the topic in the store: a failure or crash in between
+   * leaves only logs with an id the store never knew, which start-up removes, never a topic with
+   * missing partitions.
+   */
+  private async createNow(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<TopicRecord> {
+    const topicId = randomTopicId()
+    const logConfig = logConfigOf(resolveTopicConfig(this.config, configs))
+    let created = 0
+    try {
+      for (; created < partitions; created++) await this.replicas.createPartition(name, created, topicId, logConfig)
+      const topic = await this.store.createTopic({ name, topicId, partitions, replicationFactor, configs })
+      this.logger.info('created topic', { topic: name, partitions, topicId })
       return topic
-    })()
-    this.creating.set(name, run)
-    return run.finally(() => this.creating.delete(name))
+    } catch (err) {
+      for (let i = 0; i < created; i++) await this.replicas.deletePartition(name, i).catch(() => {})
+      if (err instanceof KafkaError) throw err
+      this.logger.error('creating a topic failed', { topic: name, err })
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not create the logs of topic '${name}'`)
+    }
   }
 
   async getOrAutoCreate(name: string, allowed: boolean): Promise<TopicRecord | undefined> {
     const existing = this.store.getTopic(name)
     if (existing) return existing
-    const inFlight = this.creating.get(name)
-    if (inFlight) return inFlight
     validateTopicName(name)
-    if (!allowed || !this.config.get('auto.create.topics.enable')) return undefined
-    try {
-      return await this.create({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false)
-    } catch (err) {
-      // Lost a race with another creation of the same name: that topic is the answer.
+    // Internal topics are created by their coordinators, with their own partition counts and
+    // compaction, never as ordinary auto-created topics.
+    if (!allowed || !this.config.get('auto.create.topics.enable') || INTERNAL_TOPICS.has(name)) return undefined
+    return this.withTopicLock(name, async () => {
       const now = this.store.getTopic(name)
-      if (now) return now
-      throw err
-    }
+      if (now) return now // created by whoever held the lock before us
+      const spec = { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }
+      return this.createLocked(spec, false)
+    })
   }
 
-  async delete(name: string): Promise<void> {
-    const t = this.store.getTopic(name)
-    if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-    await this.store.deleteTopic(name)
-    for (let i = 0; i < t.partitions; i++) await this.replicas.deletePartition(name, i)
-    this.logger.info('deleted topic', { topic: name, topicId: t.topicId })
+  delete(name: string): Promise<void> {
+    return this.withTopicLock(name, async () => {
+      const t = this.store.getTopic(name)
+      if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+      // The store first: from here the topic is gone for clients; a crash before the logs are
+      // removed leaves orphans that start-up removes.
+      await this.store.deleteTopic(name)
+      for (let i = 0; i < t.partitions; i++) await this.replicas.deletePartition(name, i)
+      this.logger.info('deleted topic', { topic: name, topicId: t.topicId })
+    })
   }
 }

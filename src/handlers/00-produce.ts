@@ -4,10 +4,15 @@
 // 1 and -1 (on one broker the ISR is this broker, so both complete once the append is written).
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION (internal or
 // illegal topic), CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR.
-import { CloseConnection } from '../network/types.js'
+//
+// Ordering: a producer pipelines requests on one connection and relies on them being appended in
+// the order sent. Requests of one connection therefore issue their appends in arrival order, even
+// when an earlier one first waits for a topic to be auto-created.
+import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
+import type { TopicRecord } from '../cluster/metadata-store.js'
+import { CloseConnection, type ConnectionInfo } from '../network/types.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js'
-import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 interface PartitionResult {
@@ -28,25 +33,32 @@ const failed = (index: number, err: unknown): PartitionResult => ({
   errorMessage: err instanceof KafkaError && err.message !== err.errorName ? err.message : null,
 })
 
-async function appendOne(
-  ctx: RequestContext,
-  topicName: string,
-  index: number,
-  records: Buffer | null,
-): Promise<PartitionResult> {
+/** Per connection: settles once the previous Produce request has issued all of its appends. */
+const appendsIssued = new WeakMap<ConnectionInfo, Promise<void>>()
+
+/** The topic, auto-created if allowed; a KafkaError otherwise. */
+async function resolveTopic(ctx: RequestContext, name: string): Promise<TopicRecord> {
+  if (INTERNAL_TOPICS.has(name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot produce to internal topic ${name}`)
+  const { topics } = ctx.broker
+  const topic = topics.get(name) ?? (await topics.getOrAutoCreate(name, true))
+  if (!topic) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+  return topic
+}
+
+function appendOne(ctx: RequestContext, topic: TopicRecord, index: number, records: Buffer | null): Promise<PartitionResult> {
   const { topics, replicas, logger } = ctx.broker
   try {
-    if (INTERNAL_TOPICS.has(topicName)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot produce to internal topic ${topicName}`)
-    // The common case stays synchronous up to the append, which keeps appends in request order.
-    const topic = topics.get(topicName) ?? (await topics.getOrAutoCreate(topicName, true))
-    if (!topic) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-    const p = replicas.require(topicName, index)
+    const p = replicas.require(topic.name, index)
     if (records === null || records.length === 0) throw new KafkaError('INVALID_RECORD', 'no records')
-    const res = await replicas.append(p, records, topics.effectiveConfig(topic)['max.message.bytes'])
-    return { index, errorCode: 0, ...res, errorMessage: null }
+    return replicas.append(p, records, topics.effectiveConfig(topic)['max.message.bytes']).then(
+      (res) => ({ index, errorCode: 0, ...res, errorMessage: null }),
+      (err) => {
+        if (!(err instanceof KafkaError)) logger.error('produce failed', { topic: topic.name, partition: index, err })
+        return failed(index, err)
+      },
+    )
   } catch (err) {
-    if (!(err instanceof KafkaError)) logger.error('produce failed', { topic: topicName, partition: index, err })
-    return failed(index, err)
+    return Promise.resolve(failed(index, err))
   }
 }
 
@@ -56,18 +68,41 @@ export default defineHandler(
   { minVersion: 3, maxVersion: 11, advertisedMinVersion: 0 },
   async (ctx, req) => {
     const acks = req.acks
-    const validAcks = acks === 0 || acks === 1 || acks === -1
-    // Start every partition's append now, in request order, so appends to one partition keep the
-    // order in which requests arrived even while earlier ones are still being written.
-    const pending = req.topicData.map((t) => ({
-      name: t.name,
-      partitionResponses: validAcks
-        ? t.partitionData.map((p) => appendOne(ctx, t.name, p.index, p.records))
-        : t.partitionData.map((p) => Promise.resolve(failed(p.index, new KafkaError('INVALID_REQUIRED_ACKS')))),
-    }))
-    const responses = await Promise.all(
-      pending.map(async (t) => ({ name: t.name, partitionResponses: await Promise.all(t.partitionResponses) })),
-    )
+    let responses: Array<{ name: string; partitionResponses: PartitionResult[] }>
+    if (acks !== 0 && acks !== 1 && acks !== -1) {
+      const invalid = new KafkaError('INVALID_REQUIRED_ACKS')
+      responses = req.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => failed(p.index, invalid)) }))
+    } else {
+      const previous = appendsIssued.get(ctx.conn)
+      let issued!: () => void
+      appendsIssued.set(ctx.conn, new Promise<void>((resolve) => (issued = resolve)))
+      let pending: Array<{ name: string; partitionResponses: Promise<PartitionResult>[] }>
+      try {
+        if (previous) await previous
+        // Every topic first (auto-creation may wait), then every append issued with no await in
+        // between, so the log receives them in request order.
+        const resolved = await Promise.all(
+          req.topicData.map((t) =>
+            resolveTopic(ctx, t.name).then(
+              (topic) => ({ topic, err: null }),
+              (err: unknown) => ({ topic: null, err }),
+            ),
+          ),
+        )
+        pending = req.topicData.map((t, i) => {
+          const { topic, err } = resolved[i]!
+          return {
+            name: t.name,
+            partitionResponses: t.partitionData.map((p) =>
+              topic ? appendOne(ctx, topic, p.index, p.records) : Promise.resolve(failed(p.index, err)),
+            ),
+          }
+        })
+      } finally {
+        issued()
+      }
+      responses = await Promise.all(pending.map(async (t) => ({ name: t.name, partitionResponses: await Promise.all(t.partitionResponses) })))
+    }
     if (acks === 0) {
       const bad = responses.flatMap((t) => t.partitionResponses).find((p) => p.errorCode !== ErrorCode.NONE.code)
       if (bad) throw new CloseConnection(`acks=0 produce failed with error ${bad.errorCode}`)

@@ -71,7 +71,14 @@ async function readAll(
         const hwSeen = p.log.highWatermark
         seen.push(() => p.log.highWatermark !== hwSeen)
         const limit = Math.max(0, Math.min(fp.partitionMaxBytes, remaining))
-        const read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
+        // Once the response is full, later partitions report their offsets without reading.
+        let read: { records: Buffer; highWatermark: number; logStartOffset: number }
+        if (limit === 0 && bytes > 0) {
+          if (fp.fetchOffset < p.log.logStartOffset || fp.fetchOffset > p.log.logEndOffset) throw new KafkaError('OFFSET_OUT_OF_RANGE')
+          read = { records: EMPTY, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset }
+        } else {
+          read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
+        }
         bytes += read.records.length
         remaining -= read.records.length
         partitions.push({

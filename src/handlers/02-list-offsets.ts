@@ -21,7 +21,8 @@ export default defineHandler(ListOffsetsRequest, ListOffsetsResponse, { minVersi
               const p = replicas.require(t.name, lp.partitionIndex)
               p.checkLeaderEpoch(lp.currentLeaderEpoch)
               const found = await replicas.listOffset(p, lp.timestamp)
-              return { partitionIndex: lp.partitionIndex, errorCode: 0, ...found, leaderEpoch: p.leaderEpoch }
+              // No matching record: offset and epoch are both unknown (-1), as Kafka answers.
+              return { partitionIndex: lp.partitionIndex, errorCode: 0, ...found, leaderEpoch: found.offset < 0 ? -1 : p.leaderEpoch }
             } catch (err) {
               return { partitionIndex: lp.partitionIndex, errorCode: toErrorCode(err), timestamp: -1, offset: -1, leaderEpoch: -1 }
             }

@@ -44,7 +44,8 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
     for (const rt of req.topics!) {
       try {
         if (rt.name === null || rt.name === '') {
-          if (rt.topicId === ZERO_UUID) throw new KafkaError('INVALID_REQUEST', 'topic without name or id')
+          // Topics may be named by id only from v12 (earlier versions cannot even carry a null name).
+          if (rt.topicId === ZERO_UUID || ctx.apiVersion < 12) throw new KafkaError('INVALID_REQUEST', 'topic without name or id')
           const byId = topics.getById(rt.topicId)
           if (!byId) throw new KafkaError('UNKNOWN_TOPIC_ID')
           out.push(describeTopic(ctx, byId))
@@ -54,7 +55,9 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
         if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
         out.push(describeTopic(ctx, t))
       } catch (err) {
-        out.push({ errorCode: toErrorCode(err), name: rt.name, topicId: rt.topicId, isInternal: false, partitions: [] })
+        // Below v12 the name cannot be null on the wire.
+        const name = rt.name ?? (ctx.apiVersion >= 12 ? null : '')
+        out.push({ errorCode: toErrorCode(err), name, topicId: rt.topicId, isInternal: false, partitions: [] })
       }
     }
   }

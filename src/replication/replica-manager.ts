@@ -66,7 +66,7 @@ export class ReplicaManager {
   /** Registers the logs found on disk at start-up (the controller then reconciles them with the store). */
   loadExisting(): void {
     for (const log of this.logs.all()) {
-      const p = new Partition(log.topic, log.partition, this.logs.topicIdOf(log.topic) ?? '', log)
+      const p = new Partition(log.topic, log.partition, log.topicId ?? '', log)
       log.highWatermark = log.logEndOffset
       this.partitions.set(p.key, p)
     }
@@ -85,7 +85,10 @@ export class ReplicaManager {
 
   async createPartition(topic: string, index: number, topicId: string, config?: Partial<LogConfig>): Promise<Partition> {
     const existing = this.get(topic, index)
-    if (existing) return existing
+    if (existing) {
+      if (existing.topicId !== topicId) throw new KafkaError('INCONSISTENT_TOPIC_ID', `${topic}-${index} belongs to another topic id`)
+      return existing
+    }
     const log = await this.logs.create(topic, index, topicId, config)
     log.highWatermark = log.logEndOffset
     const p = new Partition(topic, index, topicId, log)

@@ -242,6 +242,36 @@ describe('request semantics', () => {
     assert.ok(!all.topics.some((t) => t.name === 'auto-no'))
   })
 
+  test('pipelined produces to a topic being auto-created are appended in the order sent', async () => {
+    const ids = [0, 1, 2, 3, 4].map((i) =>
+      c.sendRequest(ProduceRequest, 9, {
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'auto-ordered', partitionData: [{ index: 0, records: batch([`m${i}`]) }] }],
+      }),
+    )
+    const offsets: number[] = []
+    for (const _ of ids) {
+      const frame = await c.nextFrame()
+      const res = ProduceResponse.decode(9, frame.subarray(5))
+      const p = res.responses[0]!.partitionResponses[0]!
+      assert.equal(p.errorCode, 0)
+      offsets.push(p.baseOffset)
+    }
+    assert.deepEqual(offsets, [0, 1, 2, 3, 4])
+  })
+
+  test('Metadata below v12 cannot name a topic by id: INVALID_REQUEST, and the connection stays usable', async () => {
+    const topicId = await createTopic('md-by-id', 1)
+    for (const version of [10, 11]) {
+      const res = await c.request(MetadataRequest, MetadataResponse, version, { topics: [{ topicId, name: '' }], allowAutoTopicCreation: false })
+      assert.equal(res.topics[0]!.errorCode, 42, `v${version}`)
+    }
+    const v12 = await c.request(MetadataRequest, MetadataResponse, 12, { topics: [{ topicId, name: null }], allowAutoTopicCreation: false })
+    assert.equal(v12.topics[0]!.errorCode, 0)
+    assert.equal(v12.topics[0]!.name, 'md-by-id')
+  })
+
   test('DeleteTopics v6 deletes by id, and the name is free again', async () => {
     const topicId = await createTopic('doomed', 2)
     const res = await c.request(DeleteTopicsRequest, DeleteTopicsResponse, 6, { topics: [{ name: null, topicId }], timeoutMs: 5000 })

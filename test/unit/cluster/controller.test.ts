@@ -128,6 +128,37 @@ describe('controller', () => {
     }
   })
 
+  test('create, delete and re-create of one name run in order and keep the last topic whole', async () => {
+    let b = await open(dir)
+    const first = b.controller.create(spec('race', { numPartitions: 4 }), false)
+    const del = b.controller.delete('race')
+    const second = b.controller.create(spec('race', { numPartitions: 3 }), false)
+    const auto = b.controller.getOrAutoCreate('race', true)
+    const [t1, , t2, t3] = await Promise.all([first, del, second, auto])
+    assert.notEqual(t1.topicId, t2.topicId)
+    assert.equal(t3?.topicId, t2.topicId, 'auto-creation found the re-created topic')
+    for (let i = 0; i < 3; i++) assert.equal(b.replicas.get('race', i)?.topicId, t2.topicId)
+    assert.equal(b.replicas.get('race', 3), undefined)
+    await b.close()
+    b = await open(dir)
+    try {
+      assert.equal(b.controller.get('race')?.topicId, t2.topicId)
+      for (let i = 0; i < 3; i++) assert.equal(b.replicas.get('race', i)?.topicId, t2.topicId, 'logs survive the restart')
+    } finally {
+      await b.close()
+    }
+  })
+
+  test('internal topics are never auto-created as ordinary topics', async () => {
+    const b = await open(dir)
+    try {
+      assert.equal(await b.controller.getOrAutoCreate('__consumer_offsets', true), undefined)
+      assert.equal(b.controller.get('__consumer_offsets'), undefined)
+    } finally {
+      await b.close()
+    }
+  })
+
   test('a deleted topic leaves nothing behind, and a log without a topic is removed at start-up', async () => {
     let b = await open(dir)
     await b.controller.create(spec('gone'), false)
