@@ -40,6 +40,8 @@ export const LOG_OVERHEAD = 12
 /** Smallest legal batchLength: a header with no records. */
 export const MIN_BATCH_LENGTH = BATCH_HEADER_SIZE - LOG_OVERHEAD
 export const CURRENT_MAGIC = 2
+/** The smallest possible record inside a v2 batch (see validateProducedBatches). */
+export const MIN_RECORD_BYTES = 7
 
 export const COMPRESSION_MASK = 0x07
 export const TIMESTAMP_TYPE_MASK = 0x08
@@ -203,6 +205,12 @@ export function validateProducedBatches(records: Buffer, opts: ValidateOptions):
         'INVALID_RECORD',
         `inconsistent batch: lastOffsetDelta ${h.lastOffsetDelta} with ${h.recordCount} records`,
       )
+    }
+    // An uncompressed record takes at least 7 bytes (length, attributes, timestamp and offset
+    // deltas, key and value lengths, header count: one varint byte each), so a count the batch
+    // cannot hold is a lie that would burn offsets.
+    if (h.compression === 0 && h.recordCount > (sizeBytes - BATCH_HEADER_SIZE) / MIN_RECORD_BYTES) {
+      throw new KafkaError('INVALID_RECORD', `batch of ${sizeBytes} bytes cannot hold ${h.recordCount} records`)
     }
     if (h.isControl) throw new KafkaError('INVALID_RECORD', 'clients may not write control batches')
     out.push(h)

@@ -165,6 +165,13 @@ test('validateProducedBatches: INVALID_RECORD cases', () => {
   writeBatchCrc(delta, 0)
   assert.throws(() => validateProducedBatches(delta, opts), code('INVALID_RECORD'))
 
+  // A count the bytes cannot hold, kept consistent with lastOffsetDelta so only the size check can catch it.
+  const inflated = batch(1)
+  inflated.writeInt32BE(1_000_000_000, RECORD_COUNT_OFFSET)
+  inflated.writeInt32BE(999_999_999, LAST_OFFSET_DELTA_OFFSET)
+  writeBatchCrc(inflated, 0)
+  assert.throws(() => validateProducedBatches(inflated, opts), code('INVALID_RECORD'))
+
   const control = batch(1)
   control.writeInt16BE(CONTROL_MASK, ATTRIBUTES_OFFSET)
   writeBatchCrc(control, 0)
