@@ -5,6 +5,8 @@ import { Controller, logConfigOf } from '../cluster/controller.js'
 import { LocalMetadataStore } from '../cluster/local-store.js'
 import type { MetadataStore } from '../cluster/metadata-store.js'
 import { ProducerIdManager } from '../cluster/producer-ids.js'
+import { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
+import { OffsetsTopicPersistence } from '../coordinator/group/offsets-topic.js'
 import { RequestDispatcher } from '../handlers/dispatcher.js'
 import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../handlers/services.js'
@@ -40,6 +42,7 @@ export class Broker {
     private readonly logger: Logger,
     private readonly store: MetadataStore,
     private readonly replicas: ReplicaManager,
+    private readonly groups: GroupCoordinator,
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
   ) {}
@@ -54,6 +57,7 @@ export class Broker {
 
     const store = await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') })
     let logs: LogManager | undefined
+    let groups: GroupCoordinator | undefined
     try {
       logs = await LogManager.open({
         fs,
@@ -67,6 +71,32 @@ export class Broker {
       replicas.loadExisting()
       const controller = new Controller(store, replicas, config, nodeId, logger.child('controller'))
       await controller.reconcile()
+
+      const offsetsTopic = new OffsetsTopicPersistence({
+        topics: controller,
+        replicas,
+        clock,
+        logger: logger.child('offsets'),
+        numPartitions: config.get('offsets.topic.num.partitions'),
+        replicationFactor: config.get('offsets.topic.replication.factor'),
+        segmentBytes: config.get('offsets.topic.segment.bytes'),
+      })
+      groups = new GroupCoordinator({
+        clock,
+        logger: logger.child('groups'),
+        persistence: offsetsTopic,
+        config: {
+          initialRebalanceDelayMs: config.get('group.initial.rebalance.delay.ms'),
+          minSessionTimeoutMs: config.get('group.min.session.timeout.ms'),
+          maxSessionTimeoutMs: config.get('group.max.session.timeout.ms'),
+          maxGroupSize: config.get('group.max.size'),
+          offsetsRetentionMs: config.get('offsets.retention.minutes') * 60_000,
+          offsetsRetentionCheckIntervalMs: config.get('offsets.retention.check.interval.ms'),
+          offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
+        },
+        ensureTopic: () => offsetsTopic.ensureTopic(),
+      })
+      await groups.load()
 
       const advertised = new Map<string, { host: string; port: number }>()
       const services: BrokerServices = {
@@ -88,6 +118,7 @@ export class Broker {
         replicas,
         producerIds: new ProducerIdManager(store),
         configs: new BrokerConfigService(config),
+        groups,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -106,8 +137,9 @@ export class Broker {
       for (const a of config.advertisedListeners) {
         advertised.set(a.name, { host: a.host, port: a.port === 0 ? (bound.get(a.name) ?? 0) : a.port })
       }
-      return new Broker(config, logger, store, replicas, network, advertised)
+      return new Broker(config, logger, store, replicas, groups, network, advertised)
     } catch (err) {
+      groups?.close()
       await logs?.close().catch(() => {})
       await store.close().catch(() => {})
       throw err
@@ -130,6 +162,8 @@ export class Broker {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.logger.info('shutting down')
+      // Held JoinGroup/SyncGroup answers go out first (NOT_COORDINATOR), so connections can drain.
+      this.groups.close()
       await this.network.close()
       await this.replicas.close()
       await this.store.close()

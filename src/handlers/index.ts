@@ -3,11 +3,22 @@ import produce from './00-produce.js'
 import fetch from './01-fetch.js'
 import listOffsets from './02-list-offsets.js'
 import metadata from './03-metadata.js'
+import offsetCommit from './08-offset-commit.js'
+import offsetFetch from './09-offset-fetch.js'
+import findCoordinator from './10-find-coordinator.js'
+import joinGroup from './11-join-group.js'
+import heartbeat from './12-heartbeat.js'
+import leaveGroup from './13-leave-group.js'
+import syncGroup from './14-sync-group.js'
+import describeGroups from './15-describe-groups.js'
+import listGroups from './16-list-groups.js'
 import apiVersions from './18-api-versions.js'
 import createTopics from './19-create-topics.js'
 import deleteTopics from './20-delete-topics.js'
 import initProducerId from './22-init-producer-id.js'
 import describeConfigs from './32-describe-configs.js'
+import deleteGroups from './42-delete-groups.js'
+import offsetDelete from './47-offset-delete.js'
 import describeCluster from './60-describe-cluster.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
@@ -17,11 +28,22 @@ export const allHandlers: Handler[] = [
   fetch,
   listOffsets,
   metadata,
+  offsetCommit,
+  offsetFetch,
+  findCoordinator,
+  joinGroup,
+  heartbeat,
+  leaveGroup,
+  syncGroup,
+  describeGroups,
+  listGroups,
   apiVersions,
   createTopics,
   deleteTopics,
   initProducerId,
   describeConfigs,
+  deleteGroups,
+  offsetDelete,
   describeCluster,
 ]
 

@@ -1,0 +1,56 @@
+// OffsetCommit v2–9. Partitions of unknown topics (or beyond a topic's partition count) are
+// answered UNKNOWN_TOPIC_OR_PARTITION here, as Kafka's KafkaApis does before the coordinator sees
+// the request; the rest go to the group coordinator in one commit, answered once durable.
+// generation -1 with an empty member id commits for a group without members (simple consumers,
+// admin offset resets); v2–4 retention_time_ms is honoured (-1 = offsets.retention.minutes).
+// Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, OFFSET_METADATA_TOO_LARGE, INVALID_GROUP_ID,
+// ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS,
+// GROUP_ID_NOT_FOUND (v9, unknown group), COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR,
+// COORDINATOR_NOT_AVAILABLE.
+import { ErrorCode } from '../protocol/errors.js'
+import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
+import { defineHandler } from './define.js'
+import type { OffsetToCommit } from './services.js'
+
+export default defineHandler(OffsetCommitRequest, OffsetCommitResponse, { minVersion: 2, maxVersion: 9 }, async (ctx, req) => {
+  const { topics, groups } = ctx.broker
+  const results = req.topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })),
+  }))
+  const offsets: OffsetToCommit[] = []
+  const slots: Array<{ errorCode: number }> = []
+  req.topics.forEach((t, ti) => {
+    const topic = topics.get(t.name)
+    t.partitions.forEach((p, pi) => {
+      const slot = results[ti]!.partitions[pi]!
+      if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) {
+        slot.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+        return
+      }
+      offsets.push({
+        topic: t.name,
+        partition: p.partitionIndex,
+        offset: p.committedOffset,
+        leaderEpoch: p.committedLeaderEpoch,
+        metadata: p.committedMetadata,
+      })
+      slots.push(slot)
+    })
+  })
+  if (offsets.length > 0) {
+    const codes = await groups.commitOffsets({
+      groupId: req.groupId,
+      generationId: req.generationIdOrMemberEpoch,
+      memberId: req.memberId,
+      groupInstanceId: ctx.apiVersion >= 7 ? req.groupInstanceId : null,
+      retentionTimeMs: ctx.apiVersion <= 4 ? req.retentionTimeMs : -1,
+      offsets,
+      apiVersion: ctx.apiVersion,
+    })
+    codes.forEach((c, i) => {
+      slots[i]!.errorCode = c
+    })
+  }
+  return { throttleTimeMs: 0, topics: results }
+})

@@ -1,0 +1,65 @@
+// FindCoordinator v0–6; v4+ batches keys (coordinatorKeys → coordinators[]). Every group is
+// coordinated by this broker for now (the leader of its `__consumer_offsets` partition, once
+// there are several brokers); `__consumer_offsets` is created on the first group lookup, as
+// Kafka creates it, and the answer waits for it.
+// key_type 0 (group): a group id longer than 255 characters is answered INVALID_GROUP_ID (our
+//   limit, coordinator/group/limits.ts: the same answer the group APIs give; Kafka has no limit);
+//   the empty id is a valid key, as in Kafka (OffsetCommit/OffsetFetch accept it).
+// key_type 1 (transaction): COORDINATOR_NOT_AVAILABLE — transactions are not served yet.
+// Any other key type (2 = share groups, …): INVALID_REQUEST, as Kafka answers an unknown type.
+import { groupIdError } from '../coordinator/group/limits.js'
+import { ErrorCode, type ErrorName } from '../protocol/errors.js'
+import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'
+import { defineHandler } from './define.js'
+
+interface Answer {
+  key: string
+  nodeId: number
+  host: string
+  port: number
+  errorCode: number
+  errorMessage: string | null
+}
+
+const GROUP = 0
+const TRANSACTION = 1
+
+export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { minVersion: 0, maxVersion: 6 }, async (ctx, req) => {
+  const { broker } = ctx
+  const keys = ctx.apiVersion >= 4 ? req.coordinatorKeys : [req.key]
+  const keyType = ctx.apiVersion >= 1 ? req.keyType : GROUP
+  const fail = (key: string, name: ErrorName, errorMessage: string | null = null): Answer => ({
+    key,
+    nodeId: -1,
+    host: '',
+    port: -1,
+    errorCode: ErrorCode[name].code,
+    errorMessage,
+  })
+
+  let topicError: string | null = null
+  if (keyType === GROUP && keys.some((k) => groupIdError(k, 'admin') === null)) {
+    try {
+      await broker.groups.ensureCoordinatorTopic()
+    } catch (err) {
+      broker.logger.warn('cannot create the group coordinator topic', { err })
+      topicError = err instanceof Error ? err.message : String(err)
+    }
+  }
+  const me = broker.brokers(ctx.conn.listenerName).find((b) => b.nodeId === broker.nodeId)
+
+  const answer = (key: string): Answer => {
+    if (keyType === TRANSACTION) return fail(key, 'COORDINATOR_NOT_AVAILABLE', 'transactions are not supported yet')
+    if (keyType !== GROUP) return fail(key, 'INVALID_REQUEST', `unknown coordinator key type ${keyType}`)
+    const invalid = groupIdError(key, 'admin')
+    if (invalid) return fail(key, 'INVALID_GROUP_ID', invalid)
+    if (topicError !== null) return fail(key, 'COORDINATOR_NOT_AVAILABLE', topicError)
+    if (!me) return fail(key, 'COORDINATOR_NOT_AVAILABLE', 'no endpoint on this listener')
+    return { key, nodeId: me.nodeId, host: me.host, port: me.port, errorCode: 0, errorMessage: null }
+  }
+
+  const answers = keys.map(answer)
+  if (ctx.apiVersion >= 4) return { throttleTimeMs: 0, coordinators: answers }
+  const a = answers[0]!
+  return { throttleTimeMs: 0, errorCode: a.errorCode, errorMessage: a.errorMessage, nodeId: a.nodeId, host: a.host, port: a.port }
+})
