@@ -188,13 +188,12 @@ export class ClassicGroup {
   }
 
   /**
-   * Every member has rejoined. Members still pending after MEMBER_ID_REQUIRED are not counted and
-   * do not hold the rebalance up (Kafka waits for them, up to their session timeout; we do not, so
-   * a client that never comes back cannot stall the group — it triggers the next rebalance when it
-   * does come back).
+   * Every member has rejoined and no member is still pending after MEMBER_ID_REQUIRED (as Kafka:
+   * the rebalance waits for a pending member to come back with its id, or for its session timeout
+   * to drop it, so members starting together land in one generation).
    */
   get hasAllMembersJoined(): boolean {
-    return this.numAwaitingJoin === this.members.size
+    return this.numAwaitingJoin === this.members.size && this.pendingMembers.size === 0
   }
 
   /** The largest rebalance timeout of the members (Kafka's group.rebalanceTimeoutMs). */

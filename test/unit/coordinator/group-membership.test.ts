@@ -311,7 +311,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
     assert.equal(m1.lastJoin!.protocolName, 'range', 'the only protocol all three support')
   })
 
-  it('releases a held JoinGroup when its connection closes; a new member goes back to pending', async () => {
+  it('releases a held JoinGroup when its connection closes; the new member goes back to pending and is waited for until its session timeout', async () => {
     const h = setup()
     const a = new TestMember(h, 'g')
     await formGroup(h, [a])
@@ -325,16 +325,19 @@ describe('group coordinator: join, sync, heartbeat', () => {
     conn.abort()
     await flush()
     assert.ok(held.done, 'released')
-    // a alone completes the rebalance: the disconnected member is not waited for.
+    // As Kafka, the rebalance waits for the pending member to come back with its id...
     const aj = a.join()
+    await flush()
+    assert.equal(aj.done, false, 'held while a member is pending')
+    // ...until its session timeout drops it; then a alone completes the rebalance.
+    await h.advance(SESSION_MS)
     await flush()
     assert.equal(aj.value!.errorCode, 0)
     assert.deepEqual(a.lastJoin!.members.map((m) => m.memberId), [a.memberId])
-    // Its retry with the same id is still welcome.
+    // Dropped, its id is no longer known: the client must join afresh.
     const retry = track(h.coordinator.joinGroup(joinParams('g', { memberId: id })))
     await flush()
-    assert.equal(h.coordinator.groupState('g'), 'PreparingRebalance')
-    assert.equal(retry.done, false)
+    assert.equal(retry.value!.errorCode, 25) // UNKNOWN_MEMBER_ID
   })
 })
 
