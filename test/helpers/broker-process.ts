@@ -4,6 +4,7 @@
 // serves; we wait for it (15 s), then hand back host/port and controls. Every child is tracked and
 // SIGKILLed when the test process exits, so a failing test never leaves a broker behind.
 
+import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { constants as osConstants, tmpdir } from 'node:os'
@@ -243,4 +244,17 @@ export async function startBrokerProcess(opts: StartBrokerOptions = {}): Promise
 export function makeTempDir(prefix = 'tributary-it-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix))
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
+}
+
+/**
+ * End of a test file: the broker must still be running, and must then stop cleanly (exit code 0
+ * after SIGTERM); its data is removed either way.
+ */
+export async function stopAndCheck(broker: BrokerProcess | undefined): Promise<void> {
+  if (!broker) return
+  const alive = broker.alive()
+  const code = await broker.stop()
+  await broker.cleanup()
+  assert.ok(alive, `broker was not running at the end of the file; stderr tail:\n${broker.stderr().slice(-3000)}`)
+  assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
 }

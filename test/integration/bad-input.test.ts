@@ -16,7 +16,7 @@ import { Reader } from '../../src/protocol/primitives/reader.js'
 import { Writer } from '../../src/protocol/primitives/writer.js'
 import { CRC_OFFSET } from '../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../src/protocol/records/builder.js'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { assertServes, frame, RawClient } from '../helpers/clients.js'
 
 const TOPIC = 'bad-input'
@@ -55,12 +55,7 @@ describe('bad input', () => {
   })
 
   after(async () => {
-    if (!broker) return
-    const alive = broker.alive()
-    const code = await broker.stop()
-    await broker.cleanup()
-    assert.ok(alive, `broker process still alive after all bad input; stderr tail:\n${broker.stderr().slice(-3000)}`)
-    assert.equal(code, 0, 'exit code after SIGTERM')
+    await stopAndCheck(broker)
   })
 
   const withClient = async <T>(fn: (c: RawClient) => Promise<T>): Promise<T> => {

@@ -6,7 +6,7 @@ import { encodeSubscription } from '../../src/coordinator/group/consumer-protoco
 import { JoinGroupRequest, JoinGroupResponse } from '../../src/protocol/messages/11-join-group.js'
 import { HeartbeatRequest, HeartbeatResponse } from '../../src/protocol/messages/12-heartbeat.js'
 import { SyncGroupRequest, SyncGroupResponse } from '../../src/protocol/messages/14-sync-group.js'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { assertServes, RawClient } from '../helpers/clients.js'
 
 describe('bad consumer-group input', () => {
@@ -30,11 +30,7 @@ describe('bad consumer-group input', () => {
 
   after(async () => {
     c?.close()
-    if (broker) {
-      assert.ok(broker.alive(), 'the broker survived every bad input')
-      assert.equal(await broker.stop(), 0)
-      await broker.cleanup()
-    }
+    await stopAndCheck(broker)
   })
 
   test('session timeout outside the allowed range: INVALID_SESSION_TIMEOUT', async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, type TestContext, test } from 'node:test'
 import { type Admin, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { makeRecords, type ProducedRecord } from '../helpers/clients.js'
 import {
   Cohort,
@@ -99,13 +99,7 @@ describe('consumer groups: kafkajs', () => {
   after(async () => {
     await producer?.disconnect().catch(() => {})
     await admin?.disconnect().catch(() => {})
-    if (broker) {
-      const alive = broker.alive()
-      const code = await broker.stop()
-      await broker.cleanup()
-      assert.ok(alive, 'broker was still running at the end of the file')
-      assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
-    }
+    await stopAndCheck(broker)
   })
 
   const suite = (t: TestContext): GroupSuite => ({ ...base, log: (m) => t.diagnostic(m) })

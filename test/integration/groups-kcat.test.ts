@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, type TestContext, test } from 'node:test'
 import { Admin } from '@platformatic/kafka'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { kcatInput, runKcat } from '../helpers/clients.js'
 import {
   GROUP_BROKER_OVERRIDES,
@@ -48,13 +48,7 @@ describe('consumer groups: kcat (librdkafka)', () => {
 
   after(async () => {
     await admin?.close().catch(() => {})
-    if (broker) {
-      const alive = broker.alive()
-      const code = await broker.stop()
-      await broker.cleanup()
-      assert.ok(alive, 'broker was still running at the end of the file')
-      assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
-    }
+    await stopAndCheck(broker)
   })
 
   const suite = (t: TestContext): GroupSuite => ({ ...base, log: (m) => t.diagnostic(m) })

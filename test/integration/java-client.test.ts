@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 
 /** dist/test/integration/java-client.test.js → test/interop/java (the sources, not dist). */
 const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
@@ -90,13 +90,7 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
   })
 
   after(async () => {
-    if (broker) {
-      const alive = broker.alive()
-      const code = await broker.stop()
-      await broker.cleanup()
-      assert.ok(alive, 'broker was still running at the end of the file')
-      assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
-    }
+    await stopAndCheck(broker)
   })
 
   // A test, not a hook: a missing java/mvn or a broken build counts as a failed test.

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Admin } from '@platformatic/kafka'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import {
   assertSameRecords,
   expectedByPartition,
@@ -48,13 +48,7 @@ describe('kcat (librdkafka) client', () => {
   })
 
   after(async () => {
-    if (broker) {
-      const alive = broker.alive()
-      const code = await broker.stop()
-      await broker.cleanup()
-      assert.ok(alive, 'broker was still running at the end of the file')
-      assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
-    }
+    await stopAndCheck(broker)
   })
 
   const produce = async (rs: ProducedRecord[], acks: string, phase: string) => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Admin, compatibilityPartitioner, ProduceAcks, type ProduceResult, Producer, stringSerializers } from '@platformatic/kafka'
-import { type BrokerProcess, startBrokerProcess } from '../helpers/broker-process.js'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import {
   assertSameRecords,
   expectedByPartition,
@@ -42,13 +42,7 @@ describe('@platformatic/kafka client', () => {
   after(async () => {
     await producer?.close().catch(() => {})
     await admin?.close().catch(() => {})
-    if (broker) {
-      const alive = broker.alive()
-      const code = await broker.stop()
-      await broker.cleanup()
-      assert.ok(alive, 'broker was still running at the end of the file')
-      assert.equal(code, 0, `broker exit code after SIGTERM; stderr tail:\n${broker.stderr().slice(-3000)}`)
-    }
+    await stopAndCheck(broker)
   })
 
   test('CreateTopics makes a 3-partition topic that Metadata reports', async () => {
