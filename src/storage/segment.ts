@@ -270,7 +270,9 @@ export class LogSegment {
    * when no batch of this segment contains offset.
    */
   async read(offset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean, end: number) {
-    const loc = await this.findBatch(offset, end, Math.max(maxBytes, READ_CHUNK_BYTES))
+    // The batch sought usually starts within one index interval of the index entry the scan starts
+    // from, so reading that much more than maxBytes serves most reads with this one read.
+    const loc = await this.findBatch(offset, end, Math.max(maxBytes + this.config.indexIntervalBytes, READ_CHUNK_BYTES))
     if (!loc) return null
     const { header, position } = loc
     let buf = loc.buf

@@ -142,6 +142,21 @@ test('a tail read costs one positional read', async (t) => {
   }
 })
 
+test('a read from the middle of a long log fills max_bytes with one positional read', async (t) => {
+  const { fs, faults } = faultFs()
+  const { log } = await openLog(t, { indexIntervalBytes: 4096 }, fs)
+  for (let i = 0; i < 3000; i++) await produce(log, [makeBatch(2, i, 'x', 100)])
+  const maxBytes = 256 * 1024
+  for (const offset of [1001, 2500, 3333]) {
+    const reads = faults.reads
+    const bytes = faults.readBytes
+    const r = await log.read(offset, maxBytes, log.logEndOffset, true)
+    assert.ok(r.records.length > maxBytes - 1024, `a full response at ${offset}: ${r.records.length}`)
+    assert.equal(faults.reads - reads, 1, `reads at ${offset}`)
+    assert.ok(faults.readBytes - bytes <= maxBytes + 4096 + 64 * 1024, `bytes read at ${offset}`)
+  }
+})
+
 test('offsetForTimestamp finds the first record with timestamp ≥ target; maxTimestampAndOffset', async (t) => {
   const { log } = await openLog(t, { segmentBytes: 700, indexIntervalBytes: 100 })
   assert.equal(await log.offsetForTimestamp(0), null)
