@@ -1,0 +1,241 @@
+// The fixed scenarios of `npm run bench` (issue 6 item 3), each run the same way against both brokers.
+import type { Broker, JavaEnv } from './brokers.js'
+import {
+  consumerPerformance,
+  endToEndLatency,
+  fixedRateEndToEnd,
+  type PerfProduceOptions,
+  perfConsume,
+  perfE2e,
+  perfProduce,
+  type ProducerOptions,
+  producerPerformance,
+} from './generators.js'
+
+export interface Metric {
+  key: string
+  label: string
+  unit: string
+  better: 'higher' | 'lower'
+}
+
+export interface Counts {
+  mode: 'quick' | 'full'
+  runs: number
+  startupRuns: number
+  produce100: number
+  /** records per `tributary perf produce` run (it is several times faster than the Java producer) */
+  perfProduce100: number
+  produce1k: number
+  consume: number
+  e2eRate: number
+  e2eRecords: number
+  pingpong: number
+}
+
+export const COUNTS: Record<'quick' | 'full', Counts> = {
+  quick: { mode: 'quick', runs: 1, startupRuns: 1, produce100: 200_000, perfProduce100: 500_000, produce1k: 30_000, consume: 500_000, e2eRate: 20_000, e2eRecords: 60_000, pingpong: 500 },
+  full: { mode: 'full', runs: 3, startupRuns: 3, produce100: 3_000_000, perfProduce100: 10_000_000, produce1k: 500_000, consume: 10_000_000, e2eRate: 20_000, e2eRecords: 300_000, pingpong: 3_000 },
+}
+
+/** What a scenario's run gets: the Java tools (when Java is there) and the broker under test. */
+export interface RunContext {
+  tools: JavaEnv | null
+  broker: Broker
+  round: number
+}
+
+export interface Scenario {
+  name: string
+  title: string
+  /** The load generator, as printed in the results. */
+  generator: string
+  /** java: Kafka's tools (needs Java and bench/kafka/target); perf: `tributary perf`; none: the harness itself. */
+  needs: 'java' | 'perf' | 'none'
+  partitions: number
+  params: Record<string, unknown>
+  metrics: Metric[]
+  /** The topic a run uses (created beforehand with `partitions` partitions). */
+  topic(round: number): string
+  /** Untimed set-up once per broker before the first run (fills the consume topic). */
+  prepare?(ctx: RunContext): Promise<string>
+  run(ctx: RunContext): Promise<Record<string, number>>
+}
+
+export const PEAK_RSS: Metric = { key: 'peak_rss_mb', label: 'broker peak RSS', unit: 'MiB', better: 'lower' }
+
+const RPS: Metric = { key: 'records_per_sec', label: 'throughput', unit: 'records/s', better: 'higher' }
+const MBPS: Metric = { key: 'mb_per_sec', label: 'throughput', unit: 'MB/s', better: 'higher' }
+const produceMetrics: Metric[] = [
+  RPS,
+  { key: 'p50_ms', label: 'produce latency p50', unit: 'ms', better: 'lower' },
+  { key: 'p99_ms', label: 'produce latency p99', unit: 'ms', better: 'lower' },
+]
+
+function needTools(ctx: RunContext): JavaEnv {
+  if (!ctx.tools) throw new Error('Java tools are not available')
+  return ctx.tools
+}
+
+function produceScenario(name: string, title: string, recordSize: number, acks: '1' | 'all', records: number): Scenario {
+  const base = { records, recordSize, acks, lingerMs: 5, batchSize: 65_536 }
+  // MB/s is in every run's JSON; the table shows it where records/s alone says little (1 KB records).
+  const metrics = recordSize >= 1024 ? [RPS, MBPS, ...produceMetrics.slice(1)] : produceMetrics
+  return {
+    name,
+    title,
+    generator: 'Kafka ProducerPerformance (Java producer)',
+    needs: 'java',
+    partitions: 8,
+    params: { ...base, partitions: 8, throughput: 'unthrottled', compression: 'none' },
+    metrics,
+    topic: (round) => `${name}-r${round}`,
+    async run(ctx) {
+      const o: ProducerOptions = { ...base, topic: this.topic(ctx.round) }
+      const r = await producerPerformance(needTools(ctx), ctx.broker.bootstrap, o)
+      return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, p50_ms: r.p50Ms, p99_ms: r.p99Ms, avg_ms: r.avgMs, p999_ms: r.p999Ms }
+    },
+  }
+}
+
+const CONSUME_TOPIC = 'consume-100b'
+
+async function fillConsumeTopic(ctx: RunContext, records: number): Promise<string> {
+  const o = { topic: CONSUME_TOPIC, records, recordSize: 100, acks: '1' as const, lingerMs: 5, batchSize: 65_536 }
+  const t0 = performance.now()
+  const r = ctx.tools ? await producerPerformance(ctx.tools, ctx.broker.bootstrap, o) : await perfProduce(ctx.broker.bootstrap, o)
+  return `filled ${CONSUME_TOPIC} with ${records.toLocaleString('en-US')} records in ${((performance.now() - t0) / 1000).toFixed(1)} s (${Math.round(r.recordsPerSec).toLocaleString('en-US')} records/s)`
+}
+
+export function scenarios(c: Counts): Scenario[] {
+  const e2eTopic = (name: string) => (round: number) => `${name}-r${round}`
+  const list: Scenario[] = [
+    produceScenario('produce-100b-acks1', '100-byte records to 8 partitions, acks=1', 100, '1', c.produce100),
+    produceScenario('produce-100b-acksall', '100-byte records to 8 partitions, acks=all (RF 1)', 100, 'all', c.produce100),
+    produceScenario('produce-1kb-acks1', '1 KB records to 8 partitions, acks=1', 1024, '1', c.produce1k),
+    {
+      name: 'consume-100b',
+      title: `consume ${c.consume.toLocaleString('en-US')} 100-byte records from 8 partitions (page cache)`,
+      generator: 'Kafka ConsumerPerformance (Java consumer, new group per run)',
+      needs: 'java',
+      partitions: 8,
+      params: { records: c.consume, recordSize: 100, partitions: 8, fetchSize: 1_048_576 },
+      metrics: [
+        { ...RPS, label: 'throughput (fetch)' },
+        { key: 'overall_records_per_sec', label: 'throughput incl. group join', unit: 'records/s', better: 'higher' },
+      ],
+      topic: () => CONSUME_TOPIC,
+      prepare: (ctx) => fillConsumeTopic(ctx, c.consume),
+      async run(ctx) {
+        const r = await consumerPerformance(needTools(ctx), ctx.broker.bootstrap, CONSUME_TOPIC, c.consume)
+        return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, overall_records_per_sec: r.overallRecordsPerSec, rebalance_ms: r.rebalanceMs }
+      },
+    },
+    {
+      name: 'e2e-20k',
+      title: `end-to-end latency at a fixed ${c.e2eRate.toLocaleString('en-US')} records/s (100 B, 8 partitions, acks=1)`,
+      generator: 'FixedRateEndToEnd (Java producer + consumer in one JVM, bench/kafka/src)',
+      needs: 'java',
+      partitions: 8,
+      params: { records: c.e2eRecords, rate: c.e2eRate, recordSize: 100, acks: '1', lingerMs: 0, warmupRecords: Math.min(c.e2eRecords / 4, c.e2eRate) },
+      metrics: [
+        { key: 'p50_ms', label: 'e2e latency p50', unit: 'ms', better: 'lower' },
+        { key: 'p99_ms', label: 'e2e latency p99', unit: 'ms', better: 'lower' },
+        { key: 'p999_ms', label: 'e2e latency p99.9', unit: 'ms', better: 'lower' },
+      ],
+      topic: e2eTopic('e2e-20k'),
+      async run(ctx) {
+        const r = await fixedRateEndToEnd(needTools(ctx), ctx.broker.bootstrap, this.topic(ctx.round), c.e2eRecords, c.e2eRate, 100, '1')
+        return { p50_ms: r.p50Ms, p95_ms: r.p95Ms!, p99_ms: r.p99Ms, p999_ms: r.p999Ms, max_ms: r.maxMs!, avg_ms: r.avgMs, achieved_rate: r.rate! }
+      },
+    },
+    {
+      name: 'e2e-pingpong',
+      title: 'end-to-end latency, one 100-byte record in flight (1 partition, acks=1)',
+      generator: 'Kafka EndToEndLatency',
+      needs: 'java',
+      partitions: 1,
+      params: { records: c.pingpong, recordSize: 100, acks: '1', partitions: 1 },
+      metrics: [
+        { key: 'avg_ms', label: 'e2e latency avg', unit: 'ms', better: 'lower' },
+        { key: 'p99_ms', label: 'e2e latency p99', unit: 'ms', better: 'lower' },
+      ],
+      topic: e2eTopic('e2e-pingpong'),
+      async run(ctx) {
+        const r = await endToEndLatency(needTools(ctx), ctx.broker.bootstrap, this.topic(ctx.round), c.pingpong, 100, '1')
+        return { avg_ms: r.avgMs, p50_ms: r.p50Ms, p99_ms: r.p99Ms, p999_ms: r.p999Ms }
+      },
+    },
+  ]
+
+  // `tributary perf` as the second load generator (used when the CLI has it).
+  const perfProduceScenario = (name: string, title: string, acks: '1' | 'all'): Scenario => {
+    const base = { records: c.perfProduce100, recordSize: 100, acks, lingerMs: 5, batchSize: 65_536 }
+    return {
+      name,
+      title,
+      generator: 'tributary perf produce',
+      needs: 'perf',
+      partitions: 8,
+      params: { ...base, partitions: 8 },
+      metrics: produceMetrics,
+      topic: (round) => `${name}-r${round}`,
+      async run(ctx) {
+        const o: PerfProduceOptions = { ...base, topic: this.topic(ctx.round) }
+        const r = await perfProduce(ctx.broker.bootstrap, o)
+        return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, p50_ms: r.p50Ms, p99_ms: r.p99Ms, avg_ms: r.avgMs, p999_ms: r.p999Ms }
+      },
+    }
+  }
+  list.push(
+    perfProduceScenario('perf-produce-100b-acks1', '100-byte records to 8 partitions, acks=1 (tributary perf)', '1'),
+    perfProduceScenario('perf-produce-100b-acksall', '100-byte records to 8 partitions, acks=all (tributary perf)', 'all'),
+    {
+      name: 'perf-consume-100b',
+      title: `consume ${c.consume.toLocaleString('en-US')} 100-byte records from 8 partitions (tributary perf)`,
+      generator: 'tributary perf consume',
+      needs: 'perf',
+      partitions: 8,
+      params: { records: c.consume, recordSize: 100, partitions: 8 },
+      metrics: [RPS],
+      topic: () => CONSUME_TOPIC,
+      prepare: (ctx) => fillConsumeTopic(ctx, c.consume),
+      async run(ctx) {
+        const r = await perfConsume(ctx.broker.bootstrap, CONSUME_TOPIC, c.consume)
+        return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec }
+      },
+    },
+    {
+      name: 'perf-e2e-20k',
+      title: `end-to-end latency at a fixed ${c.e2eRate.toLocaleString('en-US')} records/s (tributary perf)`,
+      generator: 'tributary perf e2e',
+      needs: 'perf',
+      partitions: 8,
+      params: { records: c.e2eRecords, rate: c.e2eRate, recordSize: 100, acks: '1', lingerMs: 0, partitions: 8 },
+      metrics: [
+        { key: 'p50_ms', label: 'e2e latency p50', unit: 'ms', better: 'lower' },
+        { key: 'p99_ms', label: 'e2e latency p99', unit: 'ms', better: 'lower' },
+        { key: 'p999_ms', label: 'e2e latency p99.9', unit: 'ms', better: 'lower' },
+      ],
+      topic: e2eTopic('perf-e2e-20k'),
+      async run(ctx) {
+        const r = await perfE2e(ctx.broker.bootstrap, this.topic(ctx.round), c.e2eRecords, c.e2eRate, 100, '1')
+        return { p50_ms: r.p50Ms, p95_ms: r.p95Ms!, p99_ms: r.p99Ms, p999_ms: r.p999Ms, avg_ms: r.avgMs }
+      },
+    },
+  )
+  for (const s of list) s.metrics = [...s.metrics, PEAK_RSS]
+  return list
+}
+
+/** Start-up is measured by the harness itself (spawn → first ApiVersions answer), on an empty directory. */
+export const STARTUP: { name: string; title: string; metrics: Metric[] } = {
+  name: 'startup',
+  title: 'broker start-up on an empty data directory: spawn → first ApiVersions answer',
+  metrics: [
+    { key: 'startup_ms', label: 'start-up to first answer', unit: 'ms', better: 'lower' },
+    { key: 'idle_rss_mb', label: 'RSS 1 s after start, idle', unit: 'MiB', better: 'lower' },
+  ],
+}
+
+export const SCENARIO_NAMES = (c: Counts) => [STARTUP.name, ...scenarios(c).map((s) => s.name)]
