@@ -2,6 +2,7 @@
 // tests can run it with a fake startBroker, fake signals and a fake exit.
 //
 //   tributary start [server.properties] [--config <file>] [--override key=value ...]
+//   tributary perf produce | consume | e2e [options]   (see perf/command.ts)
 //   tributary --version
 //
 // `start` takes its config file either positionally, as kafka-server-start.sh does
@@ -12,6 +13,7 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError, parseOverride } from '../broker/config.js'
 import { MetadataFileError } from '../cluster/local-store.js'
 import { createLogger, type Logger, type LogLevel } from '../util/logger.js'
+import { registerPerfCommand } from './perf/command.js'
 
 /** What the CLI needs from startBroker (src/broker/start.ts). */
 export interface CliStartOptions {
@@ -61,6 +63,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
     .action(async (positional: string | undefined, opts: { config?: string; override: string[]; logLevel: string }) => {
       await startCommand(positional, opts, deps)
     })
+
+  registerPerfCommand(program, deps)
 
   try {
     await program.parseAsync([...argv])

@@ -1,0 +1,115 @@
+// `tributary perf produce | consume | e2e`, like Kafka's kafka-producer-perf-test.sh,
+// kafka-consumer-perf-test.sh and EndToEndLatency, on Tributary's own client (src/client).
+//
+//   tributary perf produce --topic t --num-records 5000000 --record-size 100 --acks 1 --partitions 8
+//   tributary perf consume --topic t
+//   tributary perf e2e --topic t --num-records 100000 --throughput 20000
+//
+// Exit codes: 0 success, 1 failure (the broker refused, timed out, or could not be reached),
+// 2 usage error. The first SIGINT/SIGTERM stops generating and prints the summary of what was
+// done; a second one exits 1 at once.
+import type { Command } from 'commander'
+import { ClientError } from '../../client/errors.js'
+import type { CliDeps } from '../program.js'
+import { runConsume } from './consume.js'
+import { runE2e } from './e2e.js'
+import type { PerfIo } from './io.js'
+import {
+  acksOption,
+  bootstrapDefault,
+  compressionOption,
+  intOption,
+  secondsOption,
+  throughputOption,
+  UsageError,
+} from './options.js'
+import { runProduce } from './produce.js'
+
+const INT32_MAX = 0x7fffffff
+
+function common(cmd: Command): Command {
+  return cmd
+    .requiredOption('--topic <name>', 'topic to use')
+    .option(
+      '--bootstrap-server <host:port,...>',
+      'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)',
+      bootstrapDefault(),
+    )
+    .option('--json', 'print the summary as one JSON object on stdout', false)
+    .option('--client-id <id>', 'client id sent with every request', 'tributary-perf')
+    .option('--request-timeout-ms <ms>', 'timeout of each request', intOption(1, INT32_MAX), 30_000)
+}
+
+function producing(cmd: Command, defaults: { lingerMs: number; throughput: string }): Command {
+  return cmd
+    .option('--record-size <bytes>', 'value size of each record', intOption(0, 100 * 1024 * 1024), 100)
+    .option('--throughput <records/s>', 'target rate in records/s; -1 = unthrottled', throughputOption, Number(defaults.throughput))
+    .option('--acks <acks>', 'all (-1), 1 or 0', acksOption, -1)
+    .option('--batch-size <bytes>', 'record batch size (bytes)', intOption(1, INT32_MAX), 16_384)
+    .option('--linger-ms <ms>', 'wait this long for a batch to fill', intOption(0, INT32_MAX), defaults.lingerMs)
+    .option('--partitions <n>', 'create the topic with this many partitions if it does not exist', intOption(1, 1_000_000))
+    .option('--compression <type>', 'none (gzip, snappy, lz4 and zstd are not supported yet)', compressionOption, 'none')
+    .option('--max-in-flight <n>', 'Produce requests in flight per connection', intOption(1, 1000), 5)
+}
+
+export function registerPerfCommand(program: Command, deps: CliDeps): void {
+  const perf = program.command('perf').description('measure produce, consume and end-to-end throughput and latency')
+
+  producing(
+    common(perf.command('produce').description('produce records as fast as possible, or at a target rate')),
+    { lingerMs: 5, throughput: '-1' },
+  )
+    .option('--num-records <n>', 'records to produce', intOption(1))
+    .option('--duration <seconds>', 'produce for this long (with --num-records: whichever ends first)', secondsOption)
+    .option('--producers <n>', 'concurrent producer loops, each with its own connections', intOption(1, 1000), 1)
+    .option('--raw', 'send one pre-built batch per partition again and again (the broker ceiling)', false)
+    .action((opts) => execute(deps, (io) => runProduce(opts, io)))
+
+  common(perf.command('consume').description('read the topic from the beginning, without a consumer group'))
+    .option('--num-records <n>', 'records to read (default: up to the end offsets at start)', intOption(1))
+    .option('--duration <seconds>', 'read for this long', secondsOption)
+    .option('--fetch-size <bytes>', 'bytes per partition per Fetch', intOption(1, INT32_MAX), 1_048_576)
+    .option('--fetch-max-bytes <bytes>', 'bytes per Fetch response', intOption(1, INT32_MAX), 52_428_800)
+    .option('--timeout <ms>', 'fail after this long without new records', intOption(1), 10_000)
+    .action((opts) => execute(deps, (io) => runConsume(opts, io)))
+
+  producing(
+    common(perf.command('e2e').description('produce at a fixed rate and measure produce-to-consume latency')),
+    { lingerMs: 0, throughput: '1000' },
+  )
+    .option('--num-records <n>', 'records to send', intOption(1))
+    .option('--duration <seconds>', 'send for this long', secondsOption)
+    .option('--timeout <ms>', 'fail after this long without new records', intOption(1), 10_000)
+    .action((opts) => execute(deps, (io) => runE2e(opts, io)))
+}
+
+/** Runs one perf command and exits with its code. */
+async function execute(deps: CliDeps, run: (io: PerfIo) => Promise<void>): Promise<void> {
+  const stoppers: Array<() => void> = []
+  let signalled = false
+  const onSignal = () => {
+    if (signalled) {
+      deps.exit(1)
+      return
+    }
+    signalled = true
+    for (const fn of stoppers) fn()
+  }
+  deps.onSignal('SIGINT', onSignal)
+  deps.onSignal('SIGTERM', onSignal)
+  const io: PerfIo = { stdout: deps.stdout, stderr: deps.stderr, onStop: (fn) => stoppers.push(fn) }
+  try {
+    await run(io)
+  } catch (err) {
+    deps.stderr(`tributary perf: ${describe(err)}\n`)
+    deps.exit(err instanceof UsageError ? 2 : 1)
+    return
+  }
+  deps.exit(0)
+}
+
+function describe(err: unknown): string {
+  if (err instanceof UsageError || err instanceof ClientError) return err.message
+  if (err instanceof Error) return err.stack ?? err.message
+  return String(err)
+}

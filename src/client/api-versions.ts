@@ -1,0 +1,81 @@
+// Version negotiation (KIP-35, KIP-511). On every new connection the client sends ApiVersions and
+// keeps the broker's range per API key; each request then travels in the highest version that
+// both our declaration (src/protocol/messages) and the broker support.
+//
+// KIP-511: a broker that does not know our ApiVersions version answers in the v0 layout with
+// UNSUPPORTED_VERSION and its own ranges; we then retry with the highest ApiVersions version it
+// lists. The error code comes first in every version, so it is read before choosing the layout
+// (as Kafka's ApiVersionsResponse parsing does).
+import { VERSION } from '../broker/version.js'
+import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'
+import type { Message } from '../protocol/schema.js'
+import type { Connection } from './connection.js'
+import { ClientError, throwIfError } from './errors.js'
+
+export interface VersionRange {
+  min: number
+  max: number
+}
+
+const UNSUPPORTED_VERSION = 35
+
+export class ApiVersionTable {
+  constructor(readonly broker: ReadonlyMap<number, VersionRange>) {}
+
+  /** The broker's range for an API key, or undefined when it does not serve the API. */
+  brokerRange(apiKey: number): VersionRange | undefined {
+    return this.broker.get(apiKey)
+  }
+
+  /**
+   * The highest version of an API that our request and response declarations and the broker all
+   * support, optionally capped at maxVersion; UNSUPPORTED_VERSION when there is none.
+   */
+  pick(req: Message<any>, res: Message<any>, maxVersion = Number.MAX_SAFE_INTEGER): number {
+    const theirs = this.broker.get(req.apiKey)
+    if (!theirs) throw new ClientError('UNSUPPORTED_VERSION', `the broker does not serve ${req.name} (api key ${req.apiKey})`)
+    const min = Math.max(req.versions.min, res.versions.min, theirs.min)
+    const max = Math.min(req.versions.max, res.versions.max, theirs.max, maxVersion)
+    if (max < min) {
+      throw new ClientError(
+        'UNSUPPORTED_VERSION',
+        `${req.name}: the broker serves v${theirs.min}-${theirs.max}, this client v${req.versions.min}-${req.versions.max}` +
+          (maxVersion !== Number.MAX_SAFE_INTEGER ? ` (capped at v${maxVersion})` : ''),
+      )
+    }
+    return max
+  }
+}
+
+/** Sends ApiVersions on a fresh connection and stores the table on it. */
+export async function negotiateApiVersions(conn: Connection): Promise<ApiVersionTable> {
+  let version = ApiVersionsRequest.versions.max
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const res = await conn.send({
+      apiKey: ApiVersionsRequest.apiKey,
+      apiVersion: version,
+      flexibleHeader: ApiVersionsRequest.isFlexible(version),
+      responseHeaderVersion: 0, // always v0 for ApiVersions (KIP-511)
+      encodeBody: (w) =>
+        ApiVersionsRequest.codec(version).encode(w, { clientSoftwareName: 'tributary', clientSoftwareVersion: VERSION }),
+      decodeBody: (r) => {
+        const errorCode = r.buf.readInt16BE(r.pos)
+        return ApiVersionsResponse.codec(errorCode === UNSUPPORTED_VERSION ? 0 : version).decode(r)
+      },
+    })
+    const ranges = new Map<number, VersionRange>()
+    for (const k of res.apiKeys) ranges.set(k.apiKey, { min: k.minVersion, max: k.maxVersion })
+    if (res.errorCode === UNSUPPORTED_VERSION) {
+      const theirs = ranges.get(ApiVersionsRequest.apiKey)
+      const next = theirs ? Math.min(theirs.max, ApiVersionsRequest.versions.max) : -1
+      if (next < 0 || next >= version) break
+      version = next
+      continue
+    }
+    throwIfError(res.errorCode, `ApiVersions from ${conn.address}`)
+    const table = new ApiVersionTable(ranges)
+    conn.versions = table
+    return table
+  }
+  throw new ClientError('UNSUPPORTED_VERSION', `no ApiVersions version in common with ${conn.address}`)
+}
