@@ -69,14 +69,20 @@ export async function runE2e(o: E2eOptions, io: PerfIo): Promise<void> {
       e2e.start()
       acks.start()
       const stopProgress = startProgress(io, e2e, 'e2e', 'received')
-      const consumed = consumer.run()
+      // A consumer failure stops the producer; it is reported once both have ended.
+      let consumerFailure: { err: unknown } | undefined
+      const consumed = consumer.run().catch((err: unknown) => {
+        consumerFailure = { err }
+        producer.stop()
+      })
       try {
         await producer.run()
         consumer.setTarget(producer.recordsGenerated)
         await consumed
+        if (consumerFailure) throw consumerFailure.err
       } catch (err) {
         consumer.stop()
-        await consumed.catch(() => {})
+        await consumed
         throw err
       } finally {
         stopProgress()
