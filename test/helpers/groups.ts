@@ -1124,3 +1124,35 @@ if (process.argv[1] && resolvePath(process.argv[1]) === THIS_FILE && process.arg
     process.exit(1)
   })
 }
+
+/**
+ * Waits until m received every offset in [starts[p], ends[p]) of each partition, then checks it
+ * received nothing outside that range and each record once. `settleMs` waits a little longer first,
+ * so a record delivered again late is caught.
+ */
+export async function assertConsumedRange(
+  m: GroupMember,
+  starts: number[],
+  ends: number[],
+  what: string,
+  opts: { timeoutMs?: number; settleMs?: number } = {},
+): Promise<void> {
+  const have = () => {
+    const seen = starts.map(() => new Set<number>())
+    for (const r of m.records) seen[r.partition]?.add(r.offset)
+    return seen
+  }
+  await waitUntil(
+    `${m.name} to consume ${what}`,
+    () => have().every((s, p) => Array.from({ length: ends[p]! - starts[p]! }, (_, i) => starts[p]! + i).every((o) => s.has(o))),
+    () => `wanted [${starts}]..[${ends}], got per partition: ${have().map((s, p) => `${p}: ${s.size} (min ${Math.min(...s)})`).join('; ')}\n${m.summary()}`,
+    opts.timeoutMs ?? 20_000,
+  )
+  if (opts.settleMs) await sleep(opts.settleMs)
+  for (const r of m.records) {
+    assert.ok(r.offset >= starts[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, before the start ${starts[r.partition]}`)
+    assert.ok(r.offset < ends[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, beyond ${ends[r.partition]}`)
+  }
+  const total = ends.reduce((a, e, p) => a + e - starts[p]!, 0)
+  assert.equal(m.records.length, total, `${what}: each record once`)
+}

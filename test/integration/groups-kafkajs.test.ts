@@ -15,7 +15,6 @@ import {
   endOffsets,
   GROUP_BROKER_OVERRIDES,
   type GroupInspector,
-  type GroupMember,
   type GroupSuite,
   kafkajsInspector,
   scenarioChurn,
@@ -24,29 +23,9 @@ import {
   waitAllReceived,
   waitCommitted,
   waitSettled,
-  waitUntil,
+  assertConsumedRange,
 } from '../helpers/groups.js'
 
-/** Waits until m received every offset in [starts[p], ends[p]) of each partition, then checks it got nothing outside. */
-async function assertConsumedRange(m: GroupMember, starts: number[], ends: number[], what: string): Promise<void> {
-  const have = () => {
-    const seen = starts.map(() => new Set<number>())
-    for (const r of m.records) seen[r.partition]?.add(r.offset)
-    return seen
-  }
-  await waitUntil(
-    `${m.name} to consume ${what}`,
-    () => have().every((s, p) => Array.from({ length: ends[p]! - starts[p]! }, (_, i) => starts[p]! + i).every((o) => s.has(o))),
-    () => `wanted [${starts}]..[${ends}], got per partition: ${have().map((s, p) => `${p}: ${s.size} (min ${Math.min(...s)})`).join('; ')}\n${m.summary()}`,
-    20_000,
-  )
-  for (const r of m.records) {
-    assert.ok(r.offset >= starts[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, before the start ${starts[r.partition]}`)
-    assert.ok(r.offset < ends[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, beyond ${ends[r.partition]}`)
-  }
-  const total = ends.reduce((a, e, p) => a + e - starts[p]!, 0)
-  assert.equal(m.records.length, total, `${what}: each record once`)
-}
 
 function deleteGroupsErrors(e: unknown): { groupId: string; errorCode: number }[] {
   const x = e as { groups?: { groupId: string; errorCode: number }[]; originalError?: unknown; cause?: unknown }

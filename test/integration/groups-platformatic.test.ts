@@ -14,7 +14,6 @@ import {
   endOffsets,
   GROUP_BROKER_OVERRIDES,
   type GroupInspector,
-  type GroupMember,
   type GroupSuite,
   platformaticInspector,
   scenarioChurn,
@@ -24,7 +23,7 @@ import {
   waitAllReceived,
   waitCommitted,
   waitSettled,
-  waitUntil,
+  assertConsumedRange,
 } from '../helpers/groups.js'
 
 /** Kafka error ids (e.g. NON_EMPTY_GROUP) anywhere in a platformatic error tree. */
@@ -37,24 +36,6 @@ function errorIds(e: unknown, out: string[] = []): string[] {
   return out
 }
 
-async function assertConsumedRange(m: GroupMember, starts: number[], ends: number[], what: string): Promise<void> {
-  const have = () => {
-    const seen = starts.map(() => new Set<number>())
-    for (const r of m.records) seen[r.partition]?.add(r.offset)
-    return seen
-  }
-  await waitUntil(
-    `${m.name} to consume ${what}`,
-    () => have().every((s, p) => Array.from({ length: ends[p]! - starts[p]! }, (_, i) => starts[p]! + i).every((o) => s.has(o))),
-    () => `wanted [${starts}]..[${ends}], got per partition: ${have().map((s, p) => `${p}: ${s.size} (min ${Math.min(...s)})`).join('; ')}\n${m.summary()}`,
-    20_000,
-  )
-  for (const r of m.records) {
-    assert.ok(r.offset >= starts[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, before the start ${starts[r.partition]}`)
-  }
-  const total = ends.reduce((a, e, p) => a + e - starts[p]!, 0)
-  assert.equal(m.records.length, total, `${what}: each record once`)
-}
 
 describe('consumer groups: @platformatic/kafka', () => {
   let broker: BrokerProcess

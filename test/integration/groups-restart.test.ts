@@ -13,19 +13,19 @@ import { type Admin, Kafka, logLevel, Partitioners, type Producer } from 'kafkaj
 import { OffsetCommitRequest, OffsetCommitResponse, type OffsetCommitResponseData } from '../../src/protocol/messages/08-offset-commit.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
 import { type BrokerProcess, makeTempDir, startBrokerProcess } from '../helpers/broker-process.js'
-import { makeRecords, type ProducedRecord, RawClient, sleep } from '../helpers/clients.js'
+import { makeRecords, type ProducedRecord, RawClient } from '../helpers/clients.js'
 import {
   Cohort,
   endOffsets,
   GROUP_BROKER_OVERRIDES,
   type GroupInspector,
-  type GroupMember,
   kafkajsInspector,
   receiptCounts,
   waitAllReceived,
   waitCommitted,
   waitSettled,
   waitUntil,
+  assertConsumedRange,
 } from '../helpers/groups.js'
 
 const P = 3
@@ -65,29 +65,6 @@ async function clientsFor(broker: BrokerProcess): Promise<Clients> {
   }
 }
 
-/** Waits until m received every offset of [starts[p], ends[p]) and checks it received nothing else, once each. */
-async function assertConsumedRange(m: GroupMember, starts: number[], ends: number[], what: string): Promise<void> {
-  const have = () => {
-    const seen = starts.map(() => new Set<number>())
-    for (const r of m.records) seen[r.partition]?.add(r.offset)
-    return seen
-  }
-  await waitUntil(
-    `${m.name} to consume ${what}`,
-    () => have().every((s, p) => Array.from({ length: ends[p]! - starts[p]! }, (_, i) => starts[p]! + i).every((o) => s.has(o))),
-    () => `wanted [${starts}]..[${ends}], got per partition: ${have().map((s, p) => `${p}: ${s.size} (min ${Math.min(...s)})`).join('; ')}\n${m.summary()}`,
-    30_000,
-  )
-  await sleep(300)
-  const early = m.records.filter((r) => r.offset < starts[r.partition]!)
-  assert.equal(
-    early.length,
-    0,
-    `${what}: ${early.length} records before the committed offsets delivered again (e.g. partition ${early[0]?.partition} offset ${early[0]?.offset}, committed ${early[0] ? starts[early[0].partition] : ''})`,
-  )
-  const total = ends.reduce((a, e, p) => a + e - starts[p]!, 0)
-  assert.equal(m.records.length, total, `${what}: each record once`)
-}
 
 describe('consumer groups across broker restarts', () => {
   const dir = makeTempDir('tributary-groups-restart-')
@@ -163,8 +140,8 @@ describe('consumer groups across broker restarts', () => {
       const a2 = await cohort.add({ client: 'kafkajs', name: 'restart-a2', bootstrap: broker!.bootstrap, groupId: 'restart-a', topic, reset: 'earliest' })
       // Group b falls back to latest: lost commits would show as records missing.
       const b2 = await cohort.add({ client: 'kafkajs', name: 'restart-b2', bootstrap: broker!.bootstrap, groupId: 'restart-b', topic, reset: 'latest' })
-      await assertConsumedRange(a2, ends1, ends2, 'group a after the restart')
-      await assertConsumedRange(b2, mid, ends2, 'group b after the restart')
+      await assertConsumedRange(a2, ends1, ends2, 'group a after the restart', { timeoutMs: 30_000, settleMs: 300 })
+      await assertConsumedRange(b2, mid, ends2, 'group b after the restart', { timeoutMs: 30_000, settleMs: 300 })
     } catch (e) {
       t.diagnostic(`members:\n${cohort.summary()}\nbroker stderr tail:\n${broker?.stderr().slice(-2000)}`)
       throw e
@@ -261,7 +238,7 @@ describe('consumer groups across broker restarts', () => {
       await c.produce(topic, p4)
       const ends4 = endOffsets([...p3, ...p4], P)
       const k2 = await cohort.add({ client: 'kafkajs', name: 'kill-k2', bootstrap: broker!.bootstrap, groupId: 'restart-k', topic, reset: 'earliest' })
-      await assertConsumedRange(k2, ends3, ends4, 'group k after kill -9')
+      await assertConsumedRange(k2, ends3, ends4, 'group k after kill -9', { timeoutMs: 30_000, settleMs: 300 })
     } catch (e) {
       t.diagnostic(`members:\n${cohort.summary()}\nbroker stderr tail:\n${broker?.stderr().slice(-2000)}`)
       throw e
