@@ -11,4 +11,6 @@ await runCli(process.argv, {
   exit: (code) => process.exit(code),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  isTty: process.stderr.isTTY === true,
+  stdin: process.stdin,
 })

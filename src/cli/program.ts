@@ -13,7 +13,12 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError, parseOverride } from '../broker/config.js'
 import { MetadataFileError } from '../cluster/local-store.js'
 import { createLogger, type Logger, type LogLevel } from '../util/logger.js'
+import { registerClusterCommand } from './cluster.js'
+import { registerConsumeCommand } from './consume.js'
+import { registerGroupCommand } from './group.js'
 import { registerPerfCommand } from './perf/command.js'
+import { registerProduceCommand } from './produce.js'
+import { registerTopicCommand } from './topic.js'
 
 /** What the CLI needs from startBroker (src/broker/start.ts). */
 export interface CliStartOptions {
@@ -35,6 +40,10 @@ export interface CliDeps {
   exit(code: number): void
   stdout(text: string): void
   stderr(text: string): void
+  /** Whether stderr is a terminal (progress bars are drawn only then). */
+  isTty?: boolean
+  /** The process's stdin (tributary produce). */
+  stdin?: NodeJS.ReadableStream
   /** Logger factory (default: createLogger to stderr). */
   createLogger?(level: LogLevel): Logger
 }
@@ -64,6 +73,11 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
       await startCommand(positional, opts, deps)
     })
 
+  registerTopicCommand(program, deps)
+  registerProduceCommand(program, deps)
+  registerConsumeCommand(program, deps)
+  registerGroupCommand(program, deps)
+  registerClusterCommand(program, deps)
   registerPerfCommand(program, deps)
 
   try {

@@ -1,0 +1,5 @@
+// `tributary cluster`: being written (issue 7); this file only registers the name for now.
+import type { Command } from 'commander'
+import type { CliDeps } from './program.js'
+
+export function registerClusterCommand(_program: Command, _deps: CliDeps): void {}

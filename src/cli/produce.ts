@@ -1,0 +1,5 @@
+// `tributary produce`: being written (issue 7); this file only registers the name for now.
+import type { Command } from 'commander'
+import type { CliDeps } from './program.js'
+
+export function registerProduceCommand(_program: Command, _deps: CliDeps): void {}
