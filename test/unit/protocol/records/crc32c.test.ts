@@ -22,7 +22,7 @@ test('crc32c known vectors (RFC 3720 B.4 and the check value)', () => {
   assert.equal(crc32c(Buffer.from(Array.from({ length: 32 }, (_, i) => 31 - i))), 0x113fdb5c)
 })
 
-test('crc32c slicing-by-8 matches the bitwise reference on random ranges', () => {
+test('crc32c slicing-by-16 matches the bitwise reference on random ranges', () => {
   const buf = randomBytes(4099)
   for (const [s, e] of [
     [0, 4099],
@@ -33,6 +33,15 @@ test('crc32c slicing-by-8 matches the bitwise reference on random ranges', () =>
     [100, 1203],
   ] as const) {
     assert.equal(crc32c(buf, s, e), reference(buf, s, e), `range ${s}..${e}`)
+  }
+})
+
+test('crc32c reads views at any byte offset, and every length around the 16-byte stride', () => {
+  const backing = randomBytes(300)
+  for (let offset = 0; offset < 5; offset++) {
+    const view = backing.subarray(offset, offset + 200)
+    for (let len = 0; len <= 40; len++) assert.equal(crc32c(view, 0, len), reference(view, 0, len), `offset ${offset} len ${len}`)
+    assert.equal(crc32c(view, 9, 200), reference(view, 9, 200), `offset ${offset} from 9`)
   }
 })
 
