@@ -1,0 +1,38 @@
+// Apache Kafka 4.x, started from its jars on Maven Central (bench/kafka/pom.xml, the same broker
+// the benchmarks compare against), for tests that check our tools also work against Kafka itself.
+// Missing Java or Maven fails the test that asks for it; it never skips.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Broker, prepareKafka, startKafka } from '../../bench/harness/brokers.js'
+import { describeMachine } from '../../bench/harness/machine.js'
+
+export interface ApacheKafka {
+  bootstrap: string
+  version: string
+  stop(): Promise<void>
+  logTail(): string
+}
+
+export async function startApacheKafka(say: (s: string) => void = () => {}): Promise<ApacheKafka> {
+  const machine = await describeMachine()
+  const env = await prepareKafka(machine.java, machine.maven, say)
+  if ('skip' in env) throw new Error(`cannot run Apache Kafka: ${env.skip}`)
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-kafka-'))
+  let broker: Broker
+  try {
+    broker = await startKafka(env, dir)
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
+  return {
+    bootstrap: broker.bootstrap,
+    version: env.kafkaVersion,
+    logTail: () => broker.logTail(40),
+    async stop() {
+      await broker.stop(30_000)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
