@@ -1,6 +1,8 @@
 // The composition root: builds every service of one broker from its configuration, starts the
 // listeners, and shuts everything down in order — stop accepting requests, then flush the logs,
 // write the checkpoints and the clean-shutdown marker, then close the metadata store.
+import { statfs } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { Controller, logConfigOf } from '../cluster/controller.js'
 import { LocalMetadataStore } from '../cluster/local-store.js'
 import type { MetadataStore } from '../cluster/metadata-store.js'
@@ -9,11 +11,12 @@ import { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OffsetsTopicPersistence } from '../coordinator/group/offsets-topic.js'
 import { RequestDispatcher } from '../handlers/dispatcher.js'
 import { createRegistry } from '../handlers/index.js'
-import type { BrokerEndpoint, BrokerServices } from '../handlers/services.js'
+import type { BrokerEndpoint, BrokerServices, LogDirDescription } from '../handlers/services.js'
 import { NetworkServer } from '../network/server.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
 import { LogManager } from '../storage/log-manager.js'
+import { retentionConfigOf } from '../storage/retention.js'
 import { type Clock, systemClock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from './config.js'
@@ -59,18 +62,29 @@ export class Broker {
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
     try {
+      // Static config under the dynamic broker configs kept in the store (KIP-226).
+      const configs = new BrokerConfigService(config, store, logger.child('config'))
       logs = await LogManager.open({
         fs,
         clock,
         logDir: logDir!,
-        config: logConfigOf(topicDefaults(config)),
+        config: logConfigOf(topicDefaults(configs.config)),
         logger: logger.child('log'),
         checkpointIntervalMs: config.get('log.flush.offset.checkpoint.interval.ms'),
       })
       const replicas = new ReplicaManager(logs, clock, logger.child('replicas'))
       replicas.loadExisting()
-      const controller = new Controller(store, replicas, config, nodeId, logger.child('controller'))
+      const controller = new Controller(store, replicas, configs.config, nodeId, logger.child('controller'))
+      configs.onChange((c) => controller.updateBrokerConfig(c))
       await controller.reconcile()
+      // Retention reads each topic's current effective config at every run (dynamic changes apply).
+      logs.startRetention({
+        checkIntervalMs: config.get('log.retention.check.interval.ms'),
+        configOf: (log) => {
+          const topic = controller.get(log.topic)
+          return topic ? retentionConfigOf(controller.effectiveConfig(topic)) : null
+        },
+      })
 
       const offsetsTopic = new OffsetsTopicPersistence({
         topics: controller,
@@ -117,8 +131,9 @@ export class Broker {
         topics: controller,
         replicas,
         producerIds: new ProducerIdManager(store),
-        configs: new BrokerConfigService(config),
+        configs,
         groups,
+        logDirs: { describe: () => describeLogDirs(logDir!, replicas) },
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -171,4 +186,23 @@ export class Broker {
     })()
     return this.closing
   }
+}
+
+/**
+ * DescribeLogDirs' view of the one log dir: each hosted partition's segment bytes and lag, and
+ * the volume's size and usable bytes (statfs, as Kafka's getTotalSpace/getUsableSpace; -1 if
+ * the platform cannot tell).
+ */
+async function describeLogDirs(logDir: string, replicas: ReplicaManager): Promise<LogDirDescription[]> {
+  const partitions = [...replicas.all()].map((p) => ({
+    topic: p.topic,
+    partition: p.index,
+    sizeBytes: p.log.sizeBytes,
+    offsetLag: Math.max(p.log.highWatermark - p.log.logEndOffset, 0),
+  }))
+  const volume = await statfs(logDir).then(
+    (s) => ({ totalBytes: s.blocks * s.bsize, usableBytes: s.bavail * s.bsize }),
+    () => ({ totalBytes: -1, usableBytes: -1 }),
+  )
+  return [{ path: resolve(logDir), errorCode: 0, ...volume, partitions }]
 }

@@ -49,8 +49,6 @@ export interface ConfigKeyDef {
   readonly scope: 'broker' | 'topic'
   /** Topic configs: the broker configs supplying the default, highest priority first (Kafka's order). */
   readonly brokerSynonyms?: readonly TopicSynonym[]
-  /** Broker configs: cannot change without a restart (everything, until dynamic broker configs exist). */
-  readonly readOnly?: boolean
   /** Value is never shown (DescribeConfigs answers null). Passwords are always sensitive. */
   readonly sensitive?: boolean
   /** Accepted for Kafka compatibility; has no effect in Tributary. */

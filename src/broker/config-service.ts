@@ -1,17 +1,113 @@
-// DescribeConfigs answers, from the broker config and the topics' overrides.
-import type { TopicRecord } from '../cluster/metadata-store.js'
+// The broker's configuration at run time: the static config (file, environment, flags) under the
+// dynamic broker configs (KIP-226) kept in the metadata store — the cluster-wide default (resource
+// "") and this broker's own (resource = node id). DescribeConfigs answers from it; AlterConfigs and
+// IncrementalAlterConfigs on a BROKER resource change it here: validate, persist, then swap in the
+// new BrokerConfig and tell the listeners (the controller re-applies topic defaults to the live
+// logs), so a change takes effect without a restart and survives one.
+//
+// At start the stored sets are applied as Kafka does: a stored key that no longer validates (an
+// older or newer version wrote it) is skipped with a warning instead of stopping the broker.
+import type { MetadataStore, TopicRecord } from '../cluster/metadata-store.js'
 import type { ConfigEntry, ConfigService } from '../handlers/services.js'
+import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from './config.js'
+import { checkBrokerResourceName, validateDynamicBrokerConfigs } from './config-dynamic.js'
+import { isDynamicBrokerConfig } from './config-values.js'
 import { describeTopicConfig } from './topic-config.js'
 
+export type BrokerConfigListener = (config: BrokerConfig) => void
+
+type Store = Pick<MetadataStore, 'getBrokerConfigs' | 'setBrokerConfigs'>
+
 export class BrokerConfigService implements ConfigService {
-  constructor(private readonly config: BrokerConfig) {}
+  private current: BrokerConfig
+  private readonly listeners: BrokerConfigListener[] = []
+  /** Alterations run one at a time, so a read-modify-write never loses a concurrent one. */
+  private queue: Promise<unknown> = Promise.resolve()
+
+  /**
+   * `store` may be omitted for a broker without dynamic configs (tests); then changes are refused.
+   */
+  constructor(
+    private readonly staticConfig: BrokerConfig,
+    private readonly store?: Store,
+    private readonly logger?: Logger,
+  ) {
+    this.current = store ? this.loadStored(store) : staticConfig
+  }
+
+  /** The effective broker config: static, under the dynamic layers. */
+  get config(): BrokerConfig {
+    return this.current
+  }
+
+  /** Called with the new config after every applied change. */
+  onChange(listener: BrokerConfigListener): void {
+    this.listeners.push(listener)
+  }
 
   describeTopic(topic: TopicRecord, keys: string[] | null): ConfigEntry[] {
-    return describeTopicConfig(this.config, topic.configs, keys)
+    return describeTopicConfig(this.current, topic.configs, keys)
   }
 
   describeBroker(keys: string[] | null): ConfigEntry[] {
-    return this.config.describeKeys(keys)
+    return this.current.describeKeys(keys)
+  }
+
+  describeBrokerDefaults(keys: string[] | null): ConfigEntry[] {
+    return this.current.describeDynamicDefaults(keys)
+  }
+
+  brokerConfigs(resourceName: string): Record<string, string> {
+    checkBrokerResourceName(resourceName, this.staticConfig.nodeId)
+    return this.current.dynamicTexts(resourceName === '' ? 'default' : 'broker')
+  }
+
+  alterBrokerConfigs(
+    resourceName: string,
+    change: (current: Readonly<Record<string, string>>) => Record<string, string>,
+    validateOnly: boolean,
+  ): Promise<void> {
+    const run = async () => {
+      const level = resourceName === '' ? 'default' : 'broker'
+      const next = validateDynamicBrokerConfigs(change(this.brokerConfigs(resourceName)))
+      const other = this.current.dynamicTexts(level === 'default' ? 'broker' : 'default')
+      // Building the config checks the rules across keys (e.g. compaction lags) with both layers.
+      const config =
+        level === 'default' ? this.staticConfig.withDynamic(next, other) : this.staticConfig.withDynamic(other, next)
+      if (validateOnly) return
+      if (!this.store) throw new Error('dynamic broker configs need a metadata store')
+      await this.store.setBrokerConfigs(level === 'default' ? '' : String(this.staticConfig.nodeId), next)
+      this.current = config
+      this.logger?.info('dynamic broker config changed', { resource: resourceName === '' ? '<default>' : resourceName, configs: next })
+      for (const l of this.listeners) l(config)
+    }
+    const p = this.queue.then(run, run)
+    this.queue = p.catch(() => {})
+    return p
+  }
+
+  private loadStored(store: Store): BrokerConfig {
+    const usable = (set: Readonly<Record<string, string>>, what: string): Record<string, string> => {
+      const out: Record<string, string> = {}
+      for (const [k, v] of Object.entries(set)) {
+        try {
+          if (!isDynamicBrokerConfig(k)) throw new Error('it cannot be changed at run time')
+          Object.assign(out, validateDynamicBrokerConfigs({ [k]: v }))
+        } catch (err) {
+          this.logger?.warn('skipping a stored dynamic broker config', { resource: what, key: k, value: v, error: (err as Error).message })
+        }
+      }
+      return out
+    }
+    const nodeId = this.staticConfig.nodeId
+    const clusterDefault = usable(store.getBrokerConfigs(''), '<default>')
+    const broker = usable(store.getBrokerConfigs(String(nodeId)), String(nodeId))
+    try {
+      return this.staticConfig.withDynamic(clusterDefault, broker)
+    } catch (err) {
+      this.logger?.warn('ignoring the stored dynamic broker configs', { error: (err as Error).message })
+      return this.staticConfig
+    }
   }
 }

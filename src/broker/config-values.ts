@@ -264,6 +264,26 @@ export function topicNameOf(brokerConfigName: string): string | undefined {
   return BROKER_TO_TOPIC.get(brokerConfigName)
 }
 
+/**
+ * Broker configs that AlterConfigs / IncrementalAlterConfigs may change at run time (KIP-226), as
+ * Kafka's DynamicLogConfig allows: the first (highest-priority) broker synonym of every topic config
+ * — log.retention.ms but not log.retention.hours, log.roll.ms but not log.roll.hours — which flow
+ * into every topic without its own override. Also the thread-pool sizes Kafka resizes live, which
+ * Tributary accepts and ignores (one event loop). Kafka's other dynamic keys (listeners, SSL,
+ * connection quotas, cleaner threads) are read once at start in Tributary, so it refuses them
+ * rather than store a change that would not take effect.
+ */
+export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set([
+  ...(TOPIC_CONFIG_DEFS as readonly ConfigKeyDef[]).flatMap((t) => (t.brokerSynonyms?.length ? [t.brokerSynonyms[0]!.name] : [])),
+  'num.io.threads',
+  'num.network.threads',
+  'num.recovery.threads.per.data.dir',
+])
+
+export function isDynamicBrokerConfig(name: string): boolean {
+  return DYNAMIC_BROKER_CONFIGS.has(name)
+}
+
 /** The broker configs standing for the same setting as `name`, highest priority first (or just it). */
 export function brokerSynonymsOf(name: string): readonly string[] {
   return SYNONYM_GROUP.get(name) ?? [name]

@@ -16,6 +16,12 @@
 // configs take the first broker synonym that is set: log.retention.ms > .minutes > .hours,
 // log.roll.ms > log.roll.hours, log.flush.interval.ms > log.flush.scheduler.interval.ms; see
 // topic-config.ts). Value parsing and the DescribeConfigs vocabulary live in config-values.ts.
+//
+// Dynamic broker configs (KIP-226, set with AlterConfigs / IncrementalAlterConfigs on a BROKER
+// resource and kept in the metadata store) sit above all of these, as in Kafka: a per-broker value
+// beats the cluster-wide default, which beats the static config. A BrokerConfig stays immutable:
+// withDynamic() returns a new one with both dynamic layers over the same static settings
+// (config-dynamic.ts says which keys may be dynamic).
 import { type ParsedListener, parseListeners, parseSecurityProtocolMap } from '../network/listeners.js'
 import { type Fs, nodeFs } from '../storage/fs.js'
 import { PropertiesSyntaxError, parsePropertiesEntries } from '../util/properties.js'
@@ -26,7 +32,9 @@ import {
   brokerSynonymsOf,
   ConfigError,
   ConfigSource,
+  type ConfigSourceId,
   type DescribedConfig,
+  isDynamicBrokerConfig,
   parseConfigValue,
   TYPE_ID,
   topicConfigDef,
@@ -38,7 +46,16 @@ export * from './config-values.js'
 export * from './topic-config.js'
 
 /** Where a broker config value came from. */
-export type ConfigOrigin = 'default' | 'file' | 'env' | 'programmatic' | 'override'
+export type ConfigOrigin =
+  | 'default'
+  | 'file'
+  | 'env'
+  | 'programmatic'
+  | 'override'
+  /** KIP-226 cluster-wide default (resource name ""). */
+  | 'dynamic-default'
+  /** KIP-226 per-broker value (resource name = this node id). */
+  | 'dynamic-broker'
 
 /** A parsed listener: upper-cased name, protocol, host (0.0.0.0 = all interfaces), port (0 = any). */
 export type Listener = ParsedListener
@@ -57,6 +74,19 @@ export interface ConfigSetting {
 const DEFAULTS = new Map<string, ConfigSetting>()
 for (const [name, p] of BROKER_DEFAULTS) DEFAULTS.set(name, { ...p, origin: 'default' })
 
+/** The two KIP-226 layers, as parsed settings. */
+interface DynamicLayers {
+  clusterDefault: ReadonlyMap<string, ConfigSetting>
+  broker: ReadonlyMap<string, ConfigSetting>
+}
+const NO_DYNAMIC: DynamicLayers = { clusterDefault: new Map(), broker: new Map() }
+
+/** A value of one key at one level, for synonym lists: dynamic broker, dynamic default, static. */
+export interface LayeredValue {
+  text: string | null
+  source: ConfigSourceId
+}
+
 export class BrokerConfig {
   /** Effective node id (node.id, else broker.id). */
   readonly nodeId: number
@@ -69,7 +99,12 @@ export class BrokerConfig {
   /** Listener used between brokers (replication). */
   readonly interBrokerListenerName: string
 
-  private constructor(private readonly settings: Map<string, ConfigSetting>) {
+  private constructor(
+    private readonly settings: Map<string, ConfigSetting>,
+    /** The settings without the dynamic layers (what the file, environment and flags gave). */
+    private readonly staticSettings: Map<string, ConfigSetting> = settings,
+    private readonly dynamic: DynamicLayers = NO_DYNAMIC,
+  ) {
     this.nodeId = this.get('node.id')
     this.logDirs = this.get('log.dirs') ?? [this.get('log.dir')]
     if (this.logDirs.length === 0) throw new ConfigError('log.dirs is empty: give at least one directory', 'log.dirs', '')
@@ -95,22 +130,63 @@ export class BrokerConfig {
     }
     if (node && !broker) settings.set('broker.id', node)
     if (broker && !node) settings.set('node.id', broker)
-    const get = (k: string) => settings.get(k)!.value as number
-    if (get('group.min.session.timeout.ms') > get('group.max.session.timeout.ms')) {
-      throw new ConfigError(
-        `group.min.session.timeout.ms (${get('group.min.session.timeout.ms')}) must not exceed group.max.session.timeout.ms (${get('group.max.session.timeout.ms')})`,
-        'group.min.session.timeout.ms',
-        String(get('group.min.session.timeout.ms')),
-      )
-    }
-    if (get('log.cleaner.min.compaction.lag.ms') > get('log.cleaner.max.compaction.lag.ms')) {
-      throw new ConfigError(
-        'log.cleaner.min.compaction.lag.ms must not exceed log.cleaner.max.compaction.lag.ms',
-        'log.cleaner.min.compaction.lag.ms',
-        String(get('log.cleaner.min.compaction.lag.ms')),
-      )
-    }
+    checkCrossKeyRules(settings)
     return new BrokerConfig(settings)
+  }
+
+  /**
+   * This config's static settings under the given dynamic layers (each a full set: name → text).
+   * Throws ConfigError for an unknown name, an invalid value or a broken cross-key rule; which
+   * keys may be dynamic is the caller's check (config-dynamic.ts).
+   */
+  withDynamic(clusterDefault: Readonly<Record<string, string>>, broker: Readonly<Record<string, string>>): BrokerConfig {
+    const parseLayer = (set: Readonly<Record<string, string>>, origin: ConfigOrigin, where: string) => {
+      const out = new Map<string, ConfigSetting>()
+      for (const [k, raw] of Object.entries(set)) {
+        const def = brokerConfigDef(k)
+        if (!def) throw new ConfigError(`Unknown broker config name: ${k}`, k, raw)
+        const p = parseConfigValue(def, raw, where)
+        out.set(k, { value: p.value, text: p.text, origin })
+      }
+      return out
+    }
+    const layers: DynamicLayers = {
+      clusterDefault: parseLayer(clusterDefault, 'dynamic-default', 'the cluster-wide dynamic config'),
+      broker: parseLayer(broker, 'dynamic-broker', 'the dynamic config of this broker'),
+    }
+    const merged = new Map(this.staticSettings)
+    for (const [k, v] of layers.clusterDefault) merged.set(k, v)
+    for (const [k, v] of layers.broker) merged.set(k, v)
+    checkCrossKeyRules(merged)
+    return new BrokerConfig(merged, this.staticSettings, layers)
+  }
+
+  /** The texts of one dynamic layer (KIP-226): 'default' is resource "", 'broker' this node's. */
+  dynamicTexts(level: 'default' | 'broker'): Record<string, string> {
+    const layer = level === 'default' ? this.dynamic.clusterDefault : this.dynamic.broker
+    const out: Record<string, string> = {}
+    for (const [k, s] of layer) out[k] = s.text ?? ''
+    return out
+  }
+
+  /**
+   * Where the key is set, highest level first: this broker's dynamic value, the cluster-wide
+   * dynamic default, the static value. Empty when only the built-in default applies.
+   */
+  layered(name: string): LayeredValue[] {
+    const out: LayeredValue[] = []
+    const b = this.dynamic.broker.get(name)
+    if (b) out.push({ text: b.text, source: ConfigSource.DYNAMIC_BROKER_CONFIG })
+    const d = this.dynamic.clusterDefault.get(name)
+    if (d) out.push({ text: d.text, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG })
+    const s = this.staticSettings.get(name)
+    if (s && s.origin !== 'default') out.push({ text: s.text, source: ConfigSource.STATIC_BROKER_CONFIG })
+    return out
+  }
+
+  /** The DescribeConfigs source of the key's current value. */
+  sourceOf(name: string): ConfigSourceId {
+    return SOURCE_OF_ORIGIN[this.settings.get(name)?.origin ?? 'default']
   }
 
   /** The typed value of a broker config (null for an unset key without default). */
@@ -156,17 +232,44 @@ export class BrokerConfig {
     return d ? this.describeKey(d) : undefined
   }
 
+  /**
+   * DescribeConfigs on the cluster-wide default (resource name ""): only the keys set at that
+   * level (or only `names` among them), each with its dynamic default value and, as Kafka answers
+   * there, only the synonyms of that level.
+   */
+  describeDynamicDefaults(names?: readonly string[] | null): DescribedConfig[] {
+    const wanted = names && names.length > 0 ? names : [...this.dynamic.clusterDefault.keys()]
+    const out: DescribedConfig[] = []
+    for (const n of wanted) {
+      const s = this.dynamic.clusterDefault.get(n)
+      const d = brokerConfigDef(n)
+      if (!s || !d) continue
+      const full = this.describeKey(d)
+      out.push({
+        ...full,
+        value: full.isSensitive ? null : s.text,
+        source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+        isDefault: false,
+        synonyms: full.synonyms.filter((y) => y.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+      })
+    }
+    return out
+  }
+
   private describeKey(d: ConfigKeyDef): DescribedConfig {
     const s = this.settings.get(d.name)!
     const sensitive = d.type === 'password' || d.sensitive === true
-    const source = s.origin === 'default' ? ConfigSource.DEFAULT_CONFIG : ConfigSource.STATIC_BROKER_CONFIG
-    const synonyms: DescribedConfig['synonyms'] = []
-    for (const n of brokerSynonymsOf(d.name)) {
-      const o = this.settings.get(n)!
-      if (o.origin !== 'default') {
-        synonyms.push({ name: n, value: sensitive ? null : o.text, source: ConfigSource.STATIC_BROKER_CONFIG })
-      }
-    }
+    const source = SOURCE_OF_ORIGIN[s.origin]
+    // Kafka's order: every level first (this broker's dynamic value, the dynamic default, the
+    // static config), and within a level the synonyms by priority; then the built-in default.
+    const set: Array<LayeredValue & { name: string }> = []
+    for (const n of brokerSynonymsOf(d.name)) for (const l of this.layered(n)) set.push({ name: n, ...l })
+    set.sort((a, b) => a.source - b.source) // stable: names keep their priority order within a level
+    const synonyms: DescribedConfig['synonyms'] = set.map((l) => ({
+      name: l.name,
+      value: sensitive ? null : l.text,
+      source: l.source,
+    }))
     for (const n of brokerSynonymsOf(d.name)) {
       const def = DEFAULTS.get(n)!
       if (def.text !== null) {
@@ -178,13 +281,42 @@ export class BrokerConfig {
       name: d.name,
       value: sensitive ? null : s.text,
       source,
-      readOnly: d.readOnly ?? true,
+      readOnly: !isDynamicBrokerConfig(d.name),
       isDefault: s.origin === 'default',
       isSensitive: sensitive,
       synonyms,
       type: TYPE_ID[d.type],
       documentation: d.doc,
     }
+  }
+}
+
+const SOURCE_OF_ORIGIN: Record<ConfigOrigin, ConfigSourceId> = {
+  default: ConfigSource.DEFAULT_CONFIG,
+  file: ConfigSource.STATIC_BROKER_CONFIG,
+  env: ConfigSource.STATIC_BROKER_CONFIG,
+  programmatic: ConfigSource.STATIC_BROKER_CONFIG,
+  override: ConfigSource.STATIC_BROKER_CONFIG,
+  'dynamic-default': ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+  'dynamic-broker': ConfigSource.DYNAMIC_BROKER_CONFIG,
+}
+
+/** Rules across keys, checked on the static config and again under dynamic layers. */
+function checkCrossKeyRules(settings: ReadonlyMap<string, ConfigSetting>): void {
+  const get = (k: string) => settings.get(k)!.value as number
+  if (get('group.min.session.timeout.ms') > get('group.max.session.timeout.ms')) {
+    throw new ConfigError(
+      `group.min.session.timeout.ms (${get('group.min.session.timeout.ms')}) must not exceed group.max.session.timeout.ms (${get('group.max.session.timeout.ms')})`,
+      'group.min.session.timeout.ms',
+      String(get('group.min.session.timeout.ms')),
+    )
+  }
+  if (get('log.cleaner.min.compaction.lag.ms') > get('log.cleaner.max.compaction.lag.ms')) {
+    throw new ConfigError(
+      'log.cleaner.min.compaction.lag.ms must not exceed log.cleaner.max.compaction.lag.ms',
+      'log.cleaner.min.compaction.lag.ms',
+      String(get('log.cleaner.min.compaction.lag.ms')),
+    )
   }
 }
 

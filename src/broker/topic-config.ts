@@ -4,7 +4,10 @@
 // ServerTopicConfigSynonyms order: log.retention.ms > log.retention.minutes > log.retention.hours,
 // log.roll.ms > log.roll.hours, log.flush.interval.ms > log.flush.scheduler.interval.ms), converted
 // to the topic's unit; else the default of the first synonym that has one (log.retention.hours =
-// 168 → 604800000), else Kafka's LogConfig default.
+// 168 → 604800000), else Kafka's LogConfig default. "Sets" includes the dynamic broker configs
+// (KIP-226): a broker synonym's value is this broker's dynamic value, else the cluster-wide
+// dynamic default, else the static one — so a dynamic log.retention.ms reaches every topic
+// without its own retention.ms, as in Kafka.
 import type { BrokerConfig, BrokerConfigName } from './config.js'
 import type { ConfigKeyDef, TopicConfigName, TopicConfigValues } from './config-defs.js'
 import { TOPIC_CONFIG_DEFS } from './config-defs.js'
@@ -45,13 +48,18 @@ function computeTopicDefaults(c: BrokerConfig): TopicDefaults {
   for (const t of TOPIC_CONFIG_DEFS as readonly ConfigKeyDef[]) {
     const synonyms: DescribedConfig['synonyms'] = []
     let chosen: { value: unknown; text: string; source: ConfigSourceId } | undefined
-    // Explicitly set broker synonyms, highest priority first (log.retention.ms > .minutes > .hours).
+    // Explicitly set broker synonyms: the value comes from the highest-priority name that is set
+    // (log.retention.ms > .minutes > .hours), at its highest level; the synonyms are listed level
+    // by level (dynamic broker, dynamic default, static), by priority within a level, as Kafka does.
+    const set: Array<{ name: string; text: string | null; source: ConfigSourceId }> = []
     for (const s of t.brokerSynonyms ?? []) {
       const name = s.name as BrokerConfigName
       if (!c.isSet(name) || c.get(name) === null) continue
-      synonyms.push({ name: s.name, value: c.text(name), source: ConfigSource.STATIC_BROKER_CONFIG })
-      chosen ??= { ...scaled(t, c.get(name), s.factor), source: ConfigSource.STATIC_BROKER_CONFIG }
+      for (const l of c.layered(name)) set.push({ name: s.name, ...l })
+      chosen ??= { ...scaled(t, c.get(name), s.factor), source: c.sourceOf(name) }
     }
+    set.sort((a, b) => a.source - b.source) // stable: priority order kept within a level
+    for (const l of set) synonyms.push({ name: l.name, value: l.text, source: l.source })
     // Then the first synonym with a built-in default (log.retention.hours = 168), else the table.
     let dflt: ParsedConfigValue | undefined
     for (const s of t.brokerSynonyms ?? []) {

@@ -1,6 +1,12 @@
-// The controller: creates and deletes topics. It validates a request the way Kafka's controller
-// does, records the topic in the MetadataStore (the source of truth) and has the ReplicaManager
-// create or remove the local logs. On a single node every replica is this broker.
+// The controller: creates and deletes topics, adds partitions and changes topic configs. It
+// validates a request the way Kafka's controller does, records the change in the MetadataStore (the
+// source of truth) and has the ReplicaManager create, remove or reconfigure the local logs. On a
+// single node every replica is this broker.
+//
+// Config changes take effect without a restart, as in Kafka: a topic's new overrides, or new
+// dynamic broker defaults (updateBrokerConfig), are applied to its live partition logs at once
+// (segment size and age, index sizes, flush policy); the rest of a topic's effective config
+// (max.message.bytes, message.timestamp.*, retention) is read from effectiveConfig() at each use.
 //
 // Start-up reconciles the two: a topic in the store whose logs are missing gets them created, logs
 // that exist get the topic's config overrides, and a log whose topic is gone from the store (deleted
@@ -37,8 +43,8 @@ export function logConfigOf(c: TopicConfigValues): LogConfig {
 const MAX_PARTITIONS = 100_000
 
 export class Controller implements TopicService {
-  /** Effective configs, cached per (immutable) topic record. */
-  private readonly effective = new WeakMap<TopicRecord, TopicConfigValues>()
+  /** Effective configs, cached per (immutable) topic record; dropped when the broker config changes. */
+  private effective = new WeakMap<TopicRecord, TopicConfigValues>()
   /**
    * Creations and deletions of one topic name run one at a time, in call order: a delete never
    * overlaps a re-creation of the same name, and concurrent auto-creations find the first one's
@@ -49,7 +55,7 @@ export class Controller implements TopicService {
   constructor(
     private readonly store: MetadataStore,
     private readonly replicas: ReplicaManager,
-    private readonly config: BrokerConfig,
+    private config: BrokerConfig,
     private readonly nodeId: number,
     private readonly logger: Logger,
   ) {}
@@ -76,6 +82,21 @@ export class Controller implements TopicService {
 
   get(name: string): TopicRecord | undefined {
     return this.store.getTopic(name)
+  }
+
+  /**
+   * New broker-level defaults (dynamic broker configs): every topic's effective config is computed
+   * again and the live logs pick up the storage settings at once.
+   */
+  updateBrokerConfig(config: BrokerConfig): void {
+    this.config = config
+    this.effective = new WeakMap()
+    for (const t of this.store.listTopics()) this.applyLogConfig(t)
+  }
+
+  private applyLogConfig(topic: TopicRecord): void {
+    const logConfig = this.logConfigOf(topic)
+    for (let i = 0; i < topic.partitions; i++) this.replicas.get(topic.name, i)?.log.updateConfig(logConfig)
   }
 
   getById(topicId: string): TopicRecord | undefined {
@@ -208,6 +229,79 @@ export class Controller implements TopicService {
       const spec = { name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }
       return this.createLocked(spec, false)
     })
+  }
+
+  alterTopicConfigs(
+    name: string,
+    change: (current: Readonly<Record<string, string>>) => Record<string, string>,
+    validateOnly: boolean,
+  ): Promise<TopicRecord> {
+    return this.withTopicLock(name, async () => {
+      const t = this.store.getTopic(name)
+      if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${name}' does not exist.`)
+      const configs = validateTopicConfigs(change(t.configs), this.config)
+      if (validateOnly) return { ...t, configs }
+      const updated = await this.store.updateTopic(name, { configs })
+      this.applyLogConfig(updated)
+      this.logger.info('altered topic configs', { topic: name, configs })
+      return updated
+    })
+  }
+
+  createPartitions(name: string, count: number, assignments: number[][] | null, validateOnly: boolean): Promise<void> {
+    return this.withTopicLock(name, async () => {
+      const t = this.store.getTopic(name)
+      if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+      // Kafka's ReplicationControlManager wording.
+      if (count < t.partitions) {
+        throw new KafkaError('INVALID_PARTITIONS', `The topic ${name} currently has ${t.partitions} partition(s); ${count} would not be an increase.`)
+      }
+      if (count === t.partitions) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${t.partitions} partition(s).`)
+      if (count > MAX_PARTITIONS) throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be at most ${MAX_PARTITIONS}.`)
+      if (assignments !== null) this.checkNewAssignments(t, count, assignments)
+      if (validateOnly) return
+      const logConfig = this.logConfigOf(t)
+      let created = t.partitions
+      try {
+        for (; created < count; created++) await this.replicas.createPartition(name, created, t.topicId, logConfig)
+        await this.store.updateTopic(name, { partitions: count })
+      } catch (err) {
+        // Partitions the store never recorded are removed (start-up would remove them too).
+        for (let i = t.partitions; i < created; i++) await this.replicas.deletePartition(name, i).catch(() => {})
+        if (err instanceof KafkaError) throw err
+        this.logger.error('adding partitions failed', { topic: name, err })
+        throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not create the new partitions of topic '${name}'`)
+      }
+      this.logger.info('added partitions', { topic: name, from: t.partitions, to: count })
+    })
+  }
+
+  /** One replica list per new partition, each [this node] on a single broker (Kafka's checks and wording). */
+  private checkNewAssignments(t: TopicRecord, count: number, assignments: number[][]): void {
+    const adding = count - t.partitions
+    if (assignments.length !== adding) {
+      throw new KafkaError(
+        'INVALID_REPLICA_ASSIGNMENT',
+        `Attempted to add ${adding} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+      )
+    }
+    for (const replicas of assignments) {
+      if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.')
+      const seen = new Set<number>()
+      for (const b of replicas) {
+        if (seen.has(b)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${b} more than once.`)
+        seen.add(b)
+        if (b !== this.nodeId) {
+          throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${b}, but no such broker is registered.`)
+        }
+      }
+      if (replicas.length !== t.replicationFactor) {
+        throw new KafkaError(
+          'INVALID_REPLICA_ASSIGNMENT',
+          `The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not consistent with previous partitions, which have ${t.replicationFactor} replica(s).`,
+        )
+      }
+    }
   }
 
   delete(name: string): Promise<void> {

@@ -8,7 +8,10 @@
 //                              node.id=<id>. Written once, when the directory is formatted; the
 //                              cluster id survives restarts and a node.id or cluster.id mismatch
 //                              on open is an error (as in Kafka: the dir belongs to another broker).
-//   tributary-metadata.json    {"version":1,"clusterId","nextProducerId","topics":[…]}
+//   tributary-metadata.json    {"version":1,"clusterId","nextProducerId","topics":[…],
+//                              "brokerConfigs":{"": {…}, "<node id>": {…}}} — brokerConfigs (the
+//                              dynamic broker configs, KIP-226) is optional: files written before
+//                              it existed read as having none, and it is left out while empty.
 //   *.tmp                      a write in progress.
 //
 // Durability (DESIGN §3): each write goes temp file → fsync → rename over the old file → fsync of
@@ -60,6 +63,8 @@ interface Image {
   nextProducerId: number
   topics: Map<string, TopicRecord>
   byId: Map<string, TopicRecord>
+  /** Resource name ("" = cluster default, else a node id) → frozen dynamic config set. */
+  brokerConfigs: Map<string, Readonly<Record<string, string>>>
 }
 
 interface FileV1 {
@@ -67,7 +72,10 @@ interface FileV1 {
   clusterId: string
   nextProducerId: number
   topics: TopicRecord[]
+  brokerConfigs?: Record<string, Record<string, string>>
 }
+
+const NO_CONFIGS: Readonly<Record<string, string>> = Object.freeze({})
 
 const join = (dir: string, name: string) => (dir.endsWith('/') ? dir + name : `${dir}/${name}`)
 
@@ -114,7 +122,7 @@ export class LocalMetadataStore implements MetadataStore {
     const clusterId = stored ?? opts.clusterId ?? randomUuid(opts.random)
     const image: Image = data
       ? data
-      : { clusterId, nextProducerId: 0, topics: new Map(), byId: new Map() }
+      : { clusterId, nextProducerId: 0, topics: new Map(), byId: new Map(), brokerConfigs: new Map() }
     const store = new LocalMetadataStore(fs, dataDir, opts.clock, opts.random, nodeId, image)
     // meta.properties first: a dir with metadata but no meta.properties gets it back from the data.
     if (!meta) await store.writeFile(META_PROPERTIES, metaPropertiesText(clusterId, nodeId))
@@ -197,6 +205,23 @@ export class LocalMetadataStore implements MetadataStore {
     })
   }
 
+  getBrokerConfigs(resourceName: string): Readonly<Record<string, string>> {
+    return this.image.brokerConfigs.get(resourceName) ?? NO_CONFIGS
+  }
+
+  setBrokerConfigs(resourceName: string, configs: Readonly<Record<string, string>>): Promise<void> {
+    return this.mutate((img) => {
+      if (resourceName !== '' && !/^\d+$/.test(resourceName)) {
+        throw new KafkaError('INVALID_REQUEST', `Broker config resource must be "" or a node id, not ${JSON.stringify(resourceName)}`)
+      }
+      if (Object.values(configs).some((v) => typeof v !== 'string')) {
+        throw new KafkaError('INVALID_REQUEST', 'Broker config values must be strings')
+      }
+      if (Object.keys(configs).length === 0) img.brokerConfigs.delete(resourceName)
+      else img.brokerConfigs.set(resourceName, Object.freeze({ ...configs }))
+    })
+  }
+
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return this.mutate((img) => {
       if (!Number.isSafeInteger(size) || size < 1) {
@@ -226,6 +251,7 @@ export class LocalMetadataStore implements MetadataStore {
         nextProducerId: this.image.nextProducerId,
         topics: new Map(this.image.topics),
         byId: new Map(this.image.byId),
+        brokerConfigs: new Map(this.image.brokerConfigs),
       }
       const result = change(img)
       await this.writeFile(METADATA_FILE, serialize(img))
@@ -277,6 +303,7 @@ function serialize(img: Image): string {
     nextProducerId: img.nextProducerId,
     topics: [...img.topics.values()],
   }
+  if (img.brokerConfigs.size > 0) file.brokerConfigs = Object.fromEntries(img.brokerConfigs)
   return `${JSON.stringify(file, null, 2)}\n`
 }
 
@@ -377,5 +404,20 @@ async function readMetadataFile(fs: Fs, path: string): Promise<Image | undefined
     topics.set(rec.name, frozen)
     byId.set(rec.topicId, frozen)
   }
-  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId }
+  const brokerConfigs = new Map<string, Readonly<Record<string, string>>>()
+  if (f.brokerConfigs !== undefined) {
+    const bc = f.brokerConfigs as unknown
+    if (typeof bc !== 'object' || bc === null || Array.isArray(bc)) throw bad('brokerConfigs is not an object')
+    for (const [name, set] of Object.entries(bc)) {
+      const ok =
+        (name === '' || /^\d+$/.test(name)) &&
+        typeof set === 'object' &&
+        set !== null &&
+        !Array.isArray(set) &&
+        Object.values(set).every((v) => typeof v === 'string')
+      if (!ok) throw bad(`invalid broker config set ${JSON.stringify(name)}`)
+      if (Object.keys(set).length > 0) brokerConfigs.set(name, Object.freeze({ ...(set as Record<string, string>) }))
+    }
+  }
+  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs }
 }

@@ -1,6 +1,7 @@
 // The MetadataStore port (DESIGN §1.5): the cluster metadata every broker agrees on — the cluster
-// id, the topics (name, id, partition count, replication factor, topic-level config overrides) and
-// the producer-id allocator. Two implementations: LocalMetadataStore (single node, journaled to the
+// id, the topics (name, id, partition count, replication factor, topic-level config overrides),
+// the dynamic broker configs (KIP-226: per broker, and the cluster-wide default) and the
+// producer-id allocator. Two implementations: LocalMetadataStore (single node, journaled to the
 // data dir) and the etcd store (multi-broker). Reads are synchronous from an in-memory image; every
 // write resolves only once it is durable.
 //
@@ -40,6 +41,13 @@ export interface MetadataStore {
    * not a diff). Throws UNKNOWN_TOPIC_OR_PARTITION, or INVALID_PARTITIONS when partitions shrink.
    */
   updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>>): Promise<TopicRecord>
+  /**
+   * Dynamic broker configs (KIP-226) of one resource: "" is the cluster-wide default, a node id
+   * (as text) that broker's own. Values are canonical texts, already validated. {} when none.
+   */
+  getBrokerConfigs(resourceName: string): Readonly<Record<string, string>>
+  /** Replaces the whole dynamic config set of a resource (an empty set removes it). */
+  setBrokerConfigs(resourceName: string, configs: Readonly<Record<string, string>>): Promise<void>
   /** Durable allocation: producer ids in [start, start + size) are never handed out again. */
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }>
   close(): Promise<void>

@@ -3,7 +3,10 @@
 // acks: 0 (no response; any error closes the connection, the producer's only way to learn),
 // 1 and -1 (on one broker the ISR is this broker, so both complete once the append is written).
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION (internal or
-// illegal topic), CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR.
+// illegal topic), CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE (the topic's max.message.bytes),
+// INVALID_TIMESTAMP (message.timestamp.before/after.max.ms, KIP-937), KAFKA_STORAGE_ERROR.
+// The topic's current effective config is read at each request, so AlterConfigs changes apply at
+// once; on a LogAppendTime topic the answer carries the broker time stamped on the batches.
 //
 // Ordering: a producer pipelines requests on one connection and relies on them being appended in
 // the order sent. Requests of one connection therefore issue their appends in arrival order, even
@@ -50,7 +53,13 @@ function appendOne(ctx: RequestContext, topic: TopicRecord, index: number, recor
   try {
     const p = replicas.require(topic.name, index)
     if (records === null || records.length === 0) throw new KafkaError('INVALID_RECORD', 'no records')
-    return replicas.append(p, records, topics.effectiveConfig(topic)['max.message.bytes']).then(
+    const config = topics.effectiveConfig(topic)
+    const timestamps = {
+      logAppendTime: config['message.timestamp.type'] === 'LogAppendTime',
+      beforeMaxMs: config['message.timestamp.before.max.ms'],
+      afterMaxMs: config['message.timestamp.after.max.ms'],
+    }
+    return replicas.append(p, records, config['max.message.bytes'], timestamps).then(
       (res) => ({ index, errorCode: 0, ...res, errorMessage: null }),
       (err) => {
         if (!(err instanceof KafkaError)) logger.error('produce failed', { topic: topic.name, partition: index, err })

@@ -1,6 +1,8 @@
-// DescribeConfigs v1–4 for topics (resource type 2) and this broker (4), read-only for now.
-// Every entry carries its source (topic override, static broker config or default) and, when
-// asked, its synonyms (the broker keys a topic config falls back to) and documentation.
+// DescribeConfigs v1–4 for topics (resource type 2) and this broker (4). Every entry carries its
+// source (topic override, dynamic broker config, dynamic cluster-wide default, static broker config
+// or default) and, when asked, its synonyms (the broker keys a topic config falls back to, level by
+// level) and documentation. Broker resource "" is the cluster-wide dynamic default: as in Kafka it
+// lists only the keys set at that level.
 // Errors per resource: UNKNOWN_TOPIC_OR_PARTITION, INVALID_REQUEST (another broker's id, or a
 // resource type not served).
 import { ErrorCode } from '../protocol/errors.js'
@@ -26,7 +28,7 @@ export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { 
       if (r.resourceName !== '' && r.resourceName !== String(nodeId)) {
         return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unexpected broker id ${r.resourceName}`, configs: [] }
       }
-      entries = configs.describeBroker(r.configurationKeys)
+      entries = r.resourceName === '' ? configs.describeBrokerDefaults(r.configurationKeys) : configs.describeBroker(r.configurationKeys)
     } else {
       return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unsupported resource type ${r.resourceType}`, configs: [] }
     }

@@ -15,9 +15,14 @@ import listGroups from './16-list-groups.js'
 import apiVersions from './18-api-versions.js'
 import createTopics from './19-create-topics.js'
 import deleteTopics from './20-delete-topics.js'
+import deleteRecords from './21-delete-records.js'
 import initProducerId from './22-init-producer-id.js'
 import describeConfigs from './32-describe-configs.js'
+import alterConfigs from './33-alter-configs.js'
+import describeLogDirs from './35-describe-log-dirs.js'
+import createPartitions from './37-create-partitions.js'
 import deleteGroups from './42-delete-groups.js'
+import incrementalAlterConfigs from './44-incremental-alter-configs.js'
 import offsetDelete from './47-offset-delete.js'
 import describeCluster from './60-describe-cluster.js'
 import type { Handler } from './define.js'
@@ -40,9 +45,14 @@ export const allHandlers: Handler[] = [
   apiVersions,
   createTopics,
   deleteTopics,
+  deleteRecords,
   initProducerId,
   describeConfigs,
+  alterConfigs,
+  describeLogDirs,
+  createPartitions,
   deleteGroups,
+  incrementalAlterConfigs,
   offsetDelete,
   describeCluster,
 ]

@@ -2,7 +2,7 @@
 // handlers never import concrete services, so tests can hand them fakes.
 import type { TopicConfigValues } from '../broker/config-defs.js'
 import type { TopicRecord } from '../cluster/metadata-store.js'
-import type { Partition, PartitionRead, AppendResult } from '../replication/replica-manager.js'
+import type { Partition, PartitionRead, AppendResult, TimestampPolicy } from '../replication/replica-manager.js'
 import type { AppendWaiters } from '../replication/append-waiters.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
@@ -39,14 +39,33 @@ export interface TopicService {
   getOrAutoCreate(name: string, allowed: boolean): Promise<TopicRecord | undefined>
   /** The topic's effective configuration (its overrides, else the broker-derived defaults). */
   effectiveConfig(topic: TopicRecord): TopicConfigValues
+  /**
+   * Replaces the topic's override set with `change(current)`, validated as a whole (INVALID_CONFIG
+   * naming the key), persisted and applied to the live logs unless validateOnly. Changes of one
+   * topic run one at a time. UNKNOWN_TOPIC_OR_PARTITION when the topic does not exist.
+   */
+  alterTopicConfigs(
+    name: string,
+    change: (current: Readonly<Record<string, string>>) => Record<string, string>,
+    validateOnly: boolean,
+  ): Promise<TopicRecord>
+  /**
+   * Raises the topic's partition count to `count` (CreatePartitions): INVALID_PARTITIONS unless it
+   * grows, INVALID_REPLICA_ASSIGNMENT for assignments that are not one replica list per new
+   * partition on live brokers. Creates the new logs, then records the count.
+   */
+  createPartitions(name: string, count: number, assignments: number[][] | null, validateOnly: boolean): Promise<void>
 }
 
 export interface ReplicaService {
   get(topic: string, partition: number): Partition | undefined
   require(topic: string, partition: number): Partition
-  append(p: Partition, records: Buffer, maxBatchBytes: number): Promise<AppendResult>
+  /** `timestamps`: the topic's message.timestamp.* policy (CreateTime without bounds when omitted). */
+  append(p: Partition, records: Buffer, maxBatchBytes: number, timestamps?: TimestampPolicy): Promise<AppendResult>
   read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead>
   listOffset(p: Partition, timestamp: number): Promise<{ offset: number; timestamp: number }>
+  /** DeleteRecords: moves the log start up to offset (-1 = HW); resolves with the low watermark. */
+  deleteRecords(p: Partition, offset: number, fileDeleteDelayMs: number): Promise<number>
   readonly waiters: AppendWaiters
 }
 
@@ -73,6 +92,43 @@ export interface ConfigService {
   describeTopic(topic: TopicRecord, keys: string[] | null): ConfigEntry[]
   /** Every config of this broker (or only `keys`). */
   describeBroker(keys: string[] | null): ConfigEntry[]
+  /** The cluster-wide dynamic defaults (resource name ""): only the keys set there (or only `keys`). */
+  describeBrokerDefaults(keys: string[] | null): ConfigEntry[]
+  /**
+   * Replaces the dynamic config set of a BROKER resource ("" = cluster-wide default, else this
+   * node's id) with `change(current)`: validated (INVALID_CONFIG / INVALID_REQUEST), persisted and
+   * applied unless validateOnly. INVALID_REQUEST for another broker's id.
+   */
+  alterBrokerConfigs(
+    resourceName: string,
+    change: (current: Readonly<Record<string, string>>) => Record<string, string>,
+    validateOnly: boolean,
+  ): Promise<void>
+}
+
+export interface LogDirPartition {
+  topic: string
+  partition: number
+  /** Bytes of the partition's log segments (.log files; indexes not counted, as in Kafka). */
+  sizeBytes: number
+  /** max(HW − LEO, 0): how far the log end is behind the high watermark (0 on a leader). */
+  offsetLag: number
+}
+
+export interface LogDirDescription {
+  /** Absolute path. */
+  path: string
+  /** 0, or KAFKA_STORAGE_ERROR's code for an offline dir. */
+  errorCode: number
+  /** Size of the volume the dir is on and the bytes still usable there; -1 when unknown. */
+  totalBytes: number
+  usableBytes: number
+  partitions: LogDirPartition[]
+}
+
+export interface LogDirService {
+  /** Every log dir of this broker with the partitions it holds (DescribeLogDirs). */
+  describe(): Promise<LogDirDescription[]>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -267,4 +323,5 @@ export interface BrokerServices {
   readonly producerIds: ProducerIdService
   readonly configs: ConfigService
   readonly groups: GroupService
+  readonly logDirs: LogDirService
 }

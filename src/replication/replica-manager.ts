@@ -4,8 +4,24 @@
 // alone, and the high watermark follows the log end offset as soon as an append completes. The
 // cluster issue adds followers; the shape (leader epoch checks, HW ≤ LEO, reads bounded by HW)
 // is already the one replication needs.
+//
+// Timestamps (Kafka's LogValidator, KIP-32 and KIP-937): a producer may not send a batch marked
+// LogAppendTime (INVALID_TIMESTAMP). On a LogAppendTime topic each batch gets the broker's clock as
+// its maxTimestamp and the LogAppendTime attribute bit (CRC recomputed), and the Produce answer
+// carries that time. On a CreateTime topic with message.timestamp.before/after.max.ms bounds, a
+// record timestamp outside [now - before, now + after] is INVALID_TIMESTAMP: every record of an
+// uncompressed batch is checked; a compressed batch by its header's base and max timestamps
+// (records are not decompressed on the produce path, DESIGN §1.3).
 import { KafkaError } from '../protocol/errors.js'
-import { type BatchHeader, validateProducedBatches } from '../protocol/records/batch.js'
+import {
+  type BatchHeader,
+  CompressionType,
+  NO_TIMESTAMP,
+  setLogAppendTime,
+  TimestampType,
+  validateProducedBatches,
+} from '../protocol/records/batch.js'
+import { iterateRecords } from '../protocol/records/iterator.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
 import type { PartitionLog } from '../storage/partition-log.js'
@@ -39,6 +55,22 @@ export class Partition {
   }
 }
 
+/** A topic's message.timestamp.* settings, as the produce path applies them. */
+export interface TimestampPolicy {
+  /** message.timestamp.type=LogAppendTime: the broker stamps each batch. */
+  logAppendTime: boolean
+  /** message.timestamp.before.max.ms (MAX_SAFE_INTEGER or more: no bound). */
+  beforeMaxMs: number
+  /** message.timestamp.after.max.ms (MAX_SAFE_INTEGER or more: no bound). */
+  afterMaxMs: number
+}
+
+const CREATE_TIME_UNBOUNDED: TimestampPolicy = {
+  logAppendTime: false,
+  beforeMaxMs: Number.MAX_SAFE_INTEGER,
+  afterMaxMs: Number.MAX_SAFE_INTEGER,
+}
+
 export interface AppendResult {
   baseOffset: number
   logAppendTimeMs: number
@@ -57,7 +89,7 @@ export class ReplicaManager {
 
   constructor(
     private readonly logs: LogManager,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
     this.waiters = new AppendWaiters(clock)
@@ -104,15 +136,26 @@ export class ReplicaManager {
   }
 
   /**
-   * Validates a producer's records (v2 batches, CRC, size) and appends them. The log assigns the
-   * offsets; the high watermark moves to the new log end and long-polling fetches wake.
+   * Validates a producer's records (v2 batches, CRC, size, timestamps) and appends them. The log
+   * assigns the offsets; the high watermark moves to the new log end and long-polling fetches wake.
    */
-  async append(p: Partition, records: Buffer, maxBatchBytes: number): Promise<AppendResult> {
+  async append(
+    p: Partition,
+    records: Buffer,
+    maxBatchBytes: number,
+    timestamps: TimestampPolicy = CREATE_TIME_UNBOUNDED,
+  ): Promise<AppendResult> {
     const batches: BatchHeader[] = validateProducedBatches(records, { maxBatchBytes })
+    const now = this.clock.now()
+    applyTimestampPolicy(records, batches, timestamps, now)
     const info = await p.log.append(records, batches, p.leaderEpoch)
     p.log.highWatermark = p.log.logEndOffset
     this.waiters.notify(p.key)
-    return { baseOffset: info.baseOffset, logAppendTimeMs: info.logAppendTimeMs, logStartOffset: p.log.logStartOffset }
+    return {
+      baseOffset: info.baseOffset,
+      logAppendTimeMs: timestamps.logAppendTime ? now : info.logAppendTimeMs,
+      logStartOffset: p.log.logStartOffset,
+    }
   }
 
   /** Whole batches from fetchOffset, bounded by maxBytes (at least one batch when minOneBatch) and the HW. */
@@ -145,6 +188,21 @@ export class ReplicaManager {
     }
   }
 
+  /**
+   * DeleteRecords on the leader (Kafka's Partition.deleteRecordsOnLeader): -1 means the high
+   * watermark; a negative offset or one above the HW is OFFSET_OUT_OF_RANGE. Moves the log start
+   * offset, removes the segments wholly below it, and returns the low watermark (on a single node,
+   * the log start offset). The caller checks the topic's cleanup.policy.
+   */
+  async deleteRecords(p: Partition, offset: number, fileDeleteDelayMs: number): Promise<number> {
+    const hw = p.log.highWatermark
+    const target = offset === -1 ? hw : offset
+    if (target < 0 || target > hw) {
+      throw new KafkaError('OFFSET_OUT_OF_RANGE', `cannot delete records of ${p.topic}-${p.index} before ${offset}: the high watermark is ${hw}`)
+    }
+    return this.logs.deleteRecords(p.log, target, fileDeleteDelayMs)
+  }
+
   all(): Iterable<Partition> {
     return this.partitions.values()
   }
@@ -152,5 +210,37 @@ export class ReplicaManager {
   async close(): Promise<void> {
     this.logger.debug('closing logs', { partitions: this.partitions.size })
     await this.logs.close()
+  }
+}
+
+/** See the header comment: refuse client-set LogAppendTime, stamp LogAppendTime, check CreateTime bounds. */
+export function applyTimestampPolicy(records: Buffer, batches: BatchHeader[], policy: TimestampPolicy, now: number): void {
+  for (const b of batches) {
+    if (b.timestampType === TimestampType.LogAppendTime) {
+      throw new KafkaError('INVALID_TIMESTAMP', 'Invalid timestamp type in batch: producers must not set LogAppendTime')
+    }
+  }
+  if (policy.logAppendTime) {
+    for (const b of batches) setLogAppendTime(records, b, now)
+    return
+  }
+  const bounded = policy.beforeMaxMs < Number.MAX_SAFE_INTEGER || policy.afterMaxMs < Number.MAX_SAFE_INTEGER
+  if (!bounded) return
+  const earliest = now - policy.beforeMaxMs
+  const latest = now + policy.afterMaxMs
+  const check = (timestamp: number, offsetDelta: number) => {
+    if (timestamp === NO_TIMESTAMP || (timestamp >= earliest && timestamp <= latest)) return
+    throw new KafkaError(
+      'INVALID_TIMESTAMP',
+      `Timestamp ${timestamp} of message with offset delta ${offsetDelta} is out of range. The timestamp should be within [${earliest}, ${latest}]`,
+    )
+  }
+  for (const b of batches) {
+    if (b.compression === CompressionType.None) {
+      for (const r of iterateRecords(records, b.position)) check(r.timestamp, r.offset - b.baseOffset)
+    } else {
+      check(b.baseTimestamp, 0)
+      check(b.maxTimestamp, b.lastOffsetDelta)
+    }
   }
 }

@@ -16,9 +16,14 @@ import { ListGroupsRequest, ListGroupsResponse } from './16-list-groups.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from './18-api-versions.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from './19-create-topics.js'
 import { DeleteTopicsRequest, DeleteTopicsResponse } from './20-delete-topics.js'
+import { DeleteRecordsRequest, DeleteRecordsResponse } from './21-delete-records.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from './22-init-producer-id.js'
 import { DescribeConfigsRequest, DescribeConfigsResponse } from './32-describe-configs.js'
+import { AlterConfigsRequest, AlterConfigsResponse } from './33-alter-configs.js'
+import { DescribeLogDirsRequest, DescribeLogDirsResponse } from './35-describe-log-dirs.js'
+import { CreatePartitionsRequest, CreatePartitionsResponse } from './37-create-partitions.js'
 import { DeleteGroupsRequest, DeleteGroupsResponse } from './42-delete-groups.js'
+import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from './44-incremental-alter-configs.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js'
 
@@ -46,9 +51,14 @@ export const apis: ApiDecl[] = [
   pair(ApiVersionsRequest, ApiVersionsResponse),
   pair(CreateTopicsRequest, CreateTopicsResponse),
   pair(DeleteTopicsRequest, DeleteTopicsResponse),
+  pair(DeleteRecordsRequest, DeleteRecordsResponse),
   pair(InitProducerIdRequest, InitProducerIdResponse),
   pair(DescribeConfigsRequest, DescribeConfigsResponse),
+  pair(AlterConfigsRequest, AlterConfigsResponse),
+  pair(DescribeLogDirsRequest, DescribeLogDirsResponse),
+  pair(CreatePartitionsRequest, CreatePartitionsResponse),
   pair(DeleteGroupsRequest, DeleteGroupsResponse),
+  pair(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
   pair(OffsetDeleteRequest, OffsetDeleteResponse),
   pair(DescribeClusterRequest, DescribeClusterResponse),
 ]

@@ -147,6 +147,25 @@ export function setPartitionLeaderEpoch(buf: Buffer, pos: number, epoch: number)
   buf.writeInt32BE(epoch, pos + PARTITION_LEADER_EPOCH_OFFSET)
 }
 
+/**
+ * Stamps a batch with the broker's clock (message.timestamp.type=LogAppendTime), as Kafka's
+ * DefaultRecordBatch.setMaxTimestamp does: sets the timestamp-type attribute bit and maxTimestamp,
+ * then recomputes the CRC (both fields are covered by it). Records keep their own timestamp
+ * deltas; readers of a LogAppendTime batch take maxTimestamp for every record. Updates `h` to match.
+ */
+export function setLogAppendTime(buf: Buffer, h: BatchHeader, timestamp: number): void {
+  const pos = h.position
+  const attributes = h.attributes | TIMESTAMP_TYPE_MASK
+  if (h.attributes === attributes && h.maxTimestamp === timestamp) return
+  buf.writeInt16BE(attributes, pos + ATTRIBUTES_OFFSET)
+  writeInt64(buf, timestamp, pos + MAX_TIMESTAMP_OFFSET)
+  writeBatchCrc(buf, pos)
+  h.attributes = attributes
+  h.timestampType = TimestampType.LogAppendTime
+  h.maxTimestamp = timestamp
+  h.crc = buf.readUInt32BE(pos + CRC_OFFSET)
+}
+
 /** Computes the CRC of the batch at pos (whose length field must be set) and writes it. */
 export function writeBatchCrc(buf: Buffer, pos: number): void {
   const size = LOG_OVERHEAD + buf.readInt32BE(pos + BATCH_LENGTH_OFFSET)

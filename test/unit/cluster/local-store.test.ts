@@ -264,3 +264,42 @@ describe('LocalMetadataStore', () => {
     await assert.rejects(s.createTopic(topic('late')), /closed/)
   })
 })
+
+describe('LocalMetadataStore dynamic broker configs', () => {
+  it('keeps the per-broker and cluster-wide sets across a reopen; an empty set removes one', async () => {
+    const s = await open()
+    assert.deepEqual(s.getBrokerConfigs(''), {})
+    await s.setBrokerConfigs('', { 'log.retention.ms': '60000' })
+    await s.setBrokerConfigs('0', { 'message.max.bytes': '2048', 'log.segment.bytes': '1000000' })
+    await s.setBrokerConfigs('5', { 'message.max.bytes': '1' })
+    await s.setBrokerConfigs('5', {})
+    await s.close()
+    const raw = JSON.parse(await readFile(join(dir, METADATA_FILE), 'utf8'))
+    assert.deepEqual(raw.brokerConfigs, {
+      '': { 'log.retention.ms': '60000' },
+      '0': { 'message.max.bytes': '2048', 'log.segment.bytes': '1000000' },
+    })
+    const s2 = await open()
+    assert.deepEqual(s2.getBrokerConfigs(''), { 'log.retention.ms': '60000' })
+    assert.deepEqual(s2.getBrokerConfigs('0'), { 'message.max.bytes': '2048', 'log.segment.bytes': '1000000' })
+    assert.deepEqual(s2.getBrokerConfigs('5'), {})
+    assert.ok(Object.isFrozen(s2.getBrokerConfigs('0')))
+    await assert.rejects(s2.setBrokerConfigs('broker-1', { a: 'b' }), kafkaError('INVALID_REQUEST'))
+    await s2.close()
+  })
+
+  it('reads a file written before broker configs existed, and refuses a malformed set', async () => {
+    const s = await open()
+    await s.createTopic(topic('old'))
+    await s.close()
+    const path = join(dir, METADATA_FILE)
+    const raw = JSON.parse(await readFile(path, 'utf8'))
+    assert.equal(raw.brokerConfigs, undefined, 'left out while empty')
+    const s2 = await open()
+    assert.deepEqual(s2.getBrokerConfigs(''), {})
+    assert.equal(s2.getTopic('old')?.partitions, 3)
+    await s2.close()
+    await writeFile(path, JSON.stringify({ ...raw, brokerConfigs: { '': { 'log.retention.ms': 5 } } }))
+    await assert.rejects(open(), (e: unknown) => e instanceof MetadataFileError && /broker config/.test(e.message))
+  })
+})

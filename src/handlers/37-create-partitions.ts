@@ -1,0 +1,29 @@
+// CreatePartitions v0–3: raises topics' partition counts. Per topic, as Kafka answers:
+// INVALID_REQUEST (a topic named twice), UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS (a count
+// that does not grow, with Kafka's message), INVALID_REPLICA_ASSIGNMENT (assignments that are not
+// one replica list per new partition on live brokers — on a single node, [[this node]] each).
+// validate_only checks and creates nothing. New partitions' logs exist, and Metadata, Produce and
+// Fetch see them, once the answer is sent; the new count is persisted in the metadata store.
+// timeout_ms is not needed: the change is complete when the answer goes out.
+import { KafkaError, toErrorCode } from '../protocol/errors.js'
+import { CreatePartitionsRequest, CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js'
+import { defineHandler } from './define.js'
+
+export default defineHandler(CreatePartitionsRequest, CreatePartitionsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => {
+  const counts = new Map<string, number>()
+  for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
+  const results = []
+  for (const t of req.topics) {
+    try {
+      if ((counts.get(t.name) ?? 0) > 1) throw new KafkaError('INVALID_REQUEST', 'Duplicate topic in request.')
+      const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds)
+      await ctx.broker.topics.createPartitions(t.name, t.count, assignments, req.validateOnly)
+      results.push({ name: t.name, errorCode: 0, errorMessage: null })
+    } catch (err) {
+      if (!(err instanceof KafkaError)) ctx.broker.logger.error('create partitions failed', { topic: t.name, err })
+      const message = err instanceof KafkaError && err.message === err.errorName ? null : err instanceof Error ? err.message : String(err)
+      results.push({ name: t.name, errorCode: toErrorCode(err), errorMessage: message })
+    }
+  }
+  return { throttleTimeMs: 0, results }
+})
