@@ -17,8 +17,8 @@
 // - a dispatcher error: the responses before the failed request are written, then the socket is
 //   ended; later requests are dropped;
 // - the client half-closes: requests already received are answered, then the socket is ended;
-// - server shutdown: no new requests; in-flight responses are written if they finish within the
-//   grace period;
+// - server shutdown: no new requests; parked long-polls are woken; in-flight responses are written
+//   if they finish within the grace period;
 // - idle for connections.max.idle.ms with nothing in flight: destroyed.
 // After ending, incoming bytes are read and discarded so that unread data does not make the kernel
 // answer with a reset (which can destroy responses the client has not read yet), and the socket is
@@ -109,6 +109,9 @@ export class Connection {
     if (this.state === 'closed') return
     this.armGrace()
     this.drain('server shutdown')
+    // Long-polls parked on this connection (Fetch max_wait_ms) answer now with what they have,
+    // instead of holding the shutdown for up to closeGraceMs.
+    this.abort.abort(new Error(`connection ${this.info.id} closing: server shutdown`))
   }
 
   /** Closes at once, dropping anything unanswered. */

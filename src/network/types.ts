@@ -12,7 +12,7 @@ export interface ConnectionInfo {
   remotePort: number
   /** The listener (e.g. "PLAINTEXT") the connection was accepted on. */
   listenerName: string
-  /** Aborts when the connection closes, so long-polls (Fetch, JoinGroup) can stop waiting. */
+  /** Aborts when the connection closes or the server shuts down, so long-polls (Fetch, JoinGroup) stop waiting. */
   closed: AbortSignal
 }
 

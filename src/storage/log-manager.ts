@@ -5,6 +5,9 @@
 //   recovery-point-offset-checkpoint     per partition, the offset below which the log is fsynced
 //   log-start-offset-checkpoint          per partition, the log start offset
 //   .kafka_cleanshutdown                 written last by close(), removed after the next load
+// Retention (retention.ts) runs here once startRetention() is called, every
+// log.retention.check.interval.ms; it and DeleteRecords write log-start-offset-checkpoint right
+// after they move a log start offset.
 // Crash: without the clean-shutdown marker, every log is recovered from its recovery point
 // (recovery.ts); checkpoints are replaced atomically (checkpoint-file.ts), and the marker is only
 // written after every log was flushed and every checkpoint written.
@@ -26,6 +29,7 @@ import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { SerialQueue } from './serial-queue.js'
 import { PartitionLog } from './partition-log.js'
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js'
+import { deleteLogStartOffsetBreachedSegments, type RetentionConfig, RetentionTask } from './retention.js'
 
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown'
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint'
@@ -61,6 +65,7 @@ export class LogManager {
   private readonly creating = new Map<string, Promise<PartitionLog>>()
   private readonly checkpoints = new SerialQueue()
   private checkpointTimer: Timer | null = null
+  private retention: RetentionTask | null = null
   private closed = false
 
   private constructor(private readonly opts: LogManagerOptions) {}
@@ -148,6 +153,41 @@ export class LogManager {
         .catch((err) => this.opts.logger.error('checkpoint failed', { error: err }))
         .finally(() => this.scheduleCheckpoint())
     }, interval)
+  }
+
+  /**
+   * Starts the retention task (retention.ts); configOf gives each log's current settings, null to
+   * leave a log alone. Safe to call once; close() stops it.
+   */
+  startRetention(opts: { checkIntervalMs: number; configOf: (log: PartitionLog) => RetentionConfig | null }): void {
+    if (this.retention || this.closed) return
+    this.retention = new RetentionTask({
+      clock: this.opts.clock,
+      logger: this.opts.logger,
+      checkIntervalMs: opts.checkIntervalMs,
+      logs: () => this.logs.values(),
+      configOf: opts.configOf,
+      afterDeletion: () => this.checkpoint(),
+    })
+    this.retention.start()
+  }
+
+  /** One retention pass now (tests, tools); 0 when retention was not started. */
+  runRetention(): Promise<number> {
+    return this.retention?.runOnce() ?? Promise.resolve(0)
+  }
+
+  /**
+   * DeleteRecords on a local log: moves its log start offset up to offset (the caller checked it
+   * against the high watermark), removes the segments wholly below it, and checkpoints the new log
+   * start offset before answering. Returns the log start offset (the low watermark).
+   */
+  async deleteRecords(log: PartitionLog, offset: number, fileDeleteDelayMs: number): Promise<number> {
+    const before = log.logStartOffset
+    const start = await log.maybeIncrementLogStartOffset(offset)
+    await deleteLogStartOffsetBreachedSegments(log, fileDeleteDelayMs)
+    if (start !== before) await this.checkpoint()
+    return log.logStartOffset
   }
 
   get(topic: string, partition: number): PartitionLog | undefined {
@@ -264,6 +304,7 @@ export class LogManager {
     this.closed = true
     this.checkpointTimer?.cancel()
     this.checkpointTimer = null
+    await this.retention?.stop()
     const results = await Promise.allSettled([...this.logs.values()].map((l) => l.close()))
     const failed = results.filter((r) => r.status === 'rejected')
     for (const f of failed) this.opts.logger.error('closing a log failed', { error: (f as PromiseRejectedResult).reason })

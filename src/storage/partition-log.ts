@@ -8,7 +8,9 @@
 // - a timestamp lookup returns the first offset whose timestamp ≥ t;
 // - after a crash the log is the longest prefix of CRC-valid batches: recovery truncates the rest
 //   and rebuilds indexes from the last recovery point (recovery.ts);
-// - truncateTo(o) removes everything at or above o, index entries included.
+// - truncateTo(o) removes everything at or above o, index entries included;
+// - logStartOffset only moves up (DeleteRecords, retention), never past the high watermark, and
+//   deleteOldSegments removes whole segments from the oldest, never leaving the log without one.
 //
 // Crash: data is durable up to the recovery point — the offset covered by the last fsync. flush()
 // fsyncs and advances it; the flush policy (flush.messages / flush.ms, default never) and segment
@@ -17,7 +19,9 @@
 // Concurrency: appends, truncations and close run one at a time in call order (`main` queue);
 // fsyncs run on their own queue so a slow fsync does not hold appends; a truncation holds both.
 // Reads take no lock: they read the segment list and sizes as of their start, and segment state
-// is only updated after the bytes it describes are written.
+// is only updated after the bytes it describes are written. A segment deleted under a read keeps
+// its file for file.delete.delay.ms (segment.ts); a read that fails on one that is gone meanwhile
+// answers OFFSET_OUT_OF_RANGE, since its offsets are then below the log start.
 //
 // Performance (DESIGN §4): no per-record work; one write per append call; a read is an index floor
 // lookup (or the last-batch hint) and one positional read of max(maxBytes, 64 KiB), walking batch
@@ -64,6 +68,12 @@ export interface TimestampAndOffset {
   timestamp: number
 }
 
+/**
+ * Decides whether a segment may go (Kafka's deleteOldSegments predicates); next is the segment after
+ * it, undefined for the active one. Segments are offered oldest first until the first refusal.
+ */
+export type SegmentDeletionPredicate = (segment: LogSegment, next: LogSegment | undefined) => boolean | Promise<boolean>
+
 export interface PartitionLogOptions {
   fs: Fs
   clock: Clock
@@ -100,6 +110,8 @@ export class PartitionLog {
   private readonly flushes = new SerialQueue()
   private unflushedMessages = 0
   private flushTimer: Timer | null = null
+  /** Segments removed from the log whose files are deleted when their timer fires (or at close). */
+  private readonly pendingDeletes = new Map<LogSegment, Timer | null>()
   private failure: Error | null = null
   private closed = false
 
@@ -400,9 +412,22 @@ export class PartitionLog {
     }
     if (startOffset === result.logEndOffset) return result
     const segs = this.segments
+    // Below the first segment: its segments were deleted after this read checked the log start.
+    if (startOffset < segs[0]!.baseOffset) {
+      throw new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${startOffset} of ${this.topic}-${this.partition} was deleted`)
+    }
     for (let i = this.segmentIndexFor(segs, startOffset); i < segs.length; i++) {
       const seg = segs[i]!
-      const buf = await seg.read(startOffset, maxBytes, maxOffset, minOneBatch, seg.sizeBytes)
+      let buf: Buffer | null
+      try {
+        buf = await seg.read(startOffset, maxBytes, maxOffset, minOneBatch, seg.sizeBytes)
+      } catch (err) {
+        if (!seg.deleted) throw err
+        throw new KafkaError(
+          'OFFSET_OUT_OF_RANGE',
+          `offset ${startOffset} of ${this.topic}-${this.partition} was deleted; the log now starts at ${this.startOffset}`,
+        )
+      }
       if (buf !== null) {
         result.records = buf
         return result
@@ -422,7 +447,14 @@ export class PartitionLog {
     const lso = this.startOffset
     for (const seg of this.segments) {
       if (seg.maxTimestamp < targetMs || seg.nextOffset <= lso) continue
-      const found = await this.timestampInSegment(seg, targetMs, lso)
+      let found: TimestampAndOffset | null
+      try {
+        found = await this.timestampInSegment(seg, targetMs, lso)
+      } catch (err) {
+        // Deleted meanwhile: its offsets are below the log start now; the next segments answer.
+        if (!seg.deleted) throw err
+        continue
+      }
       if (found) return found
     }
     return null
@@ -460,8 +492,19 @@ export class PartitionLog {
   /** The record with the largest timestamp (ListOffsets -3, KIP-734), earliest on ties; null when empty. */
   async maxTimestampAndOffset(): Promise<TimestampAndOffset | null> {
     this.checkUsable()
+    const segs = this.segments
+    try {
+      return await this.maxTimestampIn(segs)
+    } catch (err) {
+      // A segment deleted under the lookup: ask again over the segments that remain.
+      if (!segs.some((s) => s.deleted)) throw err
+      return this.maxTimestampAndOffset()
+    }
+  }
+
+  private async maxTimestampIn(segs: readonly LogSegment[]): Promise<TimestampAndOffset | null> {
     let best: LogSegment | null = null
-    for (const seg of this.segments) {
+    for (const seg of segs) {
       if (seg.offsetOfMaxTimestamp < 0 || seg.nextOffset <= this.startOffset) continue
       if (best === null || seg.maxTimestamp > best.maxTimestamp) best = seg
     }
@@ -530,16 +573,107 @@ export class PartitionLog {
 
   /**
    * Moves logStartOffset up (DeleteRecords, retention), at most to the high watermark; segments
-   * wholly below it are left to retention.
+   * wholly below it are left to deleteOldSegments. Returns the log start offset after the call.
    */
-  maybeIncrementLogStartOffset(offset: number): Promise<void> {
+  maybeIncrementLogStartOffset(offset: number): Promise<number> {
     return this.main.run(async () => {
       this.checkUsable()
-      const target = Math.min(offset, this.hw)
-      if (target <= this.startOffset) return
-      this.startOffset = target
-      await this.leaderEpochs.truncateFromStart(target)
+      await this.advanceLogStartOffset(Math.min(offset, this.hw))
+      return this.startOffset
     })
+  }
+
+  /** Kafka's updateLogStartOffset: the recovery point follows (nothing below the start is read). */
+  private async advanceLogStartOffset(target: number): Promise<void> {
+    if (target <= this.startOffset) return
+    this.startOffset = target
+    if (this.flushedOffset < target) this.flushedOffset = target
+    await this.leaderEpochs.truncateFromStart(target)
+  }
+
+  /**
+   * Kafka's UnifiedLog.deleteOldSegments: offers the segments to predicate oldest first and removes
+   * the run it accepts. A segment is only offered when everything in it is below the high
+   * watermark (so the log start never passes it); an empty active segment is never offered. When
+   * the whole log goes — the active segment expired too — the log first rolls, so a fresh empty
+   * segment at the log end remains. The log start moves to the first remaining segment's base
+   * offset. Files are renamed to `.deleted` and removed after fileDeleteDelayMs (at once for 0).
+   * Returns how many segments were removed.
+   */
+  deleteOldSegments(predicate: SegmentDeletionPredicate, fileDeleteDelayMs: number, reason: string): Promise<number> {
+    return this.main.run(() =>
+      this.flushes.run(async () => {
+        this.checkUsable()
+        const doomed = await this.deletableSegments(predicate)
+        if (doomed.length === 0) return 0
+        if (doomed.length === this.segments.length) await this.roll()
+        const gone = new Set(doomed)
+        this.segments = this.segments.filter((s) => !gone.has(s))
+        let bytes = 0
+        for (const s of doomed) bytes += s.sizeBytes
+        this.totalBytes -= bytes
+        // As Kafka: the files are renamed first, then the log start moves, so once a client sees
+        // the new start the old segments are gone from the directory listing.
+        // The log start follows the segment list even if a rename failed (the file is then left
+        // below the log start, and removed by the next run after a restart).
+        try {
+          for (const s of doomed) await this.scheduleSegmentDelete(s, fileDeleteDelayMs)
+        } finally {
+          await this.advanceLogStartOffset(this.segments[0]!.baseOffset)
+        }
+        this.logger.info('deleted old segments', {
+          dir: this.dir,
+          reason,
+          segments: doomed.map((s) => s.baseOffset),
+          bytes,
+          logStartOffset: this.startOffset,
+        })
+        return doomed.length
+      }),
+    )
+  }
+
+  private async deletableSegments(predicate: SegmentDeletionPredicate): Promise<LogSegment[]> {
+    const segs = this.segments
+    const out: LogSegment[] = []
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i]!
+      const next = segs[i + 1]
+      const upperBound = next ? next.baseOffset : this.nextOffset
+      if (this.hw < upperBound || (next === undefined && seg.isEmpty)) break
+      if (!(await predicate(seg, next))) break
+      out.push(seg)
+    }
+    return out
+  }
+
+  private async scheduleSegmentDelete(seg: LogSegment, delayMs: number): Promise<void> {
+    await seg.markDeleted()
+    if (!(delayMs > 0)) {
+      await this.finishSegmentDelete(seg)
+      return
+    }
+    const timer = this.clock.setTimeout(() => {
+      this.finishSegmentDelete(seg).catch((err) =>
+        this.logger.error('deleting a segment file failed', { dir: this.dir, file: seg.logPath, error: err }),
+      )
+    }, delayMs)
+    this.pendingDeletes.set(seg, timer)
+  }
+
+  private async finishSegmentDelete(seg: LogSegment): Promise<void> {
+    this.pendingDeletes.delete(seg)
+    await seg.delete()
+  }
+
+  /** Files of deleted segments still waiting for their delay: removed now (close) or just closed. */
+  private async settlePendingDeletes(removeFiles: boolean): Promise<void> {
+    for (const [seg, timer] of [...this.pendingDeletes]) {
+      timer?.cancel()
+      this.pendingDeletes.delete(seg)
+      if (removeFiles) await seg.delete().catch((err) => this.logger.warn('deleting a segment file failed', { file: seg.logPath, error: err }))
+      else await seg.closeHandle().catch(() => {})
+    }
   }
 
   /** Flushes everything and closes the files; the log is unusable afterwards. */
@@ -554,6 +688,7 @@ export class PartitionLog {
         if (!this.failure) await this.flushUpTo(this.nextOffset)
         this.closed = true
         for (const seg of this.segments) await seg.close()
+        await this.settlePendingDeletes(true)
       }),
     )
   }
@@ -568,6 +703,7 @@ export class PartitionLog {
         }
         this.closed = true
         for (const seg of this.segments) await seg.closeHandle().catch(() => {})
+        await this.settlePendingDeletes(false)
       }),
     )
   }

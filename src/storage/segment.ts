@@ -8,6 +8,11 @@
 //
 // The in-memory state (size, next offset, largest timestamp, the last batch's position) is only
 // updated after the bytes it describes are written, so concurrent readers never see past them.
+//
+// Deletion (retention, DeleteRecords) is asynchronous, as Kafka's: markDeleted() renames the .log
+// to `.log.deleted` (a read in flight keeps reading through its open handle, or reopens the new
+// name) and removes both indexes at once (their entries stay in memory for such reads); delete()
+// later removes the file. A `.deleted` file left by a crash is removed when the log is loaded.
 import { KafkaError } from '../protocol/errors.js'
 import {
   BATCH_HEADER_SIZE,
@@ -37,6 +42,7 @@ export const SCAN_CHUNK_BYTES = 1024 * 1024
 export const LOG_SUFFIX = '.log'
 export const INDEX_SUFFIX = '.index'
 export const TIME_INDEX_SUFFIX = '.timeindex'
+export const DELETED_SUFFIX = '.deleted'
 
 export function segmentFileName(baseOffset: number, suffix: string): string {
   return `${String(baseOffset).padStart(20, '0')}${suffix}`
@@ -69,7 +75,6 @@ const EMPTY: Buffer = Buffer.alloc(0)
 export class LogSegment {
   readonly offsetIndex: OffsetIndex
   readonly timeIndex: TimeIndex
-  readonly logPath: string
   /** Bytes of whole batches in the file (the write position of the next append). */
   sizeBytes = 0
   /** The offset after the segment's last batch (its base offset when empty). */
@@ -83,6 +88,8 @@ export class LogSegment {
   lastBatchBaseOffset = -1
   private fh: FileHandle | null = null
   private opening: Promise<FileHandle> | null = null
+  private path: string
+  private removed = false
 
   private constructor(
     private readonly fs: Fs,
@@ -92,7 +99,7 @@ export class LogSegment {
     /** Clock time of creation (or load), for segment.ms rolls. */
     public createdMs: number,
   ) {
-    this.logPath = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}`
+    this.path = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}`
     this.offsetIndex = new OffsetIndex(
       `${dir}/${segmentFileName(baseOffset, INDEX_SUFFIX)}`,
       baseOffset,
@@ -125,6 +132,26 @@ export class LogSegment {
 
   get isEmpty(): boolean {
     return this.sizeBytes === 0
+  }
+
+  /** Where the .log is now (`.log.deleted` once the segment was removed from its log). */
+  get logPath(): string {
+    return this.path
+  }
+
+  /** Removed from its log by markDeleted(); reads that still hold it may fail. */
+  get deleted(): boolean {
+    return this.removed
+  }
+
+  /**
+   * Kafka's LogSegment.largestTimestamp, which retention judges a segment by: the largest record
+   * timestamp, or the .log's last-modified time when no batch carries one.
+   */
+  async largestTimestamp(): Promise<number> {
+    if (this.maxTimestamp >= 0) return this.maxTimestamp
+    const st = await this.fs.stat(this.path)
+    return st ? Math.floor(st.mtimeMs) : NO_TIMESTAMP
   }
 
   async handle(): Promise<FileHandle> {
@@ -360,12 +387,15 @@ export class LogSegment {
   }
 
   async persistIndexes(sync: boolean): Promise<void> {
+    // A removed segment's index files are gone: writing them again would leave strays.
+    if (this.removed) return
     await this.offsetIndex.persist(this.fs, sync)
     await this.timeIndex.persist(this.fs, sync)
   }
 
   /** fsyncs the .log and writes and fsyncs both indexes. */
   async flush(): Promise<void> {
+    if (this.removed) return
     const fh = this.fh ?? (this.opening ? await this.opening : null)
     if (fh) await fh.sync()
     await this.persistIndexes(true)
@@ -386,6 +416,24 @@ export class LogSegment {
     const fh = this.fh ?? (this.opening ? await this.opening.catch(() => null) : null)
     this.fh = null
     if (fh) await fh.close()
+  }
+
+  /**
+   * First step of an asynchronous delete (the log no longer lists this segment): renames the .log
+   * to `.log.deleted` and removes the indexes. The handle stays open for reads in flight.
+   */
+  async markDeleted(): Promise<void> {
+    if (this.removed) return
+    this.removed = true
+    const to = `${this.path}${DELETED_SUFFIX}`
+    try {
+      await this.fs.rename(this.path, to)
+      this.path = to
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+    await this.offsetIndex.delete(this.fs)
+    await this.timeIndex.delete(this.fs)
   }
 
   /** Closes and removes the three files. */
