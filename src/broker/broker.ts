@@ -133,7 +133,7 @@ export class Broker {
         producerIds: new ProducerIdManager(store),
         configs,
         groups,
-        logDirs: { describe: () => describeLogDirs(logDir!, replicas) },
+        logDirs: { describe: () => describeLogDirs(logDir!, replicas, fs === nodeFs) },
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -191,18 +191,20 @@ export class Broker {
 /**
  * DescribeLogDirs' view of the one log dir: each hosted partition's segment bytes and lag, and
  * the volume's size and usable bytes (statfs, as Kafka's getTotalSpace/getUsableSpace; -1 if
- * the platform cannot tell).
+ * the platform cannot tell, or when the logs are not on disk — a memory broker touches no file).
  */
-async function describeLogDirs(logDir: string, replicas: ReplicaManager): Promise<LogDirDescription[]> {
+async function describeLogDirs(logDir: string, replicas: ReplicaManager, onDisk: boolean): Promise<LogDirDescription[]> {
   const partitions = [...replicas.all()].map((p) => ({
     topic: p.topic,
     partition: p.index,
     sizeBytes: p.log.sizeBytes,
     offsetLag: Math.max(p.log.highWatermark - p.log.logEndOffset, 0),
   }))
+  const unknown = { totalBytes: -1, usableBytes: -1 }
+  if (!onDisk) return [{ path: logDir, errorCode: 0, ...unknown, partitions }]
   const volume = await statfs(logDir).then(
     (s) => ({ totalBytes: s.blocks * s.bsize, usableBytes: s.bavail * s.bsize }),
-    () => ({ totalBytes: -1, usableBytes: -1 }),
+    () => unknown,
   )
   return [{ path: resolve(logDir), errorCode: 0, ...volume, partitions }]
 }

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { describe, test } from 'node:test'
+import { Admin } from '@platformatic/kafka'
 import { Kafka, logLevel, Partitioners } from 'kafkajs'
 import { MEMORY_DATA_DIR, type RunningBroker, startBroker } from '../../src/index.js'
 import { FetchRequest, FetchResponse } from '../../src/protocol/messages/01-fetch.js'
@@ -226,6 +227,17 @@ describe('startBroker({ storage: "memory" })', () => {
       const kafka = new Kafka({ clientId: 'it-memory-nofs', brokers: [bootstrap], logLevel: logLevel.NOTHING })
       await produce(kafka, 'events', ['a', 'b', 'c'])
       assert.deepEqual((await consumeInGroup(kafka, 'events', 'readers', 3)).sort(), ['a', 'b', 'c'])
+      // DescribeLogDirs reports sizes from memory and no volume (it must not statfs a path).
+      const admin = new Admin({ clientId: 'it-memory-logdirs', bootstrapBrokers: [bootstrap] })
+      try {
+        const [b] = await admin.describeLogDirs({ topics: [{ name: 'events', partitions: [0] }] })
+        const dir = b!.results[0]!
+        assert.equal(dir.logDir, MEMORY_DATA_DIR)
+        assert.equal(dir.totalBytes, -1n)
+        assert.ok(Number(dir.topics[0]!.partitions[0]!.partitionSize) > 0, 'the partition holds the records')
+      } finally {
+        await admin.close()
+      }
       child.stdin!.end('stop\n')
       const report: { calls: string[]; dataDir: string } = await next()
       assert.equal(report.dataDir, MEMORY_DATA_DIR)
