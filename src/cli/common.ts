@@ -55,7 +55,7 @@ export function withExamples(cmd: Command, examples: string[]): Command {
 
 /** What a running command may use from the process (fakes in tests). */
 export interface ToolIo {
-  stdout(text: string): void
+  stdout(text: string | Uint8Array): void
   stderr(text: string): void
   /** Whether stderr is a terminal (progress bars are drawn only then). */
   isTty: boolean

@@ -8,7 +8,12 @@ await runCli(process.argv, {
   startBroker: startBrokerFromConfig,
   version: VERSION,
   onSignal: (signal, handler) => process.on(signal, handler),
-  exit: (code) => process.exit(code),
+  // Output to a pipe is written asynchronously: exit only once what was written has gone out, or
+  // `tributary consume … > file` would lose its tail.
+  exit: (code) => {
+    process.exitCode = code
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)))
+  },
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   isTty: process.stderr.isTTY === true,

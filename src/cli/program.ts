@@ -38,7 +38,7 @@ export interface CliDeps {
   /** Registers a signal handler (process.on). */
   onSignal(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void
   exit(code: number): void
-  stdout(text: string): void
+  stdout(text: string | Uint8Array): void
   stderr(text: string): void
   /** Whether stderr is a terminal (progress bars are drawn only then). */
   isTty?: boolean
@@ -144,7 +144,9 @@ async function startCommand(
 
 function reportStartupError(err: unknown, deps: CliDeps): void {
   const isConfigError = err instanceof ConfigError || (err instanceof Error && err.name === 'ConfigError')
-  if (isConfigError || err instanceof MetadataFileError) {
+  // By name, so the etcd modules load only when etcd is configured.
+  const isEtcdError = err instanceof Error && (err.name === 'EtcdMetadataError' || err.name === 'BrokerIdInUseError')
+  if (isConfigError || err instanceof MetadataFileError || isEtcdError) {
     deps.stderr(`tributary: ${(err as Error).message}\n`)
     deps.exit(isConfigError ? 2 : 1)
     return

@@ -6,6 +6,8 @@ export interface CliRun {
   code: number | null
   signal: NodeJS.Signals | null
   stdout: string
+  /** stdout as the bytes written. */
+  stdoutBytes: Buffer
   stderr: string
 }
 
@@ -23,9 +25,9 @@ export function tributary(args: string[], opts: CliRunOptions = {}): Promise<Cli
     const env: Record<string, string | undefined> = { ...process.env, ...opts.env }
     if (opts.env?.TRIBUTARY_BOOTSTRAP === undefined) delete env.TRIBUTARY_BOOTSTRAP
     const child = spawn(process.execPath, [BROKER_MAIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env })
-    let stdout = ''
+    const stdout: Buffer[] = []
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s))
+    child.stdout.on('data', (b: Buffer) => stdout.push(b))
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
     child.stdin.on('error', () => {}) // the command may exit before reading all of its input
     child.stdin.end(opts.input ?? '')
@@ -33,7 +35,8 @@ export function tributary(args: string[], opts: CliRunOptions = {}): Promise<Cli
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr })
+      const stdoutBytes = Buffer.concat(stdout)
+      resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stdoutBytes, stderr })
     })
   })
 }

@@ -13,8 +13,9 @@
 // --json prints {topic,partition,offset,timestamp,key,value,headers}, one object per line; key and
 // value are strings or null, headers an array of {key,value} (header keys may repeat).
 //
-// Bytes become text per --encoding: utf8 (default; invalid sequences become U+FFFD), base64 or hex
-// (for binary data) — for keys, values and header values alike.
+// Bytes become text per --encoding — for keys, values and header values alike: utf8 (default)
+// writes a template's fields as the stored bytes, untouched, so whatever `tributary produce` read
+// comes out byte for byte (in JSON, invalid UTF-8 becomes U+FFFD); base64 or hex for binary data.
 import type { ConsumedRecord } from '../../client/consumer.js'
 import { UsageError } from '../common.js'
 
@@ -23,24 +24,30 @@ export type Encoding = (typeof ENCODINGS)[number]
 
 export const DEFAULT_TEMPLATE = '%v\\n'
 
-type Part = string | ((r: ConsumedRecord, enc: Encoding) => string)
+type Field = (r: ConsumedRecord, enc: Encoding) => Buffer | string
+type Part = Buffer | Field
 
-const text = (b: Buffer | null, enc: Encoding): string => (b === null ? '' : b.toString(enc))
+const EMPTY = Buffer.alloc(0)
+/** utf8: the stored bytes themselves; base64/hex: their text form. */
+const bytes = (b: Buffer | null, enc: Encoding): Buffer | string => (b === null ? EMPTY : enc === 'utf8' ? b : b.toString(enc))
 
-const FIELDS: Record<string, (r: ConsumedRecord, enc: Encoding) => string> = {
-  k: (r, enc) => text(r.key, enc),
-  v: (r, enc) => text(r.value, enc),
+const FIELDS: Record<string, Field> = {
+  k: (r, enc) => bytes(r.key, enc),
+  v: (r, enc) => bytes(r.value, enc),
   t: (r) => r.topic,
   p: (r) => String(r.partition),
   o: (r) => String(r.offset),
   T: (r) => String(r.timestamp),
-  h: (r, enc) => r.headers.map((h) => `${h.key}=${text(h.value, enc)}`).join(','),
+  h: (r, enc) =>
+    Buffer.concat(
+      r.headers.flatMap((h, i) => [Buffer.from(`${i > 0 ? ',' : ''}${h.key}=`), Buffer.from(bytes(h.value, enc))]),
+    ),
 }
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\' }
 
 /** Compiles a template into a record formatter; throws UsageError on an unknown % or \ sequence. */
-export function compileTemplate(template: string, encoding: Encoding = 'utf8'): (r: ConsumedRecord) => string {
+export function compileTemplate(template: string, encoding: Encoding = 'utf8'): (r: ConsumedRecord) => Buffer {
   const parts: Part[] = []
   let literal = ''
   for (let i = 0; i < template.length; i++) {
@@ -60,29 +67,25 @@ export function compileTemplate(template: string, encoding: Encoding = 'utf8'): 
     } else {
       const field = FIELDS[next]
       if (!field) throw new UsageError(`--format: unknown field %${next}; use %k %v %t %p %o %T %h or %%`)
-      if (literal !== '') parts.push(literal)
+      if (literal !== '') parts.push(Buffer.from(literal))
       literal = ''
       parts.push(field)
     }
   }
-  if (literal !== '') parts.push(literal)
-  return (r) => {
-    let out = ''
-    for (const p of parts) out += typeof p === 'string' ? p : p(r, encoding)
-    return out
-  }
+  if (literal !== '') parts.push(Buffer.from(literal))
+  return (r) => Buffer.concat(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p(r, encoding)))))
 }
 
 /** One JSON line (with its newline). */
-export function jsonLine(r: ConsumedRecord, encoding: Encoding = 'utf8'): string {
-  const bytes = (b: Buffer | null) => (b === null ? null : b.toString(encoding))
-  return `${JSON.stringify({
+export function jsonLine(r: ConsumedRecord, encoding: Encoding = 'utf8'): Buffer {
+  const text = (b: Buffer | null) => (b === null ? null : b.toString(encoding))
+  return Buffer.from(`${JSON.stringify({
     topic: r.topic,
     partition: r.partition,
     offset: r.offset,
     timestamp: r.timestamp,
-    key: bytes(r.key),
-    value: bytes(r.value),
-    headers: r.headers.map((h) => ({ key: h.key, value: bytes(h.value) })),
-  })}\n`
+    key: text(r.key),
+    value: text(r.value),
+    headers: r.headers.map((h) => ({ key: h.key, value: text(h.value) })),
+  })}\n`)
 }

@@ -42,7 +42,7 @@ export interface ConsumeSettings {
   maxMessages: number
   exitAtEnd: boolean
   /** Renders one record (--format template or --json line). */
-  format: (r: ConsumedRecord) => string
+  format: (r: ConsumedRecord) => Buffer
   quiet: boolean
 }
 

@@ -119,7 +119,7 @@ class Reader {
   }
 
   private print(fetched: FetchedPartition[]): void {
-    let out = ''
+    const out: Buffer[] = []
     let ended = false
     for (const f of fetched) {
       const end = this.s.exitAtEnd ? this.ends.get(f.partition)! : Number.POSITIVE_INFINITY
@@ -129,13 +129,13 @@ class Reader {
           cut = r.offset
           break
         }
-        out += this.s.format(r)
+        out.push(this.s.format(r))
         this.printed++
       }
       if (cut !== undefined) this.fetcher.seek(f.topic, f.partition, cut)
       if (f.nextOffset >= end || cut !== undefined) ended = true
     }
-    if (out !== '') this.io.stdout(out)
+    if (out.length > 0) this.io.stdout(Buffer.concat(out))
     for (const p of this.fetcher.positions()) this.positions.set(p.partition, p.offset)
     if (ended && this.s.exitAtEnd) this.reassign()
   }

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test'
 import { InvalidArgumentError } from 'commander'
 import type { ConsumedRecord } from '../../../src/client/consumer.js'
 import { UsageError } from '../../../src/cli/common.js'
-import { compileTemplate, DEFAULT_TEMPLATE, jsonLine } from '../../../src/cli/consume/format.js'
+import { compileTemplate, DEFAULT_TEMPLATE, type Encoding, jsonLine } from '../../../src/cli/consume/format.js'
 import {
   type ConsumeCliOptions,
   encodingOption,
@@ -43,23 +43,30 @@ const baseOptions: ConsumeCliOptions = {
   quiet: false,
 }
 
+/** The formatter's output as text (it writes bytes). */
+const tpl =
+  (template: string, encoding?: Encoding) =>
+  (r: ConsumedRecord): string =>
+    compileTemplate(template, encoding)(r).toString()
+const json = (r: ConsumedRecord, encoding?: Encoding): string => jsonLine(r, encoding).toString()
+
 describe('consume --format', () => {
   it('the default prints the value and a newline', () => {
-    assert.equal(compileTemplate(DEFAULT_TEMPLATE)(record), 'signed up\n')
+    assert.equal(tpl(DEFAULT_TEMPLATE)(record), 'signed up\n')
   })
 
   it('substitutes every field', () => {
-    const f = compileTemplate('%t/%p/%o/%T %k=%v {%h}')
+    const f = tpl('%t/%p/%o/%T %k=%v {%h}')
     assert.equal(f(record), 'events/2/41/1700000000123 user-1=signed up {source=web,trace=}')
   })
 
   it('turns escapes into characters and %% into %, and adds nothing at the end', () => {
-    assert.equal(compileTemplate('%k\\t%v\\r\\n100%% \\\\')(record), 'user-1\tsigned up\r\n100% \\')
-    assert.equal(compileTemplate('plain')(record), 'plain')
+    assert.equal(tpl('%k\\t%v\\r\\n100%% \\\\')(record), 'user-1\tsigned up\r\n100% \\')
+    assert.equal(tpl('plain')(record), 'plain')
   })
 
   it('prints null keys, values and headers as nothing', () => {
-    assert.equal(compileTemplate('[%k][%v][%h]')(nulls), '[][][]')
+    assert.equal(tpl('[%k][%v][%h]')(nulls), '[][][]')
   })
 
   it('refuses unknown fields and escapes, and a lone % or \\ at the end', () => {
@@ -68,24 +75,29 @@ describe('consume --format', () => {
     }
   })
 
+  it('utf8 writes the stored bytes untouched, even when they are not valid UTF-8', () => {
+    const raw = { ...record, key: Buffer.from([0xc3, 0x28]), value: Buffer.from([0xff, 0xfe, 0x0a]) }
+    assert.deepEqual(compileTemplate('%k|%v')(raw), Buffer.from([0xc3, 0x28, 0x7c, 0xff, 0xfe, 0x0a]))
+  })
+
   it('--encoding applies to keys, values and header values', () => {
-    assert.equal(compileTemplate('%k %v %h', 'hex')(binary), 'ff00 deadbe b=01')
-    assert.equal(compileTemplate('%k %v %h', 'base64')(binary), '/wA= 3q2+ b=AQ==')
+    assert.equal(tpl('%k %v %h', 'hex')(binary), 'ff00 deadbe b=01')
+    assert.equal(tpl('%k %v %h', 'base64')(binary), '/wA= 3q2+ b=AQ==')
   })
 })
 
 describe('consume --json', () => {
   it('one object per line, fields in order, headers as key/value objects', () => {
     assert.equal(
-      jsonLine(record),
+      json(record),
       '{"topic":"events","partition":2,"offset":41,"timestamp":1700000000123,"key":"user-1","value":"signed up",' +
         '"headers":[{"key":"source","value":"web"},{"key":"trace","value":null}]}\n',
     )
   })
 
   it('null key and value are null; binary per --encoding', () => {
-    assert.deepEqual(JSON.parse(jsonLine(nulls)), { topic: 'events', partition: 2, offset: 41, timestamp: 1_700_000_000_123, key: null, value: null, headers: [] })
-    const b = JSON.parse(jsonLine(binary, 'base64'))
+    assert.deepEqual(JSON.parse(json(nulls)), { topic: 'events', partition: 2, offset: 41, timestamp: 1_700_000_000_123, key: null, value: null, headers: [] })
+    const b = JSON.parse(json(binary, 'base64'))
     assert.equal(b.key, '/wA=')
     assert.equal(b.value, '3q2+')
     assert.deepEqual(b.headers, [{ key: 'b', value: 'AQ==' }])
@@ -144,7 +156,7 @@ describe('consume options', () => {
   })
 
   it('--json formats JSON lines', () => {
-    assert.equal(settingsFrom('t', { ...baseOptions, json: true }).format(nulls), jsonLine(nulls))
+    assert.equal(settingsFrom('t', { ...baseOptions, json: true }).format(nulls).toString(), json(nulls))
   })
 
   it('partition lists print as ranges', () => {

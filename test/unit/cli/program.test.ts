@@ -39,7 +39,7 @@ function harness(start?: (opts: CliStartOptions) => Promise<void>): Harness {
       },
       onSignal: (name, fn) => handlers.set(name, [...(handlers.get(name) ?? []), fn]),
       exit: (code) => h.exits.push(code),
-      stdout: (t) => h.out.push(t),
+      stdout: (t) => h.out.push(String(t)),
       stderr: (t) => h.err.push(t),
       createLogger: () => silentLogger,
     },
