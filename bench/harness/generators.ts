@@ -1,11 +1,13 @@
 // Load generators, the same for both brokers: Kafka's own perf tools from kafka-tools
 // (ProducerPerformance, ConsumerPerformance, EndToEndLatency), the two helpers in
-// bench/kafka/src (BenchAdmin, FixedRateEndToEnd), each in its own JVM; and `tributary perf` when
-// the CLI has it.
+// bench/kafka/src (BenchAdmin, FixedRateEndToEnd), each in its own JVM; `tributary perf` when
+// the CLI has it; and the harness's random-reads tool (random-reads.ts), in its own Node process.
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { JavaEnv } from './brokers.js'
 import { TRIBUTARY_MAIN } from './brokers.js'
-import { run, runOk } from './util.js'
+import type { RandomReadsResult } from './random-reads.js'
+import { ROOT, run, runOk } from './util.js'
 
 const TOOL_TIMEOUT_MS = 10 * 60_000
 
@@ -160,6 +162,8 @@ export interface PerfProduceOptions {
   acks: '1' | 'all'
   lingerMs: number
   batchSize: number
+  /** Kill the generator after this long (default 10 minutes; filling gigabytes takes longer). */
+  timeoutMs?: number
 }
 
 /** Finds a number in perf's --json output under any of the given keys (nested objects searched too). */
@@ -174,8 +178,8 @@ function pick(obj: unknown, keys: readonly string[]): number {
   return Number.NaN
 }
 
-async function perfJson(args: string[]): Promise<unknown> {
-  const r = await runOk(process.execPath, [TRIBUTARY_MAIN, 'perf', ...args, '--json'], { timeoutMs: TOOL_TIMEOUT_MS })
+async function perfJson(args: string[], timeoutMs = TOOL_TIMEOUT_MS): Promise<unknown> {
+  const r = await runOk(process.execPath, [TRIBUTARY_MAIN, 'perf', ...args, '--json'], { timeoutMs })
   const lines = r.stdout.trim().split('\n')
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i]!.trim()
@@ -214,7 +218,7 @@ export async function perfProduce(bootstrap: string, o: PerfProduceOptions): Pro
     String(o.lingerMs),
     '--batch-size',
     String(o.batchSize),
-  ])
+  ], o.timeoutMs)
   return {
     recordsPerSec: pick(j, RPS),
     mbPerSec: pick(j, MBPS),
@@ -254,4 +258,24 @@ export async function perfE2e(bootstrap: string, topic: string, records: number,
   // The e2e summary may carry the producer's acknowledgement latency too; take the e2e one.
   const e2e = (j as Record<string, unknown>).latencyMs ?? j
   return { p50Ms: pick(e2e, P50), p95Ms: pick(e2e, ['p95']), p99Ms: pick(e2e, P99), p999Ms: pick(e2e, P999), avgMs: pick(e2e, ['avg']) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The harness's own random-reads tool (random-reads.ts), for the size scenarios.
+
+const RANDOM_READS = join(ROOT, 'dist/bench/harness/random-reads.js')
+
+/**
+ * K fetches at random offsets and K timestamp lookups at random timestamps in partition 0 of each
+ * topic, timed one at a time, the topics taking turns.
+ */
+export async function randomReadsTool(bootstrap: string, topics: readonly string[], reads: number, seed: number): Promise<RandomReadsResult> {
+  const args = [RANDOM_READS, '--bootstrap-server', bootstrap, ...topics.flatMap((t) => ['--topic', t]), '--fetches', String(reads), '--lookups', String(reads), '--seed', String(seed)]
+  const r = await runOk(process.execPath, args, { timeoutMs: TOOL_TIMEOUT_MS })
+  const line = r.stdout
+    .trim()
+    .split('\n')
+    .find((l) => l.startsWith('{'))
+  if (!line) throw new Error(`random-reads printed no result:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`)
+  return JSON.parse(line) as RandomReadsResult
 }

@@ -1,8 +1,9 @@
 // `npm run bench`: Tributary beside Apache Kafka 4.x on the same machine, with the same load
 // generators, alternating runs, median of N. See docs/benchmarks.md.
 //
-//   npm run bench                              full run (3 runs per scenario, ~15 min on 2 cores)
-//   npm run bench -- --quick                   small counts, 1 run per scenario (< 2 min)
+//   npm run bench                              full run (3 runs per scenario, ~20 min on 2 cores)
+//   npm run bench -- --quick                   small counts, 1 run per scenario (< 2 min; without
+//                                              the 1,000-partition and size scenarios unless named)
 //   npm run bench -- --scenario produce-100b-acks1 --scenario startup
 //   npm run bench -- --no-kafka                Tributary only
 //   npm run bench -- --runs 5 --docs           5 runs, and update docs/benchmarks.md
@@ -27,6 +28,8 @@ import {
   writeResults,
 } from './report.js'
 import { COUNTS, type Counts, type RunContext, type Scenario, SCENARIO_NAMES, STARTUP, scenarios } from './scenarios.js'
+import { runSizePhase, sizeScenarios } from './size.js'
+import { createTopicAndWait, deleteTopic } from './topics.js'
 import { fmtNum, memOf, ROOT, sleep, watchMemory } from './util.js'
 
 interface Options {
@@ -37,20 +40,29 @@ interface Options {
   docs?: boolean
   keep: boolean
   render?: string
+  /** --size-mib SMALL,LARGE: other sizes for the size scenarios. */
+  sizeMiB?: [number, number]
 }
 
 const USAGE = `usage: npm run bench [-- --quick] [--scenario NAME ...] [--no-kafka] [--runs N] [--docs | --no-docs] [--keep]
 
-  --quick         small counts, one run per scenario (whole run < 2 minutes)
+  --quick         small counts, one run per scenario (whole run < 2 minutes); the 1,000-partition
+                  and size scenarios run in quick mode only when named with --scenario
   --scenario N    run only these scenarios (repeatable or comma-separated)
   --no-kafka      measure Tributary only
   --runs N        runs per scenario (default 3, quick 1); the median is reported
   --docs          update docs/benchmarks.md (default: only after a full run of every scenario with Kafka)
   --no-docs       never update docs/benchmarks.md
-  --keep          keep the brokers' temporary directories (logs, data)
+  --size-mib S,L  the size scenarios' small and large partitions in MiB (default 1024,10240; quick 50,500)
+  --keep          keep the brokers' temporary directories (logs, data; the size scenarios' data is deleted regardless)
   --render DATE   run nothing: rebuild the chart and docs/benchmarks.md from bench/results/DATE-*.json
 
-scenarios: ${SCENARIO_NAMES(COUNTS.full).join(', ')}`
+scenarios: ${ALL_NAMES(COUNTS.full).join(', ')}`
+
+/** Every scenario, in table order: start-up, the load scenarios, the size scenarios (size.ts). */
+function ALL_NAMES(c: Counts): string[] {
+  return [...SCENARIO_NAMES(c), ...sizeScenarios(c).map((s) => s.name)]
+}
 
 function parseArgs(argv: string[]): Options {
   const o: Options = { quick: false, scenarios: [], noKafka: false, keep: false }
@@ -69,7 +81,11 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--keep') o.keep = true
     else if (a === '--render' || a.startsWith('--render=')) o.render = value()
     else if (a === '--scenario' || a.startsWith('--scenario=')) o.scenarios.push(...value().split(',').filter(Boolean))
-    else if (a === '--runs' || a.startsWith('--runs=')) {
+    else if (a === '--size-mib' || a.startsWith('--size-mib=')) {
+      const [small, large, ...rest] = value().split(',').map(Number)
+      if (rest.length > 0 || !Number.isInteger(small) || !Number.isInteger(large) || small! < 1 || large! <= small!) usage('--size-mib needs SMALL,LARGE in MiB, SMALL < LARGE')
+      o.sizeMiB = [small!, large!]
+    } else if (a === '--runs' || a.startsWith('--runs=')) {
       o.runs = Number(value())
       if (!Number.isInteger(o.runs) || o.runs < 1) usage('--runs needs a positive integer')
     } else if (a === '--help' || a === '-h') {
@@ -77,7 +93,7 @@ function parseArgs(argv: string[]): Options {
       process.exit(0)
     } else usage(`unknown argument ${a}`)
   }
-  const known = SCENARIO_NAMES(COUNTS.full)
+  const known = ALL_NAMES(COUNTS.full)
   for (const s of o.scenarios) if (!known.includes(s)) usage(`unknown scenario ${s}`)
   return o
 }
@@ -114,6 +130,7 @@ function summary(metrics: Record<string, number>): string {
     if (metrics[k] !== undefined && Number.isFinite(metrics[k])) parts.push(`${label}${fmtNum(metrics[k]!)}${unit}`)
   }
   f('records_per_sec', '', ' records/s')
+  f('vs_8p_pct', '', ' % of 8 partitions')
   f('mb_per_sec', '', ' MB/s')
   f('startup_ms', 'start-up ', ' ms')
   f('avg_ms', 'avg ', ' ms')
@@ -125,12 +142,65 @@ function summary(metrics: Record<string, number>): string {
   return parts.join(', ')
 }
 
+/**
+ * Fills in the metrics one scenario takes from another's run in the same round on the same broker
+ * (1,000 partitions as a % of 8); a run whose partner failed gets none.
+ */
+function deriveRelative(
+  active: Scenario[],
+  brokers: BrokerName[],
+  runs: number,
+  byRound: Map<string, Record<string, number>>,
+  roundKey: (scenario: string, b: BrokerName, round: number) => string,
+  say: (s: string) => void,
+): void {
+  for (const s of active) {
+    const rel = s.relativeTo
+    if (!rel) continue
+    for (const b of brokers) {
+      const shares: string[] = []
+      for (let round = 1; round <= runs; round++) {
+        const m = byRound.get(roundKey(s.name, b, round))
+        const base = byRound.get(roundKey(rel.scenario, b, round))
+        const x = m?.[rel.of]
+        const y = base?.[rel.of]
+        if (!m || x === undefined || y === undefined || !Number.isFinite(x) || !Number.isFinite(y) || y <= 0) continue
+        m[rel.key] = Math.round((1000 * x) / y) / 10
+        shares.push(`${fmtNum(m[rel.key]!)} %`)
+      }
+      if (shares.length > 0) say(`${s.name} on ${b}: ${rel.of} as % of ${rel.scenario} in the same round: ${shares.join(', ')}`)
+    }
+  }
+}
+
+/** One line per metric with a target: each broker's median and whether it meets the target. */
+function targetNotes(results: ScenarioResult[]): string[] {
+  const out: string[] = []
+  for (const r of results) {
+    for (const m of r.metrics) {
+      if (!m.target) continue
+      const parts: string[] = []
+      for (const b of ['tributary', 'kafka'] as const) {
+        const v = r.median[b][m.key]
+        if (v === undefined || !Number.isFinite(v)) continue
+        const met = m.target.op === '>=' ? v >= m.target.value : v <= m.target.value
+        parts.push(`${b === 'tributary' ? 'Tributary' : 'Kafka'} ${fmtNum(v)} ${m.unit} (${met ? 'met' : 'NOT met'})`)
+      }
+      if (parts.length === 0) continue
+      const line = `target ${m.label} ${m.target.op === '>=' ? '≥' : '≤'} ${m.target.value} ${m.unit}: ${parts.join(', ')}`
+      r.notes.push(line)
+      out.push(`${r.name}: ${line}`)
+    }
+  }
+  return out
+}
+
 const DOC_TEMPLATE = `# Benchmarks\n\nGenerated by \`npm run bench\`; see bench/harness/.\n\n## Results\n\n${RESULTS_MARKERS.START}\n${RESULTS_MARKERS.END}\n`
 
 async function main(): Promise<number> {
   const opts = parseArgs(process.argv.slice(2))
   if (opts.render) {
-    const report = readResults(opts.render, SCENARIO_NAMES(COUNTS.full))
+    const report = readResults(opts.render, ALL_NAMES(COUNTS.full))
     const { chart } = writeChart(report)
     if (opts.docs !== false) updateDocs(report, DOC_TEMPLATE, chart)
     say(`${terminalTable(report)}\n\nrebuilt ${chart.slice(ROOT.length)}${opts.docs !== false ? ` and ${DOC.slice(ROOT.length)}` : ''} from bench/results/${opts.render}-*.json`)
@@ -139,8 +209,23 @@ async function main(): Promise<number> {
   const started = new Date()
   const t0 = performance.now()
   const base: Counts = opts.quick ? COUNTS.quick : COUNTS.full
-  const counts: Counts = { ...base, ...(opts.runs ? { runs: opts.runs, startupRuns: opts.runs } : {}) }
-  const want = (name: string) => opts.scenarios.length === 0 || opts.scenarios.includes(name)
+  const counts: Counts = {
+    ...base,
+    ...(opts.runs ? { runs: opts.runs, startupRuns: opts.runs } : {}),
+    ...(opts.sizeMiB ? { sizeSmallMiB: opts.sizeMiB[0], sizeLargeMiB: opts.sizeMiB[1] } : {}),
+  }
+  // A scenario measured against another (1,000 partitions against 8) brings that one along.
+  const selected = new Set(opts.scenarios)
+  for (const s of scenarios(counts)) {
+    if (s.relativeTo && selected.has(s.name) && !selected.has(s.relativeTo.scenario)) {
+      selected.add(s.relativeTo.scenario)
+      say(`(${s.name} is reported against ${s.relativeTo.scenario}, so that runs too)`)
+    }
+  }
+  const want = (name: string) => selected.size === 0 || selected.has(name)
+  // The many-partition and size scenarios would take a plain --quick past 2 minutes.
+  const fullOnly = (s: { name: string; fullOnly?: boolean }) =>
+    counts.mode === 'quick' && s.fullOnly && !selected.has(s.name) ? 'full runs only (it would take --quick past 2 minutes); name it with --scenario to run it with quick counts' : null
 
   if (!existsSync(TRIBUTARY_MAIN)) {
     console.error('dist/src/cli/main.js is missing: run `npm run build` first (npm run bench does).')
@@ -167,6 +252,9 @@ async function main(): Promise<number> {
   const start = (b: BrokerName, dir: string): Promise<Broker> => (b === 'tributary' ? startTributary(dir) : startKafka(tools!, dir))
   const results: ScenarioResult[] = []
   let failures = 0
+  /** Each load run's metrics by scenario, broker and round, for the metrics derived across scenarios. */
+  const byRound = new Map<string, Record<string, number>>()
+  const roundKey = (scenario: string, b: BrokerName, round: number) => `${scenario}|${b}|${round}`
 
   try {
     // Which load scenarios can run.
@@ -175,12 +263,20 @@ async function main(): Promise<number> {
     const loadResults: ScenarioResult[] = []
     for (const s of all) {
       const r = emptyResult(s, s.generator, s.params)
-      if (s.needs === 'java' && !tools) r.skipped = `needs Java and Kafka's tools (${kafkaSkip})`
+      if (fullOnly(s)) r.skipped = fullOnly(s)!
+      else if (s.needs === 'java' && !tools) r.skipped = `needs Java and Kafka's tools (${kafkaSkip})`
       else if (s.needs === 'perf' && !perf.available) r.skipped = `tributary perf is not available (${perf.reason})`
       else active.push(s)
       loadResults.push(r)
     }
     const resultOf = (s: Scenario) => loadResults.find((r) => r.name === s.name)!
+    const sizeResults: ScenarioResult[] = []
+    for (const s of sizeScenarios(counts).filter((x) => want(x.name))) {
+      const r = emptyResult(s, s.generator, s.params)
+      if (fullOnly(s)) r.skipped = fullOnly(s)!
+      else if (!perf.available) r.skipped = `the partitions are filled with tributary perf, which is not available (${perf.reason})`
+      sizeResults.push(r)
+    }
 
     // 1. Start-up, each start on an empty directory, alternating brokers. The brokers started for
     //    the load scenarios (also on empty directories) give one of the samples.
@@ -216,7 +312,7 @@ async function main(): Promise<number> {
       }
       if (brokers.includes('kafka')) startup.notes.push('Kafka: the StorageTool format that a fresh directory needs first is not counted (format_ms in the JSON)')
     }
-    results.push(...loadResults)
+    results.push(...loadResults, ...sizeResults)
 
     // 2. Load scenarios on one long-lived broker of each kind.
     if (active.length > 0) {
@@ -241,7 +337,10 @@ async function main(): Promise<number> {
         brokers.map(async (b) => {
           if (!live[b]) return
           const byPartitions = new Map<number, Set<string>>()
-          for (const s of active) for (let round = 1; round <= counts.runs; round++) byPartitions.set(s.partitions, (byPartitions.get(s.partitions) ?? new Set()).add(s.topic(round)))
+          for (const s of active) {
+            if (s.topicPerRun) continue
+            for (let round = 1; round <= counts.runs; round++) byPartitions.set(s.partitions, (byPartitions.get(s.partitions) ?? new Set()).add(s.topic(round)))
+          }
           const t = performance.now()
           try {
             if (tools) await Promise.all([...byPartitions].map(([p, names]) => createTopics(tools!, live[b]!.bootstrap, p, [...names])))
@@ -279,12 +378,25 @@ async function main(): Promise<number> {
               say(`  run ${round}/${counts.runs} ${b.padEnd(9)} FAILED: the broker has exited\n${broker.logTail(10)}`)
               continue
             }
+            if (s.topicPerRun) {
+              const t = performance.now()
+              try {
+                await createTopicAndWait(broker.bootstrap, s.topic(round), s.partitions)
+                say(`  run ${round}/${counts.runs} ${b.padEnd(9)} topic ${s.topic(round)} (${s.partitions} partitions) created in ${secs(performance.now() - t)}, untimed`)
+              } catch (err) {
+                failures++
+                r.errors[b].push(`creating the topic: ${(err as Error).message}`)
+                say(`  run ${round}/${counts.runs} ${b.padEnd(9)} FAILED to create its topic: ${(err as Error).message}`)
+                continue
+              }
+            }
             const w = watchMemory(broker.pid)
             const t = performance.now()
             try {
               const m = await s.run(ctxFor(b, round))
               m.peak_rss_mb = w.stop()
               r.runs[b].push(m)
+              byRound.set(roundKey(s.name, b, round), m)
               say(`  run ${round}/${counts.runs} ${b.padEnd(9)} ${summary(m)} (${secs(performance.now() - t)})`)
             } catch (err) {
               w.stop()
@@ -292,11 +404,22 @@ async function main(): Promise<number> {
               r.errors[b].push((err as Error).message)
               say(`  run ${round}/${counts.runs} ${b.padEnd(9)} FAILED (${secs(performance.now() - t)}): ${(err as Error).message}`)
             }
+            if (s.topicPerRun) {
+              const problem = await deleteTopic(broker.bootstrap, s.topic(round))
+              if (problem) say(`  run ${round}/${counts.runs} ${b.padEnd(9)} (${problem})`)
+            }
             await settle()
           }
         }
       }
       for (const b of brokers) await live[b]?.stop()
+      deriveRelative(active, brokers, counts.runs, byRound, roundKey, say)
+    }
+
+    // 3. The size scenarios: one fresh broker at a time, filled with gigabytes, then deleted.
+    const sizeActive = sizeResults.filter((r) => !r.skipped)
+    if (sizeActive.length > 0) {
+      failures += await runSizePhase({ brokers, start, dir: tmp, counts, results: sizeActive, say })
     }
   } finally {
     if (!opts.keep) rmSync(tmp, { recursive: true, force: true })
@@ -304,6 +427,7 @@ async function main(): Promise<number> {
   }
 
   for (const r of results) for (const b of ['tributary', 'kafka'] as const) r.median[b] = medians(r.runs[b])
+  const targets = targetNotes(results)
 
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
   const report: BenchReport = {
@@ -330,6 +454,7 @@ async function main(): Promise<number> {
   }
 
   say(`\n${terminalTable(report)}\n`)
+  if (targets.length > 0) say(`Targets (issue 6), on each broker's median:\n${targets.map((t) => `  ${t}`).join('\n')}\n`)
   if (kafkaSkip) say(`The Apache Kafka side was skipped: ${kafkaSkip}.`)
   if (counts.runs < 3) say(`Each number is from ${counts.runs === 1 ? 'a single run' : `the median of ${counts.runs} runs`} (quick mode); a full run takes the median of 3.`)
   const { files, chart } = writeResults(report)

@@ -84,7 +84,7 @@ function rows(report: BenchReport): Row[] {
       const kCell = report.kafka.skipped ? 'skipped' : s.errors.kafka.length > 0 && !Number.isFinite(k ?? Number.NaN) ? 'failed' : fmtValue(k, m.unit)
       out.push({
         scenario: s.name,
-        metric: `${m.label} (${m.unit}, ${m.better} is better)`,
+        metric: `${m.label} (${m.unit}, ${m.better} is better${m.target ? `; target ${m.target.op === '>=' ? '≥' : '≤'} ${m.target.value} ${m.unit}` : ''})`,
         tributary: tCell,
         kafka: kCell,
         ratio: both ? `${ratio >= 10 ? ratio.toFixed(1) : ratio.toFixed(2)}×` : '—',
@@ -178,10 +178,19 @@ function peakRow(report: BenchReport): ChartRow[] {
 
 const xmlEsc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
+/** Throughput keys charted: the load scenarios' and the size scenario's two partitions. */
+const CHART_THROUGHPUT = new Set(['records_per_sec', 'empty_records_per_sec', 'full_records_per_sec'])
+/** Latency keys charted besides every p99_ms (and the e2e p50s): the random reads in the large partition. */
+const CHART_LATENCY = new Set(['fetch_large_p50_ms', 'lookup_large_p50_ms'])
+
 export function svgChart(report: BenchReport): string {
   const sections: { title: string; rows: ChartRow[] }[] = [
-    { title: 'Throughput (higher is better)', rows: chartRows(report, (_s, m) => m.unit === 'records/s' && m.key === 'records_per_sec') },
-    { title: 'Latency (lower is better)', rows: chartRows(report, (s, m) => m.unit === 'ms' && m.key !== 'startup_ms' && (m.key === 'p99_ms' || (m.key === 'p50_ms' && s.name.includes('e2e')))) },
+    { title: 'Throughput (higher is better)', rows: chartRows(report, (_s, m) => m.unit === 'records/s' && CHART_THROUGHPUT.has(m.key)) },
+    {
+      title: 'Latency (lower is better)',
+      rows: chartRows(report, (s, m) => m.unit === 'ms' && m.key !== 'startup_ms' && (m.key === 'p99_ms' || (m.key === 'p50_ms' && s.name.includes('e2e')) || CHART_LATENCY.has(m.key))),
+    },
+    { title: "Against the same broker's baseline (%, targets in the table)", rows: chartRows(report, (_s, m) => m.unit === '%') },
     { title: 'Start-up and memory (lower is better)', rows: [...chartRows(report, (_s, m) => m.key === 'startup_ms' || m.key === 'idle_rss_mb'), ...peakRow(report)] },
   ].filter((s) => s.rows.length > 0)
   const W = 980

@@ -17,6 +17,8 @@ export interface Metric {
   label: string
   unit: string
   better: 'higher' | 'lower'
+  /** A goal from issue 6 (e.g. ≥ 70 % of the 8-partition throughput), checked against each broker's median. */
+  target?: { op: '>=' | '<='; value: number }
 }
 
 export interface Counts {
@@ -31,11 +33,54 @@ export interface Counts {
   e2eRate: number
   e2eRecords: number
   pingpong: number
+  /** Partitions of the many-partitions produce scenarios. */
+  manyPartitions: number
+  /** Size scenarios (size.ts): the small and the large partition, in MiB (segments: a tenth of the large one). */
+  sizeSmallMiB: number
+  sizeLargeMiB: number
+  /** Timed fetches and timestamp lookups per partition per run. */
+  sizeReads: number
+  /** Records of 100 B per produce run of the size scenario (into each of the two partitions). */
+  sizeProduce: number
 }
 
 export const COUNTS: Record<'quick' | 'full', Counts> = {
-  quick: { mode: 'quick', runs: 1, startupRuns: 1, produce100: 200_000, perfProduce100: 500_000, produce1k: 30_000, consume: 500_000, e2eRate: 20_000, e2eRecords: 60_000, pingpong: 500 },
-  full: { mode: 'full', runs: 3, startupRuns: 3, produce100: 3_000_000, perfProduce100: 10_000_000, produce1k: 500_000, consume: 10_000_000, e2eRate: 20_000, e2eRecords: 300_000, pingpong: 3_000 },
+  quick: {
+    mode: 'quick',
+    runs: 1,
+    startupRuns: 1,
+    produce100: 200_000,
+    perfProduce100: 500_000,
+    produce1k: 30_000,
+    consume: 500_000,
+    e2eRate: 20_000,
+    e2eRecords: 60_000,
+    pingpong: 500,
+    manyPartitions: 1000,
+    // 1/20 of a full run's sizes (and segments 1/20 of Kafka's default, see size.ts).
+    sizeSmallMiB: 50,
+    sizeLargeMiB: 500,
+    sizeReads: 300,
+    // Long enough (a couple of seconds a run) for a 10 % target to mean something.
+    sizeProduce: 2_000_000,
+  },
+  full: {
+    mode: 'full',
+    runs: 3,
+    startupRuns: 3,
+    produce100: 3_000_000,
+    perfProduce100: 10_000_000,
+    produce1k: 500_000,
+    consume: 10_000_000,
+    e2eRate: 20_000,
+    e2eRecords: 300_000,
+    pingpong: 3_000,
+    manyPartitions: 1000,
+    sizeSmallMiB: 1024,
+    sizeLargeMiB: 10 * 1024,
+    sizeReads: 2_000,
+    sizeProduce: 5_000_000,
+  },
 }
 
 /** What a scenario's run gets: the Java tools (when Java is there) and the broker under test. */
@@ -57,6 +102,19 @@ export interface Scenario {
   metrics: Metric[]
   /** The topic a run uses (created beforehand with `partitions` partitions). */
   topic(round: number): string
+  /**
+   * Create the run's topic just before the run (untimed, outside the memory watch) and delete it
+   * after, instead of up front with the others: for topics of many partitions, which should not
+   * sit idle under every other scenario.
+   */
+  topicPerRun?: boolean
+  /**
+   * A metric derived from another scenario of the same run and round on the same broker:
+   * `key` = 100 × this run's `of` ÷ the `scenario`'s run's `of` (e.g. 1,000 partitions against 8).
+   */
+  relativeTo?: { scenario: string; of: string; key: string }
+  /** Left out of a plain --quick run (it would take it past 2 minutes); runs with quick counts when named with --scenario. */
+  fullOnly?: boolean
   /** Untimed set-up once per broker before the first run (fills the consume topic). */
   prepare?(ctx: RunContext): Promise<string>
   run(ctx: RunContext): Promise<Record<string, number>>
@@ -77,7 +135,7 @@ function needTools(ctx: RunContext): JavaEnv {
   return ctx.tools
 }
 
-function produceScenario(name: string, title: string, recordSize: number, acks: '1' | 'all', records: number): Scenario {
+function produceScenario(name: string, title: string, recordSize: number, acks: '1' | 'all', records: number, partitions = 8): Scenario {
   const base = { records, recordSize, acks, lingerMs: 5, batchSize: 65_536 }
   // MB/s is in every run's JSON; the table shows it where records/s alone says little (1 KB records).
   const metrics = recordSize >= 1024 ? [RPS, MBPS, ...produceMetrics.slice(1)] : produceMetrics
@@ -86,8 +144,8 @@ function produceScenario(name: string, title: string, recordSize: number, acks: 
     title,
     generator: 'Kafka ProducerPerformance (Java producer)',
     needs: 'java',
-    partitions: 8,
-    params: { ...base, partitions: 8, throughput: 'unthrottled', compression: 'none' },
+    partitions,
+    params: { ...base, partitions, throughput: 'unthrottled', compression: 'none' },
     metrics,
     topic: (round) => `${name}-r${round}`,
     async run(ctx) {
@@ -95,6 +153,23 @@ function produceScenario(name: string, title: string, recordSize: number, acks: 
       const r = await producerPerformance(needTools(ctx), ctx.broker.bootstrap, o)
       return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, p50_ms: r.p50Ms, p99_ms: r.p99Ms, avg_ms: r.avgMs, p999_ms: r.p999Ms }
     },
+  }
+}
+
+/**
+ * The same load as an 8-partition produce scenario into a topic of `partitions` partitions, with
+ * its throughput also given as a share of the 8-partition scenario's in the same round on the same
+ * broker (issue 6: ≥ 70 % at 1,000 partitions).
+ */
+function manyPartitions(s: Scenario, baseline: string, partitions: number): Scenario {
+  const share: Metric = { key: 'vs_8p_pct', label: 'throughput as % of 8 partitions', unit: '%', better: 'higher', target: { op: '>=', value: 70 } }
+  return {
+    ...s,
+    topicPerRun: true,
+    fullOnly: true,
+    relativeTo: { scenario: baseline, of: 'records_per_sec', key: share.key },
+    metrics: [s.metrics[0]!, share, ...s.metrics.slice(1)],
+    params: { ...s.params, partitions, topicCreated: 'before each run (untimed), deleted after it', baseline },
   }
 }
 
@@ -111,6 +186,11 @@ export function scenarios(c: Counts): Scenario[] {
   const e2eTopic = (name: string) => (round: number) => `${name}-r${round}`
   const list: Scenario[] = [
     produceScenario('produce-100b-acks1', '100-byte records to 8 partitions, acks=1', 100, '1', c.produce100),
+    manyPartitions(
+      produceScenario(`produce-100b-${c.manyPartitions}p`, `100-byte records to ${c.manyPartitions.toLocaleString('en-US')} partitions, acks=1`, 100, '1', c.produce100, c.manyPartitions),
+      'produce-100b-acks1',
+      c.manyPartitions,
+    ),
     produceScenario('produce-100b-acksall', '100-byte records to 8 partitions, acks=all (RF 1)', 100, 'all', c.produce100),
     produceScenario('produce-1kb-acks1', '1 KB records to 8 partitions, acks=1', 1024, '1', c.produce1k),
     {
@@ -169,15 +249,15 @@ export function scenarios(c: Counts): Scenario[] {
   ]
 
   // `tributary perf` as the second load generator (used when the CLI has it).
-  const perfProduceScenario = (name: string, title: string, acks: '1' | 'all'): Scenario => {
+  const perfProduceScenario = (name: string, title: string, acks: '1' | 'all', partitions = 8): Scenario => {
     const base = { records: c.perfProduce100, recordSize: 100, acks, lingerMs: 5, batchSize: 65_536 }
     return {
       name,
       title,
       generator: 'tributary perf produce',
       needs: 'perf',
-      partitions: 8,
-      params: { ...base, partitions: 8 },
+      partitions,
+      params: { ...base, partitions },
       metrics: produceMetrics,
       topic: (round) => `${name}-r${round}`,
       async run(ctx) {
@@ -189,6 +269,11 @@ export function scenarios(c: Counts): Scenario[] {
   }
   list.push(
     perfProduceScenario('perf-produce-100b-acks1', '100-byte records to 8 partitions, acks=1 (tributary perf)', '1'),
+    manyPartitions(
+      perfProduceScenario(`perf-produce-100b-${c.manyPartitions}p`, `100-byte records to ${c.manyPartitions.toLocaleString('en-US')} partitions, acks=1 (tributary perf)`, '1', c.manyPartitions),
+      'perf-produce-100b-acks1',
+      c.manyPartitions,
+    ),
     perfProduceScenario('perf-produce-100b-acksall', '100-byte records to 8 partitions, acks=all (tributary perf)', 'all'),
     {
       name: 'perf-consume-100b',
