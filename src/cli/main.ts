@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The `tributary` executable: wires the real process into the command line (program.ts).
-import { startBrokerFromConfig } from '../broker/start.js'
 import { VERSION } from '../broker/version.js'
 import { runCli } from './program.js'
 
 await runCli(process.argv, {
-  startBroker: startBrokerFromConfig,
+  // Loaded only by `tributary start`: the client commands start faster without the broker's code.
+  startBroker: async (opts) => (await import('../broker/start.js')).startBrokerFromConfig(opts),
   version: VERSION,
   onSignal: (signal, handler) => process.on(signal, handler),
   // Output to a pipe is written asynchronously: exit only once what was written has gone out, or

@@ -24,7 +24,7 @@ export function registerProduceCommand(program: Command, deps: CliDeps): void {
     .option('-H, --header <key=value>', 'header added to every record; repeatable', collect, [])
     .option('-p, --partition <n>', 'write every record to this partition (default: by key as the Java client, else sticky)', intOption(0, INT32_MAX))
     .addOption(new Option('--acks <all|1|0>', 'acknowledgement to wait for').argParser(acksOption).default(-1, 'all'))
-    .option('--compression <type>', `${COMPRESSION_TYPES.join(', ')} (only none until the codecs land)`, compressionOption, 'none')
+    .option('--compression <type>', `batch codec: ${COMPRESSION_TYPES.join(', ')}`, compressionOption, 'none')
     .option('--linger-ms <ms>', 'wait this long for a batch to fill before sending it', intOption(0, INT32_MAX), 5)
     .option('--batch-size <bytes>', 'largest batch per partition', intOption(1, INT32_MAX), 16_384)
     .option('--delivery-timeout-ms <ms>', 'give up on a record this long after it was read (retries included)', intOption(1, INT32_MAX), 120_000)

@@ -352,7 +352,7 @@ export function decodeRecords(
             const codec = CODEC_NAMES[h.compression] ?? `codec ${h.compression}`
             throw new ClientError(
               'UNSUPPORTED_COMPRESSION_TYPE',
-              `${topic}-${partition}: the batch at offset ${h.baseOffset} is ${codec}-compressed, which this client cannot decode yet`,
+              `${topic}-${partition}: the batch at offset ${h.baseOffset} is ${codec}-compressed, which this client cannot decode`,
             )
           }
           throw err

@@ -68,6 +68,8 @@ export interface ProducerOptions<R> {
   batchSizeBytes?: number
   /** Kafka's linger.ms. Default 5 (Kafka 4's default). */
   lingerMs?: number
+  /** Batch codec, a CompressionType (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). Default 0. */
+  compression?: number
   /** Kafka's buffer.memory: isFull once this many bytes are unacknowledged. Default 32 MiB. */
   bufferMemoryBytes?: number
   /** Kafka's delivery.timeout.ms. Default 120000. */
@@ -139,6 +141,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private readonly client: KafkaClient
   private readonly batchSizeBytes: number
   private readonly lingerMs: number
+  private readonly compression: number
   private readonly bufferMemoryBytes: number
   private readonly deliveryTimeoutMs: number
   private readonly retryBackoffMs: number
@@ -168,6 +171,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     if (this.acks !== -1 && this.acks !== 0 && this.acks !== 1) throw new RangeError(`acks must be -1, 0 or 1, got ${this.acks}`)
     this.batchSizeBytes = Math.max(1, opts.batchSizeBytes ?? 16_384)
     this.lingerMs = Math.max(0, opts.lingerMs ?? 5)
+    this.compression = opts.compression ?? 0
     this.bufferMemoryBytes = opts.bufferMemoryBytes ?? 32 * 1024 * 1024
     this.deliveryTimeoutMs = opts.deliveryTimeoutMs ?? 120_000
     this.retryBackoffMs = opts.retryBackoffMs ?? 100
@@ -348,7 +352,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       let bytes = 0
       for (; i < batches.length; i++) {
         const b = batches[i]!
-        b.bytes ??= encodeBatch(b)
+        b.bytes ??= encodeBatch(b, this.compression)
         if (chosen.length > 0 && bytes + b.bytes.length > this.maxRequestBytes) break
         chosen.push(b)
         bytes += b.bytes.length
@@ -540,8 +544,9 @@ function newBatch<R>(partition: number, now: number): Batch<R> {
   }
 }
 
-function encodeBatch<R extends ProducerRecord>(b: Batch<R>): Buffer {
+function encodeBatch<R extends ProducerRecord>(b: Batch<R>, compression: number): Buffer {
   return buildRecordBatch({
+    compression,
     records: b.records.map((r, i) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: b.timestamps[i]! })),
   })
 }

@@ -21,7 +21,7 @@ import type { KafkaClient } from '../../client/client.js'
 import { ClientError } from '../../client/errors.js'
 import { type DeliveryReport, Producer, type ProducerRecord, type RecordHeader } from '../../client/producer.js'
 import { type ConnectionOptions, connect, keyValues, ToolError, type ToolIo, UsageError } from '../common.js'
-import { checkCompression } from '../perf/options.js'
+import { codecByName } from '../../protocol/records/compression.js'
 import { LineSplitter, LineTooLongError, parseEscapes, splitKey } from './lines.js'
 import { formatBytes, type ProgressMode, startProgress } from './progress.js'
 
@@ -72,7 +72,6 @@ interface Input {
 }
 
 export async function runProduce(topic: string, o: ProduceCliOptions, io: ToolIo, state: ProduceState): Promise<number> {
-  checkCompression(o.compression)
   const delimiter = parseEscapes(o.delimiter, '--delimiter')
   const keySeparator = o.keySeparator === undefined ? null : parseEscapes(o.keySeparator, '--key-separator')
   const headers: RecordHeader[] = keyValues(o.header, '--header').map(([key, value]) => ({ key, value: Buffer.from(value, 'utf8') }))
@@ -269,6 +268,7 @@ async function createProducer(
       acks: o.acks,
       batchSizeBytes: o.batchSize,
       lingerMs: o.lingerMs,
+      compression: codecByName(o.compression) ?? 0, // the option parser admits known names only
       bufferMemoryBytes: BUFFER_MEMORY_BYTES,
       deliveryTimeoutMs: o.deliveryTimeoutMs,
       onDelivery,

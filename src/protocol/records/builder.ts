@@ -1,8 +1,11 @@
-// Builds an uncompressed record batch v2 (see batch.ts for the header layout). Each record is:
+// Builds a record batch v2 (see batch.ts for the header layout). Each record is:
 //   length varint | attributes int8 (0) | timestampDelta varlong | offsetDelta varint |
 //   keyLength varint (-1 = null) | key | valueLength varint (-1 = null) | value |
 //   headerCount varint | (headerKeyLength varint | key utf8 | headerValueLength varint | value)*
-// Used by tests, by the coordinators writing their internal topics, and by control markers.
+// A compressed batch is the same header followed by the codec's encoding of those records (the
+// header itself is never compressed), so recompressing a batch swaps that section and nothing else.
+// Used by tests, by the coordinators writing their internal topics, by control markers, by the
+// client-side producer and by the broker when a topic's compression.type makes it recompress.
 import {
   ATTRIBUTES_OFFSET,
   BASE_SEQUENCE_OFFSET,
@@ -24,6 +27,7 @@ import {
   writeBatchCrc,
   writeInt64,
 } from './batch.js'
+import { CompressionType, compress, decompress } from './compression.js'
 import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js'
 
 export interface RecordHeader {
@@ -50,8 +54,12 @@ export interface BuildBatchOptions {
   producerEpoch?: number
   baseSequence?: number
   partitionLeaderEpoch?: number
-  /** Timestamp type, transactional and control bits; the compression bits must be 0. */
+  /** Timestamp type, transactional and control bits; the compression bits must be 0 (use `compression`). */
   attributes?: number
+  /** Codec of the records section (CompressionType: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). */
+  compression?: number
+  /** The codec's level (KIP-390: compression.gzip.level, compression.zstd.level); codec default when omitted. */
+  compressionLevel?: number
 }
 
 function bodySize(r: RecordInput, timestampDelta: number, offsetDelta: number): number {
@@ -75,12 +83,14 @@ function writeNullable(buf: Buffer, b: Buffer | null, pos: number): number {
   return pos + b.length
 }
 
-/** A valid uncompressed v2 batch with its CRC set. */
+/** A valid v2 batch with its CRC set, its records compressed with `opts.compression` if given. */
 export function buildRecordBatch(opts: BuildBatchOptions): Buffer {
   const { records } = opts
   if (records.length === 0) throw new RangeError('a record batch needs at least one record')
   const attributes = opts.attributes ?? 0
-  if ((attributes & COMPRESSION_MASK) !== 0) throw new RangeError('buildRecordBatch writes uncompressed batches only')
+  if ((attributes & COMPRESSION_MASK) !== 0) throw new RangeError('set the codec with the compression option, not in attributes')
+  const codec = opts.compression ?? CompressionType.None
+  if (codec < CompressionType.None || codec > CompressionType.Zstd) throw new RangeError(`unknown compression codec ${codec}`)
 
   let baseTimestamp = opts.baseTimestamp
   if (baseTimestamp === undefined) {
@@ -133,6 +143,41 @@ export function buildRecordBatch(opts: BuildBatchOptions): Buffer {
       pos = writeNullable(buf, h.value, pos)
     }
   }
+  if (codec !== CompressionType.None) return withRecordsSection(buf, codec, compress(codec, buf.subarray(BATCH_HEADER_SIZE), opts.compressionLevel))
   writeBatchCrc(buf, 0)
   return buf
+}
+
+/** A copy of the batch's 61-byte header followed by `section`, with the codec bits, length and CRC set. */
+function withRecordsSection(batch: Buffer, codec: number, section: Buffer, pos = 0): Buffer {
+  const out = Buffer.allocUnsafe(BATCH_HEADER_SIZE + section.length)
+  batch.copy(out, 0, pos, pos + BATCH_HEADER_SIZE)
+  section.copy(out, BATCH_HEADER_SIZE)
+  out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET)
+  out.writeInt16BE((out.readInt16BE(ATTRIBUTES_OFFSET) & ~COMPRESSION_MASK) | codec, ATTRIBUTES_OFFSET)
+  writeBatchCrc(out, 0)
+  return out
+}
+
+export interface RecompressOptions {
+  /** The codec's level (KIP-390); codec default when omitted. */
+  level?: number
+  /** Bound on the source batch's decompressed records (see compression.ts). */
+  maxDecompressedBytes: number
+}
+
+/**
+ * The batch at batch[pos] with its records re-encoded with `codec` (0 = uncompressed), as Kafka's
+ * broker rebuilds a batch when the topic's compression.type differs from the producer's codec: the
+ * same records, offset deltas and timestamps, the same header fields (base offset, producer id,
+ * epoch, sequence, timestamp type, transactional bit), a new length and CRC. The source codec comes
+ * from the batch's attributes; its records are decompressed with the bound (KafkaError
+ * CORRUPT_MESSAGE / INVALID_RECORD, see compression.ts).
+ */
+export function recompressBatch(batch: Buffer, pos: number, codec: number, opts: RecompressOptions): Buffer {
+  const size = LOG_OVERHEAD + batch.readInt32BE(pos + BATCH_LENGTH_OFFSET)
+  const from = batch.readInt16BE(pos + ATTRIBUTES_OFFSET) & COMPRESSION_MASK
+  const stored = batch.subarray(pos + BATCH_HEADER_SIZE, pos + size)
+  const section = from === CompressionType.None ? stored : decompress(from, stored, opts.maxDecompressedBytes)
+  return withRecordsSection(batch, codec, codec === CompressionType.None ? section : compress(codec, section, opts.level), pos)
 }

@@ -1,18 +1,21 @@
 // Decoding of stored batches: iterateBatches walks a buffer of concatenated batches by header only;
-// iterateRecords decodes the records of one uncompressed batch (record layout in builder.ts). Used
-// off the hot paths only (timestamp lookups, coordinators, tests, the console) — DESIGN §1.3.
-// Keys, values and header values are views into the batch buffer, not copies.
+// iterateRecords decodes the records of one batch (record layout in builder.ts), decompressing a
+// compressed batch's records first — bounded, so a compression bomb read back from a log or a fetch
+// is refused (INVALID_RECORD) rather than followed (compression.ts). Used off the hot paths only
+// (timestamp lookups, coordinators, the cleaner, clients, tests, the console) — DESIGN §1.3.
+// Keys, values and header values are views into the batch buffer (or into the decompressed
+// records of a compressed batch), not copies.
 import { KafkaError } from '../errors.js'
 import {
   BATCH_HEADER_SIZE,
   BATCH_LENGTH_OFFSET,
   type BatchHeader,
-  CompressionType,
   LOG_OVERHEAD,
   MIN_BATCH_LENGTH,
   readBatchHeader,
   TimestampType,
 } from './batch.js'
+import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js'
 import { RecordReader } from './varint.js'
 
 export interface RecordView {
@@ -41,17 +44,29 @@ export function* iterateBatches(buf: Buffer, start = 0): Generator<BatchHeader> 
   }
 }
 
-/** The records of the batch at batch[pos]; throws UNSUPPORTED_COMPRESSION_TYPE for compressed ones. */
-export function* iterateRecords(batch: Buffer, pos = 0): Generator<RecordView> {
-  const h = readBatchHeader(batch, pos)
+/**
+ * The records section of the batch at batch[pos]: a view for an uncompressed batch, the decompressed
+ * records of a compressed one (at most maxDecompressedBytes, else INVALID_RECORD; undecodable data is
+ * CORRUPT_MESSAGE; codecs 5-7 UNSUPPORTED_COMPRESSION_TYPE).
+ */
+export function recordsSection(batch: Buffer, h: BatchHeader, maxDecompressedBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): Buffer {
+  const pos = h.position
   if (h.sizeBytes < BATCH_HEADER_SIZE || pos + h.sizeBytes > batch.length) {
     throw new KafkaError('CORRUPT_MESSAGE', `batch at ${pos} of ${h.sizeBytes} bytes runs past the buffer`)
   }
-  if (h.compression !== CompressionType.None) {
-    throw new KafkaError('UNSUPPORTED_COMPRESSION_TYPE', `compression codec ${h.compression} is not supported yet`)
-  }
-  const batchEnd = pos + h.sizeBytes
-  const r = new RecordReader(batch, pos + BATCH_HEADER_SIZE, batchEnd)
+  const stored = batch.subarray(pos + BATCH_HEADER_SIZE, pos + h.sizeBytes)
+  return h.compression === CompressionType.None ? stored : decompress(h.compression, stored, maxDecompressedBytes)
+}
+
+/**
+ * The records of the batch at batch[pos], compressed or not. maxDecompressedBytes bounds a
+ * compressed batch's records (the broker passes tributary.max.decompressed.batch.bytes).
+ */
+export function* iterateRecords(batch: Buffer, pos = 0, maxDecompressedBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): Generator<RecordView> {
+  const h = readBatchHeader(batch, pos)
+  const section = recordsSection(batch, h, maxDecompressedBytes)
+  const batchEnd = section.length
+  const r = new RecordReader(section, 0, batchEnd)
   const logAppendTime = h.timestampType === TimestampType.LogAppendTime
   for (let i = 0; i < h.recordCount; i++) {
     const length = r.readVarint()

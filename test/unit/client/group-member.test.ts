@@ -124,13 +124,22 @@ describe('fetched record decoding', () => {
     assert.throws(() => decodeRecords('t', 0, b, 0), (e: unknown) => e instanceof ClientError && e.code === 'CORRUPT_MESSAGE')
   })
 
-  it('names the codec of a compressed batch it cannot decode', () => {
+  it('decodes compressed batches, and names a codec it does not know', () => {
+    for (const compression of [1, 2, 3, 4]) {
+      const b = buildRecordBatch({ baseOffset: 5, compression, records: [{ value: Buffer.from('zipped'), key: null, headers: [] }] })
+      const { records } = decodeRecords('events', 3, b, 0)
+      assert.deepEqual(
+        records.map((r) => [r.offset, r.value!.toString()]),
+        [[5, 'zipped']],
+        `codec ${compression}`,
+      )
+    }
     const b = batch(0, ['abc'])
-    b.writeInt16BE(b.readInt16BE(ATTRIBUTES_OFFSET) | 4, ATTRIBUTES_OFFSET) // zstd
+    b.writeInt16BE(b.readInt16BE(ATTRIBUTES_OFFSET) | 5, ATTRIBUTES_OFFSET) // no such codec
     writeBatchCrc(b, 0)
     assert.throws(
       () => decodeRecords('events', 3, b, 0),
-      (e: unknown) => e instanceof ClientError && e.code === 'UNSUPPORTED_COMPRESSION_TYPE' && /events-3.*zstd-compressed/.test(e.message),
+      (e: unknown) => e instanceof ClientError && e.code === 'UNSUPPORTED_COMPRESSION_TYPE' && /events-3.*codec 5/.test(e.message),
     )
   })
 })

@@ -78,12 +78,18 @@ test('iterateBatches walks concatenated batches and stops at a trailing partial 
   assert.deepEqual([...iterateRecords(buf, hs[1]!.position)].map((r) => r.value), [Buffer.from('yy')])
 })
 
-test('iterateRecords rejects compressed batches and corrupt lengths', () => {
+test('iterateRecords rejects unknown codecs, undecodable compressed records and corrupt lengths', () => {
   const b = buildRecordBatch({ records: [{ key: Buffer.from('k'), value: Buffer.from('v') }] })
+  // gzip bit set over records that are not gzip data
   const gz = Buffer.from(b)
   gz.writeInt16BE(1, ATTRIBUTES_OFFSET)
   writeBatchCrc(gz, 0)
-  assert.throws(() => [...iterateRecords(gz)], code('UNSUPPORTED_COMPRESSION_TYPE'))
+  assert.throws(() => [...iterateRecords(gz)], code('CORRUPT_MESSAGE'))
+  // codec id 5 does not exist
+  const five = Buffer.from(b)
+  five.writeInt16BE(5, ATTRIBUTES_OFFSET)
+  writeBatchCrc(five, 0)
+  assert.throws(() => [...iterateRecords(five)], code('UNSUPPORTED_COMPRESSION_TYPE'))
 
   // key length claims more bytes than the record has
   const bad = Buffer.from(b)
