@@ -4,6 +4,8 @@
 import { statfs } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { Controller, logConfigOf } from '../cluster/controller.js'
+import type { EtcdCluster } from '../cluster/etcd-broker.js'
+import type { BrokerRegistration } from '../cluster/etcd-membership.js'
 import { LocalMetadataStore } from '../cluster/local-store.js'
 import type { MetadataStore } from '../cluster/metadata-store.js'
 import { ProducerIdManager } from '../cluster/producer-ids.js'
@@ -17,6 +19,7 @@ import { ReplicaManager } from '../replication/replica-manager.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
 import { LogManager } from '../storage/log-manager.js'
 import { retentionConfigOf } from '../storage/retention.js'
+import { cleanerLogConfigOf } from '../storage/cleaner/config.js'
 import { type Clock, systemClock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from './config.js'
@@ -48,6 +51,7 @@ export class Broker {
     private readonly groups: GroupCoordinator,
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
+    private readonly etcd: EtcdCluster | undefined,
   ) {}
 
   static async start(deps: BrokerDeps): Promise<Broker> {
@@ -58,7 +62,10 @@ export class Broker {
     const [logDir, ...otherDirs] = config.logDirs
     if (otherDirs.length > 0) logger.warn('several log.dirs are not supported yet; using the first', { logDir })
 
-    const store = await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') })
+    // With etcd.endpoints the metadata lives in etcd and the broker joins a cluster (DESIGN §1.5).
+    const etcd = await openEtcd(config, fs, logDir!, clock, logger)
+    const store: MetadataStore =
+      etcd?.store ?? (await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }))
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
     try {
@@ -72,7 +79,9 @@ export class Broker {
         logger: logger.child('log'),
         checkpointIntervalMs: config.get('log.flush.offset.checkpoint.interval.ms'),
       })
-      const replicas = new ReplicaManager(logs, clock, logger.child('replicas'))
+      const replicas = new ReplicaManager(logs, clock, logger.child('replicas'), {
+        maxDecompressedBatchBytes: config.get('tributary.max.decompressed.batch.bytes'),
+      })
       replicas.loadExisting()
       const controller = new Controller(store, replicas, configs.config, nodeId, logger.child('controller'))
       configs.onChange((c) => controller.updateBrokerConfig(c))
@@ -83,6 +92,22 @@ export class Broker {
         configOf: (log) => {
           const topic = controller.get(log.topic)
           return topic ? retentionConfigOf(controller.effectiveConfig(topic)) : null
+        },
+      })
+      // The cleaner too: cleanup.policy=compact topics (__consumer_offsets among them).
+      await logs.startCleaner({
+        config: {
+          enabled: config.get('log.cleaner.enable') && config.get('log.cleaner.threads') > 0,
+          backoffMs: config.get('log.cleaner.backoff.ms'),
+          dedupeBufferBytes: config.get('log.cleaner.dedupe.buffer.size'),
+          dedupeLoadFactor: config.get('log.cleaner.io.buffer.load.factor'),
+          ioBufferBytes: config.get('log.cleaner.io.buffer.size'),
+          maxIoBytesPerSecond: config.get('log.cleaner.io.max.bytes.per.second'),
+          maxDecompressedBytes: config.get('tributary.max.decompressed.batch.bytes'),
+        },
+        configOf: (log) => {
+          const topic = controller.get(log.topic)
+          return topic ? cleanerLogConfigOf(controller.effectiveConfig(topic)) : null
         },
       })
 
@@ -126,8 +151,11 @@ export class Broker {
         },
         brokers: (listenerName) => {
           const a = advertised.get(listenerName) ?? advertised.values().next().value
-          return a ? [{ nodeId, host: a.host, port: a.port, rack: config.get('broker.rack') ?? null } satisfies BrokerEndpoint] : []
+          const self = a ? { nodeId, host: a.host, port: a.port, rack: config.get('broker.rack') ?? null } satisfies BrokerEndpoint : undefined
+          const registered = etcd?.membership?.brokers()
+          return registered ? registeredEndpoints(registered, listenerName, self) : self ? [self] : []
         },
+        controllerId: () => etcd?.membership?.controllerId ?? nodeId,
         topics: controller,
         replicas,
         producerIds: new ProducerIdManager(store),
@@ -152,11 +180,19 @@ export class Broker {
       for (const a of config.advertisedListeners) {
         advertised.set(a.name, { host: a.host, port: a.port === 0 ? (bound.get(a.name) ?? 0) : a.port })
       }
-      return new Broker(config, logger, store, replicas, groups, network, advertised)
+      if (etcd) {
+        // Registered once the ports are known; a refused registration (broker id in use) stops the start.
+        const endpoints = config.advertisedListeners.map((l) => ({ listener: l.name, ...advertised.get(l.name)!, securityProtocol: l.securityProtocol }))
+        await etcd.join(endpoints).catch(async (err) => {
+          await network.close()
+          throw err
+        })
+      }
+      return new Broker(config, logger, store, replicas, groups, network, advertised, etcd)
     } catch (err) {
       groups?.close()
       await logs?.close().catch(() => {})
-      await store.close().catch(() => {})
+      await (etcd ?? store).close().catch(() => {})
       throw err
     }
   }
@@ -181,11 +217,47 @@ export class Broker {
       this.groups.close()
       await this.network.close()
       await this.replicas.close()
-      await this.store.close()
+      // With etcd: leave the cluster (the lease is revoked, so another broker takes over as
+      // controller at once), then close the store.
+      await (this.etcd ?? this.store).close()
       this.logger.info('shut down cleanly')
     })()
     return this.closing
   }
+}
+
+/** The etcd cluster when etcd.endpoints is set; the etcd client is loaded only then. */
+async function openEtcd(config: BrokerConfig, fs: Fs, dataDir: string, clock: Clock, logger: Logger): Promise<EtcdCluster | undefined> {
+  const endpoints = config.get('etcd.endpoints')
+  if (!endpoints || endpoints.length === 0) return undefined
+  const { openEtcdCluster } = await import('../cluster/etcd-broker.js')
+  return openEtcdCluster({
+    endpoints,
+    prefix: config.get('etcd.prefix'),
+    sessionTimeoutMs: config.get('broker.session.timeout.ms'),
+    nodeId: config.nodeId,
+    rack: config.get('broker.rack') ?? null,
+    clusterId: config.get('cluster.id'),
+    fs,
+    dataDir,
+    clock,
+    logger: logger.child('etcd'),
+  })
+}
+
+/**
+ * The registered brokers as advertised on a listener (Kafka leaves out brokers without it); this
+ * broker is always listed, from its own listeners, even while its registration is being renewed.
+ */
+function registeredEndpoints(registered: readonly BrokerRegistration[], listenerName: string, self: BrokerEndpoint | undefined): BrokerEndpoint[] {
+  const out: BrokerEndpoint[] = []
+  for (const b of registered) {
+    if (b.nodeId === self?.nodeId) continue
+    const e = b.endpoints.find((x) => x.listener === listenerName)
+    if (e) out.push({ nodeId: b.nodeId, host: e.host, port: e.port, rack: b.rack })
+  }
+  if (self) out.push(self)
+  return out.sort((x, y) => x.nodeId - y.nodeId)
 }
 
 /**

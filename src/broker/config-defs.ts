@@ -68,6 +68,11 @@ export const CLEANUP_POLICIES = ['compact', 'delete'] as const
 // Compression levels (KIP-390): gzip 1..9 or -1 (zlib's default), lz4 1..17, zstd -131072..22.
 const gzipLevel = (v: number) => (v === -1 || (v >= 1 && v <= 9) ? undefined : '-1 or a level from 1 to 9')
 
+// etcd.endpoints: URLs as the etcd client takes them; etcd.prefix: an absolute key path.
+const etcdEndpoints = (v: readonly string[]) =>
+  v.every((e) => /^https?:\/\/[^\s/]+\/?$/.test(e)) ? undefined : 'a comma-separated list of http://host:port URLs'
+const etcdPrefix = (v: string) => (/^\/\S*$/.test(v) ? undefined : 'a key path starting with / and without spaces')
+
 // ---------------------------------------------------------------------------------------------
 // Broker configs
 // ---------------------------------------------------------------------------------------------
@@ -78,6 +83,9 @@ export const BROKER_CONFIG_DEFS = [
   { name: 'broker.id', type: 'int', default: '0', validator: { min: 0 }, scope: 'broker', doc: 'Older name of node.id.' },
   { name: 'cluster.id', type: 'string', default: null, scope: 'broker', doc: 'Expected cluster id. When set, the id stored in meta.properties must match it (a new data dir is formatted with it). Unset: a new data dir gets a random id.' },
   { name: 'broker.rack', type: 'string', default: null, scope: 'broker', doc: 'Rack of this broker, given to clients in Metadata and DescribeCluster.' },
+  { name: 'etcd.endpoints', type: 'list', default: null, validator: { check: etcdEndpoints }, scope: 'broker', doc: 'Comma-separated etcd client URLs (http://host:2379). Set: the cluster metadata lives in etcd and the broker registers there and takes part in the controller election. Unset: single node, metadata in the data dir.' },
+  { name: 'etcd.prefix', type: 'string', default: '/tributary', validator: { check: etcdPrefix }, scope: 'broker', doc: 'Key prefix of this cluster in etcd, so several clusters can share one etcd.' },
+  { name: 'broker.session.timeout.ms', type: 'int', default: '9000', validator: { min: 1000 }, scope: 'broker', doc: 'How long a broker stays registered after its last heartbeat to etcd (its lease TTL, rounded up to whole seconds, at least 2 s); a dead controller is replaced within this time. With etcd only.' },
   { name: 'process.roles', type: 'list', default: '', validator: { oneOf: ['broker', 'controller'] }, scope: 'broker', ignored: true, doc: 'KRaft roles. Ignored: every Tributary node is a broker; metadata lives in the metadata store.' },
   { name: 'controller.quorum.voters', type: 'list', default: '', scope: 'broker', ignored: true, doc: 'KRaft quorum. Ignored (no KRaft quorum).' },
   { name: 'controller.quorum.bootstrap.servers', type: 'list', default: '', scope: 'broker', ignored: true, doc: 'KRaft quorum bootstrap. Ignored (no KRaft quorum).' },
@@ -135,10 +143,12 @@ export const BROKER_CONFIG_DEFS = [
   { name: 'log.message.timestamp.after.max.ms', type: 'long', default: LONG_MAX, validator: { min: 0 }, scope: 'broker', doc: 'With CreateTime, refuse batches whose timestamp is more than this far in the future (Kafka 3.x default; Kafka 4.0 uses 3600000). Topic synonym: message.timestamp.after.max.ms.' },
   { name: 'log.message.downconversion.enable', type: 'boolean', default: 'true', scope: 'broker', ignored: true, doc: 'Ignored: we store and serve magic v2 batches only. Topic synonym: message.downconversion.enable.' },
   { name: 'log.cleaner.enable', type: 'boolean', default: 'true', scope: 'broker', doc: 'Run the log cleaner (needed by compacted topics such as __consumer_offsets).' },
-  { name: 'log.cleaner.threads', type: 'int', default: '1', validator: { min: 0 }, scope: 'broker', doc: 'Cleaner workers.' },
+  { name: 'log.cleaner.threads', type: 'int', default: '1', validator: { min: 0 }, scope: 'broker', doc: 'Cleaner workers: Tributary runs one per log dir whatever the value above 0; 0 turns the cleaner off.' },
   { name: 'log.cleaner.backoff.ms', type: 'long', default: '15000', validator: { min: 0 }, scope: 'broker', doc: 'Pause of the cleaner when there is nothing to clean.' },
   { name: 'log.cleaner.dedupe.buffer.size', type: 'long', default: '134217728', scope: 'broker', doc: 'Memory for the cleaner\'s key map, all workers together.' },
   { name: 'log.cleaner.io.buffer.size', type: 'int', default: '524288', validator: { min: 0 }, scope: 'broker', doc: 'Cleaner read/write buffer size.' },
+  { name: 'log.cleaner.io.buffer.load.factor', type: 'double', default: '0.9', scope: 'broker', doc: 'Fill ratio of the cleaner\'s key map at which a cleaning stops mapping keys (the rest waits for the next one).' },
+  { name: 'log.cleaner.io.max.bytes.per.second', type: 'double', default: '1.7976931348623157E308', scope: 'broker', doc: 'Bytes per second the cleaner may read and write, together (default: no limit).' },
   { name: 'log.cleaner.delete.retention.ms', type: 'long', default: '86400000', validator: { min: 0 }, scope: 'broker', doc: 'How long tombstones stay in a compacted log. Topic synonym: delete.retention.ms.' },
   { name: 'log.cleaner.min.compaction.lag.ms', type: 'long', default: '0', validator: { min: 0 }, scope: 'broker', doc: 'Youngest a record can be and still get compacted. Topic synonym: min.compaction.lag.ms.' },
   { name: 'log.cleaner.max.compaction.lag.ms', type: 'long', default: LONG_MAX, validator: { min: 1 }, scope: 'broker', doc: 'Oldest a record can be before it must be compacted. Topic synonym: max.compaction.lag.ms.' },
@@ -148,6 +158,7 @@ export const BROKER_CONFIG_DEFS = [
   { name: 'compression.gzip.level', type: 'int', default: '-1', validator: { check: gzipLevel }, scope: 'broker', doc: 'gzip level when the broker compresses (KIP-390). Topic synonym: compression.gzip.level.' },
   { name: 'compression.lz4.level', type: 'int', default: '9', validator: { min: 1, max: 17 }, scope: 'broker', doc: 'lz4 level when the broker compresses. Topic synonym: compression.lz4.level.' },
   { name: 'compression.zstd.level', type: 'int', default: '3', validator: { min: -131072, max: 22 }, scope: 'broker', doc: 'zstd level when the broker compresses. Topic synonym: compression.zstd.level.' },
+  { name: 'tributary.max.decompressed.batch.bytes', type: 'int', default: '67108864', validator: { min: 1024 }, scope: 'broker', doc: 'Tributary only (Kafka has no such bound): most bytes one compressed record batch may decompress to. A larger batch (a compression bomb) is refused with INVALID_RECORD instead of being expanded; decompression stops at this bound. Raise it with message.max.bytes if producers send very compressible batches.' },
 
   // Replication
   { name: 'min.insync.replicas', type: 'int', default: '1', validator: { min: 1 }, scope: 'broker', doc: 'With acks=all, the fewest in-sync replicas that must have a write before it is acknowledged. Topic synonym: min.insync.replicas.' },

@@ -307,7 +307,7 @@ function serialize(img: Image): string {
   return `${JSON.stringify(file, null, 2)}\n`
 }
 
-function metaPropertiesText(clusterId: string, nodeId: number): string {
+export function metaPropertiesText(clusterId: string, nodeId: number): string {
   return formatProperties(
     [
       ['version', '1'],
@@ -332,7 +332,7 @@ async function readIfExists(fs: Fs, path: string): Promise<string | undefined> {
   }
 }
 
-async function readMetaProperties(fs: Fs, path: string): Promise<{ clusterId: string; nodeId: number } | undefined> {
+export async function readMetaProperties(fs: Fs, path: string): Promise<{ clusterId: string; nodeId: number } | undefined> {
   const text = await readIfExists(fs, path)
   if (text === undefined) return undefined
   let props: Map<string, string>

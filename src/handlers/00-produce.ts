@@ -4,7 +4,12 @@
 // 1 and -1 (on one broker the ISR is this broker, so both complete once the append is written).
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION (internal or
 // illegal topic), CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE (the topic's max.message.bytes),
-// INVALID_TIMESTAMP (message.timestamp.before/after.max.ms, KIP-937), KAFKA_STORAGE_ERROR.
+// INVALID_TIMESTAMP (message.timestamp.before/after.max.ms, KIP-937), KAFKA_STORAGE_ERROR,
+// UNSUPPORTED_COMPRESSION_TYPE (codec ids 5-7; zstd before v7, as Kafka's ProduceRequest rule);
+// INVALID_RECORD also for a record without a key on a compacted topic (cleanup.policy compact).
+// A compressed batch is decompressed (bounded: a bomb gets INVALID_RECORD, undecodable data
+// CORRUPT_MESSAGE) and its records checked; the topic's compression.type decides whether it is
+// stored as sent or recompressed (replica-manager.ts).
 // The topic's current effective config is read at each request, so AlterConfigs changes apply at
 // once; on a LogAppendTime topic the answer carries the broker time stamped on the batches.
 //
@@ -16,6 +21,7 @@ import type { TopicRecord } from '../cluster/metadata-store.js'
 import { CloseConnection, type ConnectionInfo } from '../network/types.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js'
+import type { AppendPolicy } from '../replication/replica-manager.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 interface PartitionResult {
@@ -54,12 +60,18 @@ function appendOne(ctx: RequestContext, topic: TopicRecord, index: number, recor
     const p = replicas.require(topic.name, index)
     if (records === null || records.length === 0) throw new KafkaError('INVALID_RECORD', 'no records')
     const config = topics.effectiveConfig(topic)
-    const timestamps = {
+    const compressionType = config['compression.type']
+    const policy: AppendPolicy = {
       logAppendTime: config['message.timestamp.type'] === 'LogAppendTime',
       beforeMaxMs: config['message.timestamp.before.max.ms'],
       afterMaxMs: config['message.timestamp.after.max.ms'],
+      compressionType,
+      produceVersion: ctx.apiVersion,
+      requireKeys: config['cleanup.policy'].includes('compact'),
     }
-    return replicas.append(p, records, config['max.message.bytes'], timestamps).then(
+    if (compressionType === 'gzip') policy.compressionLevel = config['compression.gzip.level']
+    else if (compressionType === 'zstd') policy.compressionLevel = config['compression.zstd.level']
+    return replicas.append(p, records, config['max.message.bytes'], policy).then(
       (res) => ({ index, errorCode: 0, ...res, errorMessage: null }),
       (err) => {
         if (!(err instanceof KafkaError)) logger.error('produce failed', { topic: topic.name, partition: index, err })

@@ -65,7 +65,7 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
     throttleTimeMs: 0,
     brokers: ctx.broker.brokers(ctx.conn.listenerName),
     clusterId: ctx.broker.clusterId,
-    controllerId: ctx.broker.nodeId,
+    controllerId: ctx.broker.controllerId(),
     topics: out,
   }
 })

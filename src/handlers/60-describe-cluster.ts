@@ -1,5 +1,5 @@
-// DescribeCluster v0–1: the brokers as advertised on the caller's listener, the cluster id and
-// the controller (this broker, on a single node). Needed once Metadata v11+ is advertised, since
+// DescribeCluster v0–1: the brokers as advertised on the caller's listener (the registered ones
+// in an etcd cluster), the cluster id and the elected controller (this broker, on a single node). Needed once Metadata v11+ is advertised, since
 // v11 dropped cluster-authorized-operations from Metadata. endpoint_type 2 (controllers) is
 // refused with UNSUPPORTED_ENDPOINT_TYPE: there are no separate controllers.
 import { ErrorCode } from '../protocol/errors.js'
@@ -14,7 +14,7 @@ export default defineHandler(DescribeClusterRequest, DescribeClusterResponse, { 
   return {
     ...base,
     errorCode: 0,
-    controllerId: ctx.broker.nodeId,
+    controllerId: ctx.broker.controllerId(),
     brokers: ctx.broker.brokers(ctx.conn.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
   }
 })

@@ -318,6 +318,8 @@ export interface BrokerServices {
   readonly settings: BrokerSettings
   /** The brokers as advertised on the given listener (clients must reconnect to that one). */
   brokers(listenerName: string): BrokerEndpoint[]
+  /** The elected controller's node id (-1 while there is none); this broker on a single node. */
+  controllerId(): number
   readonly topics: TopicService
   readonly replicas: ReplicaService
   readonly producerIds: ProducerIdService

@@ -10,17 +10,29 @@
 // its maxTimestamp and the LogAppendTime attribute bit (CRC recomputed), and the Produce answer
 // carries that time. On a CreateTime topic with message.timestamp.before/after.max.ms bounds, a
 // record timestamp outside [now - before, now + after] is INVALID_TIMESTAMP: every record of an
-// uncompressed batch is checked; a compressed batch by its header's base and max timestamps
-// (records are not decompressed on the produce path, DESIGN §1.3).
+// uncompressed batch is checked; a compressed batch by the smallest and largest record timestamps
+// found when its records were walked (which is the same as checking every record).
+//
+// Compression (Kafka's LogValidator): a compressed batch is decompressed — bounded by
+// tributary.max.decompressed.batch.bytes, so a compression bomb is refused with INVALID_RECORD
+// rather than followed — and its records walked (count, offset deltas, structure) before anything is
+// stored. With the topic's compression.type `producer`, or naming the batch's own codec, the batch is
+// stored as the producer sent it. A compression.type naming another codec, or `uncompressed`, makes
+// the broker rebuild the batch with that codec (same records, header fields and timestamps; new
+// length and CRC), after which the batch must still fit max.message.bytes (MESSAGE_TOO_LARGE).
 import { KafkaError } from '../protocol/errors.js'
 import {
   type BatchHeader,
   CompressionType,
   NO_TIMESTAMP,
+  type ProducedBatch,
+  readBatchHeader,
   setLogAppendTime,
   TimestampType,
   validateProducedBatches,
 } from '../protocol/records/batch.js'
+import { recompressBatch } from '../protocol/records/builder.js'
+import { codecByName, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records/compression.js'
 import { iterateRecords } from '../protocol/records/iterator.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
@@ -65,10 +77,27 @@ export interface TimestampPolicy {
   afterMaxMs: number
 }
 
-const CREATE_TIME_UNBOUNDED: TimestampPolicy = {
+/** What the produce path applies to a batch before storing it: the topic's timestamp and compression settings. */
+export interface AppendPolicy extends TimestampPolicy {
+  /** The topic's compression.type (`producer` when omitted: keep the producer's bytes). */
+  compressionType?: string
+  /** The level of the codec compression.type names (compression.gzip.level / compression.zstd.level); omitted: the codec's default. */
+  compressionLevel?: number
+  /** The Produce request's version (zstd needs v7+); omitted for the broker's own appends. */
+  produceVersion?: number
+  /** cleanup.policy includes compact: a record without a key is INVALID_RECORD (Kafka's LogValidator). */
+  requireKeys?: boolean
+}
+
+const CREATE_TIME_UNBOUNDED: AppendPolicy = {
   logAppendTime: false,
   beforeMaxMs: Number.MAX_SAFE_INTEGER,
   afterMaxMs: Number.MAX_SAFE_INTEGER,
+}
+
+export interface ReplicaManagerOptions {
+  /** tributary.max.decompressed.batch.bytes: bound on one compressed batch's records once decompressed. */
+  maxDecompressedBatchBytes?: number
 }
 
 export interface AppendResult {
@@ -86,13 +115,17 @@ export interface PartitionRead {
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>()
   readonly waiters: AppendWaiters
+  /** tributary.max.decompressed.batch.bytes. */
+  readonly maxDecompressedBatchBytes: number
 
   constructor(
     private readonly logs: LogManager,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    options: ReplicaManagerOptions = {},
   ) {
     this.waiters = new AppendWaiters(clock)
+    this.maxDecompressedBatchBytes = options.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES
   }
 
   /** Registers the logs found on disk at start-up (the controller then reconciles them with the store). */
@@ -136,18 +169,27 @@ export class ReplicaManager {
   }
 
   /**
-   * Validates a producer's records (v2 batches, CRC, size, timestamps) and appends them. The log
-   * assigns the offsets; the high watermark moves to the new log end and long-polling fetches wake.
+   * Validates a producer's records (v2 batches, CRC, size, compressed records, timestamps), applies
+   * the topic's compression.type, and appends them. `timestamps` may be an AppendPolicy carrying the
+   * compression settings too. The log assigns the offsets; the high watermark moves to the new log
+   * end and long-polling fetches wake.
    */
   async append(
     p: Partition,
     records: Buffer,
     maxBatchBytes: number,
-    timestamps: TimestampPolicy = CREATE_TIME_UNBOUNDED,
+    timestamps: AppendPolicy = CREATE_TIME_UNBOUNDED,
   ): Promise<AppendResult> {
-    const batches: BatchHeader[] = validateProducedBatches(records, { maxBatchBytes })
+    const maxDecompressedBytes = this.maxDecompressedBatchBytes
+    let batches: BatchHeader[] = validateProducedBatches(records, {
+      maxBatchBytes,
+      maxDecompressedBytes,
+      ...(timestamps.produceVersion === undefined ? {} : { produceVersion: timestamps.produceVersion }),
+    })
     const now = this.clock.now()
     applyTimestampPolicy(records, batches, timestamps, now)
+    if (timestamps.requireKeys) requireKeys(records, batches, maxDecompressedBytes, `${p.topic}-${p.index}`)
+    ;({ records, batches } = applyCompressionPolicy(records, batches, timestamps, maxBatchBytes, maxDecompressedBytes))
     const info = await p.log.append(records, batches, p.leaderEpoch)
     p.log.highWatermark = p.log.logEndOffset
     this.waiters.notify(p.key)
@@ -235,12 +277,63 @@ export function applyTimestampPolicy(records: Buffer, batches: BatchHeader[], po
       `Timestamp ${timestamp} of message with offset delta ${offsetDelta} is out of range. The timestamp should be within [${earliest}, ${latest}]`,
     )
   }
-  for (const b of batches) {
+  for (const b of batches as ProducedBatch[]) {
     if (b.compression === CompressionType.None) {
       for (const r of iterateRecords(records, b.position)) check(r.timestamp, r.offset - b.baseOffset)
+    } else if (b.records) {
+      check(b.records.minTimestamp, b.records.minTimestampDelta)
+      check(b.records.maxTimestamp, b.records.maxTimestampDelta)
     } else {
       check(b.baseTimestamp, 0)
       check(b.maxTimestamp, b.lastOffsetDelta)
+    }
+  }
+}
+
+/**
+ * The topic's compression.type (see the header comment): the records unchanged when it is
+ * `producer` or every batch already has its codec; otherwise every other batch rebuilt with it, and
+ * the headers read again from the new buffer. MESSAGE_TOO_LARGE when a rebuilt batch outgrows
+ * max.message.bytes (Kafka checks sizes again after recompressing).
+ */
+export function applyCompressionPolicy(
+  records: Buffer,
+  batches: BatchHeader[],
+  policy: AppendPolicy,
+  maxBatchBytes: number,
+  maxDecompressedBytes: number,
+): { records: Buffer; batches: BatchHeader[] } {
+  const type = policy.compressionType ?? 'producer'
+  if (type === 'producer') return { records, batches }
+  const codec = codecByName(type)
+  if (codec === undefined) throw new KafkaError('INVALID_CONFIG', `unknown compression.type ${type}`)
+  if (batches.every((b) => b.compression === codec)) return { records, batches }
+  const level = policy.compressionLevel
+  const parts = batches.map((b) =>
+    b.compression === codec
+      ? records.subarray(b.position, b.position + b.sizeBytes)
+      : recompressBatch(records, b.position, codec, { maxDecompressedBytes, ...(level === undefined ? {} : { level }) }),
+  )
+  const out = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+  const rebuilt: BatchHeader[] = []
+  for (let pos = 0; pos < out.length; ) {
+    const h = readBatchHeader(out, pos)
+    if (h.sizeBytes > maxBatchBytes) {
+      throw new KafkaError('MESSAGE_TOO_LARGE', `batch recompressed with ${type} is ${h.sizeBytes} bytes, over the ${maxBatchBytes}-byte limit`)
+    }
+    rebuilt.push(h)
+    pos += h.sizeBytes
+  }
+  return { records: out, batches: rebuilt }
+}
+
+/** Kafka's LogValidator rule for compacted topics: every record needs a key (the cleaner keeps records by key). */
+export function requireKeys(records: Buffer, batches: BatchHeader[], maxDecompressedBytes: number, partition: string): void {
+  for (const b of batches) {
+    for (const r of iterateRecords(records, b.position, maxDecompressedBytes)) {
+      if (r.key === null) {
+        throw new KafkaError('INVALID_RECORD', `Compacted topic cannot accept message without key in topic partition ${partition}.`)
+      }
     }
   }
 }

@@ -4,10 +4,12 @@
 //   <topic>-<partition>.<hex>-delete/    a deleted partition not yet removed (removed at start)
 //   recovery-point-offset-checkpoint     per partition, the offset below which the log is fsynced
 //   log-start-offset-checkpoint          per partition, the log start offset
+//   cleaner-offset-checkpoint            per compacted partition, where its dirty section starts
 //   .kafka_cleanshutdown                 written last by close(), removed after the next load
 // Retention (retention.ts) runs here once startRetention() is called, every
 // log.retention.check.interval.ms; it and DeleteRecords write log-start-offset-checkpoint right
-// after they move a log start offset.
+// after they move a log start offset. The log cleaner (cleaner/log-cleaner.ts) runs here once
+// startCleaner() is called; it is stopped before the logs close and before a log is deleted.
 // Crash: without the clean-shutdown marker, every log is recovered from its recovery point
 // (recovery.ts); checkpoints are replaced atomically (checkpoint-file.ts), and the marker is only
 // written after every log was flushed and every checkpoint written.
@@ -30,6 +32,8 @@ import { SerialQueue } from './serial-queue.js'
 import { PartitionLog } from './partition-log.js'
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js'
 import { deleteLogStartOffsetBreachedSegments, type RetentionConfig, RetentionTask } from './retention.js'
+import type { CleanerConfig, CleanerLogConfig } from './cleaner/config.js'
+import { type CleanerPass, LogCleaner } from './cleaner/log-cleaner.js'
 
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown'
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint'
@@ -66,6 +70,7 @@ export class LogManager {
   private readonly checkpoints = new SerialQueue()
   private checkpointTimer: Timer | null = null
   private retention: RetentionTask | null = null
+  private cleanerTask: LogCleaner | null = null
   private closed = false
 
   private constructor(private readonly opts: LogManagerOptions) {}
@@ -178,6 +183,35 @@ export class LogManager {
   }
 
   /**
+   * Opens the log cleaner (reads cleaner-offset-checkpoint) and starts its passes unless
+   * config.enabled is false; configOf gives each log's current cleaner settings, null to leave a
+   * log alone. Safe to call once; close() stops it.
+   */
+  async startCleaner(opts: { config: CleanerConfig; configOf: (log: PartitionLog) => CleanerLogConfig | null }): Promise<void> {
+    if (this.cleanerTask || this.closed) return
+    this.cleanerTask = await LogCleaner.open({
+      fs: this.opts.fs,
+      clock: this.opts.clock,
+      logger: this.opts.logger.child('cleaner'),
+      logDir: this.opts.logDir,
+      config: opts.config,
+      logs: () => this.logs.values(),
+      configOf: opts.configOf,
+    })
+    this.cleanerTask.start()
+  }
+
+  /** The log cleaner, once startCleaner() was called. */
+  get cleaner(): LogCleaner | null {
+    return this.cleanerTask
+  }
+
+  /** One cleaner pass now (tests, tools): cleans the dirtiest log that needs it; null when none. */
+  runCleaner(): Promise<CleanerPass | null> {
+    return this.cleanerTask?.runOnce() ?? Promise.resolve(null)
+  }
+
+  /**
    * DeleteRecords on a local log: moves its log start offset up to offset (the caller checked it
    * against the high watermark), removes the segments wholly below it, and checkpoints the new log
    * start offset before answering. Returns the log start offset (the low watermark).
@@ -262,6 +296,7 @@ export class LogManager {
     const key = topicPartitionKey(topic, partition)
     const log = this.logs.get(key)
     if (!log) return
+    await this.cleanerTask?.abort(log)
     this.logs.delete(key)
     await log.closeWithoutFlush()
     const { fs, logDir } = this.opts
@@ -305,6 +340,7 @@ export class LogManager {
     this.checkpointTimer?.cancel()
     this.checkpointTimer = null
     await this.retention?.stop()
+    await this.cleanerTask?.stop()
     const results = await Promise.allSettled([...this.logs.values()].map((l) => l.close()))
     const failed = results.filter((r) => r.status === 'rejected')
     for (const f of failed) this.opts.logger.error('closing a log failed', { error: (f as PromiseRejectedResult).reason })

@@ -23,14 +23,25 @@
 // its file for file.delete.delay.ms (segment.ts); a read that fails on one that is gone meanwhile
 // answers OFFSET_OUT_OF_RANGE, since its offsets are then below the log start.
 //
+// Compaction (cleaner/) rewrites old segments off the lock and swaps each result in with
+// replaceSegments, under both queues: offsets keep their values (with gaps where records went), a
+// read that holds a replaced segment finishes on its `.deleted` file, and a crash anywhere in the
+// swap is completed or undone by the next load (recovery.ts).
+//
 // Performance (DESIGN §4): no per-record work; one write per append call; a read is an index floor
 // lookup (or the last-batch hint) and one positional read of max(maxBytes, 64 KiB), walking batch
 // headers in memory; append cost does not depend on the log's size.
 import { KafkaError } from '../protocol/errors.js'
 import {
+  BATCH_HEADER_SIZE,
+  BATCH_LENGTH_OFFSET,
   type BatchHeader,
   CompressionType,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
   NO_TIMESTAMP,
+  RECORD_COUNT_OFFSET,
+  readInt64,
   setBaseOffset,
   setPartitionLeaderEpoch,
   TimestampType,
@@ -43,7 +54,15 @@ import { CorruptCheckpointError } from './checkpoint-file.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
-import { type BatchLocation, LogSegment, MAX_RELATIVE_OFFSET, READ_CHUNK_BYTES } from './segment.js'
+import {
+  type BatchLocation,
+  CLEANED_SUFFIX,
+  LogSegment,
+  MAX_RELATIVE_OFFSET,
+  READ_CHUNK_BYTES,
+  renameSegmentFiles,
+  SWAP_SUFFIX,
+} from './segment.js'
 import { SerialQueue } from './serial-queue.js'
 
 export interface AppendInfo {
@@ -114,6 +133,8 @@ export class PartitionLog {
   private readonly pendingDeletes = new Map<LogSegment, Timer | null>()
   private failure: Error | null = null
   private closed = false
+  /** Bumped by every truncation: a cleaning that began before one must not swap its result in. */
+  private truncations = 0
 
   private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache) {
     this.fs = opts.fs
@@ -204,6 +225,21 @@ export class PartitionLog {
   /** Base offsets of the segments, oldest first. */
   segmentBaseOffsets(): number[] {
     return this.segments.map((s) => s.baseOffset)
+  }
+
+  /** The segments as of now, oldest first (the active one last); the array is never modified. */
+  segmentsView(): readonly LogSegment[] {
+    return this.segments
+  }
+
+  /** Neither closed nor failed (a failed log waits for a restart to recover). */
+  get usable(): boolean {
+    return !this.closed && this.failure === null
+  }
+
+  /** How many truncations the log has seen (the cleaner's guard, see replaceSegments). */
+  get truncationCount(): number {
+    return this.truncations
   }
 
   /** Applies topic config overrides (new segments pick up index sizes). */
@@ -416,23 +452,37 @@ export class PartitionLog {
     if (startOffset < segs[0]!.baseOffset) {
       throw new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${startOffset} of ${this.topic}-${this.partition} was deleted`)
     }
-    for (let i = this.segmentIndexFor(segs, startOffset); i < segs.length; i++) {
+    // Batches emptied by the cleaner (it keeps a cleaned segment's last batch, see cleaner/) are
+    // skipped when a batch with records follows below maxOffset: clients that move by record
+    // offsets (kafkajs) would otherwise fetch the same offset forever. With nothing after them
+    // they are served, so clients that move by batch offsets (Java, librdkafka) reach the end.
+    let onlyEmpty: Buffer | null = null
+    let from = startOffset
+    for (let i = this.segmentIndexFor(segs, from); i < segs.length; i++) {
       const seg = segs[i]!
       let buf: Buffer | null
       try {
-        buf = await seg.read(startOffset, maxBytes, maxOffset, minOneBatch, seg.sizeBytes)
+        buf = await seg.read(from, maxBytes, maxOffset, minOneBatch, seg.sizeBytes)
       } catch (err) {
         if (!seg.deleted) throw err
         throw new KafkaError(
           'OFFSET_OUT_OF_RANGE',
-          `offset ${startOffset} of ${this.topic}-${this.partition} was deleted; the log now starts at ${this.startOffset}`,
+          `offset ${from} of ${this.topic}-${this.partition} was deleted; the log now starts at ${this.startOffset}`,
         )
       }
-      if (buf !== null) {
-        result.records = buf
+      if (buf === null) continue
+      if (buf.length === 0) break
+      const skip = leadingEmptyBatchBytes(buf)
+      if (skip < buf.length) {
+        result.records = skip === 0 ? buf : buf.subarray(skip)
         return result
       }
+      onlyEmpty ??= buf
+      from = lastOffsetOfLastBatch(buf) + 1
+      if (from >= maxOffset) break
+      i-- // the rest of this segment, then the next ones
     }
+    if (onlyEmpty) result.records = onlyEmpty
     return result
   }
 
@@ -538,6 +588,7 @@ export class PartitionLog {
         this.checkUsable()
         if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`cannot truncate to ${offset}`)
         if (offset >= this.nextOffset) return
+        this.truncations++
         if (offset < this.startOffset) return this.truncateFullyAndStartAt(offset)
         const segs = this.segments
         const idx = this.segmentIndexFor(segs, offset)
@@ -676,6 +727,50 @@ export class PartitionLog {
     }
   }
 
+  /**
+   * Swaps a cleaned segment (written under `.cleaned` names, fsynced, closed) in for the run of
+   * segments `old` it was made from, as Kafka's LocalLog.replaceSegments: renames its files to
+   * `.swap` (the .log last: from then on a load completes the swap), fsyncs the directory,
+   * removes the old segments (`.deleted`, file.delete.delay.ms), renames the `.swap` files to
+   * their final names and fsyncs the directory again. Returns false without touching anything
+   * when the log changed under the cleaner — one of `old` is gone (retention, DeleteRecords) or
+   * the log was truncated since `truncations` was read — and the caller discards its files. A
+   * failure during the renames fails the log, as a failed fsync does: the next load settles it.
+   */
+  replaceSegments(cleaned: LogSegment, old: readonly LogSegment[], truncations: number, fileDeleteDelayMs: number): Promise<boolean> {
+    return this.main.run(() =>
+      this.flushes.run(async () => {
+        this.checkUsable()
+        const segs = this.segments
+        const at = segs.indexOf(old[0]!)
+        const intact =
+          this.truncations === truncations &&
+          at >= 0 &&
+          at + old.length < segs.length &&
+          old.every((s, k) => segs[at + k] === s) &&
+          cleaned.baseOffset === old[0]!.baseOffset &&
+          cleaned.suffix === CLEANED_SUFFIX
+        if (!intact) return false
+        let swapped: LogSegment
+        try {
+          await renameSegmentFiles(this.fs, this.dir, cleaned.baseOffset, CLEANED_SUFFIX, SWAP_SUFFIX, true)
+          await this.fs.syncDir(this.dir)
+          for (const s of old) await this.scheduleSegmentDelete(s, fileDeleteDelayMs)
+          await renameSegmentFiles(this.fs, this.dir, cleaned.baseOffset, SWAP_SUFFIX, '', false)
+          await this.fs.syncDir(this.dir)
+          swapped = await LogSegment.fromSwapped(cleaned)
+        } catch (err) {
+          this.failure ??= err as Error
+          this.logger.error('log failed: swapping in a cleaned segment failed', { dir: this.dir, error: err as Error })
+          throw new KafkaError('KAFKA_STORAGE_ERROR', `swap in ${this.dir} failed: ${(err as Error).message}`)
+        }
+        this.segments = [...segs.slice(0, at), swapped, ...segs.slice(at + old.length)]
+        this.totalBytes = this.segments.reduce((n, s) => n + s.sizeBytes, 0)
+        return true
+      }),
+    )
+  }
+
   /** Flushes everything and closes the files; the log is unusable afterwards. */
   close(): Promise<void> {
     return this.main.run(() =>
@@ -707,4 +802,24 @@ export class PartitionLog {
       }),
     )
   }
+}
+
+/** Bytes of the batches at the start of buf that hold no records (0 when the first one has some). */
+function leadingEmptyBatchBytes(buf: Buffer): number {
+  let pos = 0
+  while (pos + BATCH_HEADER_SIZE <= buf.length && buf.readInt32BE(pos + RECORD_COUNT_OFFSET) === 0) {
+    pos += LOG_OVERHEAD + buf.readInt32BE(pos + BATCH_LENGTH_OFFSET)
+  }
+  return Math.min(pos, buf.length)
+}
+
+/** Last offset of the last whole batch in buf (a read result: whole batches only). */
+function lastOffsetOfLastBatch(buf: Buffer): number {
+  let pos = 0
+  let last = -1
+  while (pos + BATCH_HEADER_SIZE <= buf.length) {
+    last = readInt64(buf, pos) + buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET)
+    pos += LOG_OVERHEAD + buf.readInt32BE(pos + BATCH_LENGTH_OFFSET)
+  }
+  return last
 }

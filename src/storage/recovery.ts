@@ -9,14 +9,34 @@
 // invalid or partial batch the .log is truncated and every later segment deleted, and the scanned
 // segments' indexes are rebuilt and fsynced. What survives is the longest prefix of valid batches
 // (DESIGN §3). Leftover temp files and index files without a .log are removed.
+//
+// Compaction swaps (Kafka's LogLoader, first three passes) are settled before anything else. A
+// `<base>.log.swap` means the swap was committed: the segments it replaces — every segment file
+// with a base offset in [base, the swap segment's next offset) — are deleted, then the `.swap`
+// files are renamed to their final names. The cleaner keeps each cleaned segment's last batch
+// (empty if need be), so that range is exactly the segments the swap replaced and the log reads
+// as after it. A `.cleaned` file is an unfinished cleaner output and is deleted, with the index
+// `.swap` files of its base offset when its .log was not renamed yet (the swap had not committed).
+// Kafka also discards every swap above a `.cleaned` file, for its segment splits; there are no
+// splits here, and a committed swap must win, as its old segments may be partly gone already.
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import type { LogConfig } from './log-config.js'
-import { LOG_SUFFIX, LogSegment, type SegmentConfig, segmentFileName } from './segment.js'
+import {
+  CLEANED_SUFFIX,
+  LOG_SUFFIX,
+  LogSegment,
+  SCAN_CHUNK_BYTES,
+  type SegmentConfig,
+  SWAP_SUFFIX,
+  segmentFileName,
+} from './segment.js'
 
 const SEGMENT_FILE = /^(\d{20})(\.log|\.index|\.timeindex)$/
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/
+/** Any file named after a segment's base offset: the three segment files, with any suffix. */
+const OFFSET_FILE = /^(\d{20})\.(log|index|timeindex)(\.\w+)?$/
 
 export interface LoadOptions {
   fs: Fs
@@ -52,9 +72,63 @@ async function loadIndexes(fs: Fs, seg: LogSegment): Promise<boolean> {
   return a && b
 }
 
+/** Settles what an interrupted cleaner swap left in dir (see the header comment). */
+async function completeInterruptedSwaps(opts: LoadOptions, segConfig: SegmentConfig): Promise<void> {
+  const { fs, dir, logger } = opts
+  const names = await fs.readdir(dir)
+  if (!names.some((n) => n.endsWith(CLEANED_SUFFIX) || n.endsWith(SWAP_SUFFIX))) return
+  const swapLogs: number[] = []
+  const cleanedLogs = new Set<number>()
+  for (const n of names) {
+    const m = OFFSET_FILE.exec(n)
+    if (m?.[2] === 'log' && m[3] === SWAP_SUFFIX) swapLogs.push(Number(m[1]))
+    if (m?.[2] === 'log' && m[3] === CLEANED_SUFFIX) cleanedLogs.add(Number(m[1]))
+  }
+  // Index `.swap` files of a swap whose .log had not been renamed yet: not committed.
+  for (const n of names) {
+    const m = OFFSET_FILE.exec(n)
+    if (!m || m[3] !== SWAP_SUFFIX || m[2] === 'log') continue
+    const base = Number(m[1])
+    if (!swapLogs.includes(base) && cleanedLogs.has(base)) {
+      logger.info('removing a swap file of a cleaning that did not finish', { dir, file: n })
+      await unlinkIfExists(fs, `${dir}/${n}`)
+    }
+  }
+  let from = Number.POSITIVE_INFINITY
+  let to = Number.NEGATIVE_INFINITY
+  for (const base of swapLogs) {
+    const name = `${segmentFileName(base, LOG_SUFFIX)}${SWAP_SUFFIX}`
+    const st = await fs.stat(`${dir}/${name}`)
+    const seg = LogSegment.existing(fs, dir, base, segConfig, opts.nowMs, st?.size ?? 0, SWAP_SUFFIX)
+    let next = base
+    try {
+      await seg.scan(0, seg.sizeBytes, false, SCAN_CHUNK_BYTES, (h) => {
+        next = h.baseOffset + h.lastOffsetDelta + 1
+        return true
+      })
+    } finally {
+      await seg.closeHandle()
+    }
+    logger.info('completing an interrupted cleaner swap', { dir, file: name, replaces: `[${base}, ${next})` })
+    from = Math.min(from, base)
+    to = Math.max(to, next)
+  }
+  for (const n of await fs.readdir(dir)) {
+    const m = OFFSET_FILE.exec(n)
+    if (!m || m[3] === SWAP_SUFFIX) continue
+    const base = Number(m[1])
+    if (m[3] === CLEANED_SUFFIX || (base >= from && base < to)) await unlinkIfExists(fs, `${dir}/${n}`)
+  }
+  for (const n of await fs.readdir(dir)) {
+    if (n.endsWith(SWAP_SUFFIX) && OFFSET_FILE.test(n)) await fs.rename(`${dir}/${n}`, `${dir}/${n.slice(0, -SWAP_SUFFIX.length)}`)
+  }
+  await fs.syncDir(dir)
+}
+
 export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
   const { fs, dir, logger } = opts
   const segConfig = segmentConfigOf(opts.config)
+  await completeInterruptedSwaps(opts, segConfig)
   const names = await fs.readdir(dir)
   const logs = new Set<string>()
   for (const n of names) {

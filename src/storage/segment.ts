@@ -13,6 +13,11 @@
 // to `.log.deleted` (a read in flight keeps reading through its open handle, or reopens the new
 // name) and removes both indexes at once (their entries stay in memory for such reads); delete()
 // later removes the file. A `.deleted` file left by a crash is removed when the log is loaded.
+//
+// Compaction (cleaner/): the cleaner writes a replacement segment under `.cleaned` names
+// (createCleaned), which the log swaps in through `.swap` names (PartitionLog.replaceSegments);
+// fromSwapped() then opens it under its final names. A cleaned segment keeps the original offsets,
+// so its batches may leave gaps between them: offsets only have to increase within a segment.
 import { KafkaError } from '../protocol/errors.js'
 import {
   BATCH_HEADER_SIZE,
@@ -43,9 +48,26 @@ export const LOG_SUFFIX = '.log'
 export const INDEX_SUFFIX = '.index'
 export const TIME_INDEX_SUFFIX = '.timeindex'
 export const DELETED_SUFFIX = '.deleted'
+/** A segment the cleaner is still writing (Kafka's CleanedFileSuffix); removed when a log loads. */
+export const CLEANED_SUFFIX = '.cleaned'
+/** A cleaned segment being swapped in (Kafka's SwapFileSuffix); a log load completes the swap. */
+export const SWAP_SUFFIX = '.swap'
 
 export function segmentFileName(baseOffset: number, suffix: string): string {
   return `${String(baseOffset).padStart(20, '0')}${suffix}`
+}
+
+/**
+ * Renames a segment's three files from suffix `from` to `to` (Kafka's changeFileSuffixes). The
+ * .log goes last when logLast (so a `.log.swap` exists only once both indexes were renamed: its
+ * presence is the swap's commit point), first otherwise.
+ */
+export async function renameSegmentFiles(fs: Fs, dir: string, baseOffset: number, from: string, to: string, logLast: boolean) {
+  const kinds = logLast ? [INDEX_SUFFIX, TIME_INDEX_SUFFIX, LOG_SUFFIX] : [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]
+  for (const kind of kinds) {
+    const name = `${dir}/${segmentFileName(baseOffset, kind)}`
+    await fs.rename(`${name}${from}`, `${name}${to}`)
+  }
 }
 
 export interface SegmentConfig {
@@ -98,15 +120,17 @@ export class LogSegment {
     public config: SegmentConfig,
     /** Clock time of creation (or load), for segment.ms rolls. */
     public createdMs: number,
+    /** Appended to the three file names: '' for a live segment, CLEANED_SUFFIX or SWAP_SUFFIX. */
+    readonly suffix = '',
   ) {
-    this.path = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}`
+    this.path = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}${suffix}`
     this.offsetIndex = new OffsetIndex(
-      `${dir}/${segmentFileName(baseOffset, INDEX_SUFFIX)}`,
+      `${dir}/${segmentFileName(baseOffset, INDEX_SUFFIX)}${suffix}`,
       baseOffset,
       config.maxIndexSizeBytes,
     )
     this.timeIndex = new TimeIndex(
-      `${dir}/${segmentFileName(baseOffset, TIME_INDEX_SUFFIX)}`,
+      `${dir}/${segmentFileName(baseOffset, TIME_INDEX_SUFFIX)}${suffix}`,
       baseOffset,
       config.maxIndexSizeBytes,
     )
@@ -114,8 +138,8 @@ export class LogSegment {
   }
 
   /** Creates the three files, empty (an existing .log at this offset is truncated). */
-  static async create(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number) {
-    const seg = new LogSegment(fs, dir, baseOffset, config, nowMs)
+  static async create(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, suffix = '') {
+    const seg = new LogSegment(fs, dir, baseOffset, config, nowMs, suffix)
     seg.fh = await fs.open(seg.logPath, 'w+')
     seg.offsetIndex.reset()
     seg.timeIndex.reset()
@@ -123,10 +147,37 @@ export class LogSegment {
     return seg
   }
 
+  /** The cleaner's output: `<base>.log.cleaned` and its indexes, created empty. */
+  static createCleaned(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number) {
+    return LogSegment.create(fs, dir, baseOffset, config, nowMs, CLEANED_SUFFIX)
+  }
+
   /** A segment over an existing .log of sizeBytes; indexes are loaded or rebuilt by the caller. */
-  static existing(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, sizeBytes: number) {
-    const seg = new LogSegment(fs, dir, baseOffset, config, nowMs)
+  static existing(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, sizeBytes: number, suffix = '') {
+    const seg = new LogSegment(fs, dir, baseOffset, config, nowMs, suffix)
     seg.sizeBytes = sizeBytes
+    return seg
+  }
+
+  /**
+   * The segment a completed swap left under the final names: cleaned's bookkeeping, with the
+   * indexes read back from their renamed (fsynced) files — rebuilt by a rescan if unreadable.
+   */
+  static async fromSwapped(cleaned: LogSegment): Promise<LogSegment> {
+    const seg = new LogSegment(cleaned.fs, cleaned.dir, cleaned.baseOffset, cleaned.config, cleaned.createdMs)
+    seg.sizeBytes = cleaned.sizeBytes
+    const loaded = (await seg.offsetIndex.load(seg.fs, seg.sizeBytes)) && (await seg.timeIndex.load(seg.fs, seg.sizeBytes))
+    if (!loaded) {
+      await seg.recover()
+      await seg.persistIndexes(true)
+      return seg
+    }
+    seg.nextOffset = cleaned.nextOffset
+    seg.maxTimestamp = cleaned.maxTimestamp
+    seg.offsetOfMaxTimestamp = cleaned.offsetOfMaxTimestamp
+    seg.bytesSinceLastIndexEntry = cleaned.bytesSinceLastIndexEntry
+    seg.lastBatchPosition = cleaned.lastBatchPosition
+    seg.lastBatchBaseOffset = cleaned.lastBatchBaseOffset
     return seg
   }
 
@@ -220,8 +271,9 @@ export class LogSegment {
   /**
    * Walks batch headers from `from` to `end` reading chunks of chunkBytes, calling visit for each
    * (return false to stop there). With verify, each batch must also be whole, pass its CRC-32C,
-   * lie in this segment's offset range and continue its predecessor's offsets (the first batch
-   * only needs baseOffset ≥ the segment's base offset).
+   * lie in this segment's offset range and start after its predecessor's last offset (the first
+   * batch only needs baseOffset ≥ the segment's base offset). Gaps are allowed: a cleaned segment
+   * keeps the original offsets of the records it kept.
    */
   async scan(from: number, end: number, verify: boolean, chunkBytes: number, visit?: Visitor): Promise<ScanResult> {
     let buf: Buffer = EMPTY
@@ -263,8 +315,8 @@ export class LogSegment {
         if (h.lastOffsetDelta < 0 || h.baseOffset < this.baseOffset || last - this.baseOffset > MAX_RELATIVE_OFFSET) {
           return bad('corrupt', `offsets ${h.baseOffset}..${last} outside the segment`)
         }
-        if (expected >= 0 && h.baseOffset !== expected) {
-          return bad('corrupt', `batch at offset ${h.baseOffset} where ${expected} was expected`)
+        if (expected >= 0 && h.baseOffset < expected) {
+          return bad('corrupt', `batch at offset ${h.baseOffset} where at least ${expected} was expected`)
         }
         expected = last + 1
       }
@@ -428,18 +480,23 @@ export class LogSegment {
     const to = `${this.path}${DELETED_SUFFIX}`
     try {
       await this.fs.rename(this.path, to)
-      this.path = to
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
     }
+    // Even when the .log was already gone: the final name may now belong to a swapped-in segment.
+    this.path = to
     await this.offsetIndex.delete(this.fs)
     await this.timeIndex.delete(this.fs)
   }
 
-  /** Closes and removes the three files. */
+  /**
+   * Closes and removes the three files. After markDeleted only the `.log.deleted` is left: the
+   * index names may belong to a cleaned segment swapped in at the same base offset since.
+   */
   async delete(): Promise<void> {
     await this.closeHandle().catch(() => {})
     await unlinkIfExists(this.fs, this.logPath)
+    if (this.removed) return
     await this.offsetIndex.delete(this.fs)
     await this.timeIndex.delete(this.fs)
   }

@@ -27,6 +27,7 @@ const services = {
   clock: systemClock,
   logger: silentLogger,
   brokers: () => [{ nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }],
+  controllerId: () => 0,
   topics: { list: () => [], get: () => undefined, getById: () => undefined },
 } as unknown as BrokerServices
 

@@ -1,0 +1,545 @@
+// EtcdMetadataStore: the multi-broker MetadataStore (DESIGN §1.5). The cluster metadata lives in
+// etcd, one key per fact under `etcd.prefix` (default /tributary), JSON values:
+//
+//   <prefix>/cluster-id              {"clusterId":"<uuid>"}        created once (create-if-absent)
+//   <prefix>/topics/<name>           {"name","topicId","partitions","replicationFactor","configs","createdMs"}
+//   <prefix>/topic-ids/<topicId>     {"name"}                      keeps topic ids unique across brokers
+//   <prefix>/broker-configs/default  {"configs":{…}}               dynamic cluster-wide default (resource "")
+//   <prefix>/broker-configs/<id>     {"configs":{…}}               dynamic configs of broker <id>
+//   <prefix>/producer-ids            {"nextProducerId":N}          the producer-id allocator
+//
+// (Broker registrations and the controller key, under the same prefix, belong to EtcdMembership.)
+//
+// Reads are synchronous, from an image kept current by an EtcdMirror (one range read, then a watch,
+// changes applied in revision order, a full reload after a reconnect or a compaction). Records are
+// frozen, and an unchanged topic keeps its record object, so callers may cache per record.
+//
+// Writes: every change is one etcd transaction conditioned on what this broker's image holds — the
+// mod revision of each key it changes (0 for a key it creates) — so a broker with a stale image
+// cannot overwrite a newer decision (compare-and-swap). A write resolves once the transaction has
+// committed (etcd made it durable on a quorum) and the watch has brought it back into the image,
+// so a caller reads its own write at once. A failed transaction changes nothing, in etcd or in the
+// image; the loser of a race gets the precise error for the state that won:
+//   TOPIC_ALREADY_EXISTS        the name (or the given topic id) was taken meanwhile;
+//   UNKNOWN_TOPIC_OR_PARTITION  the topic was deleted meanwhile;
+//   INVALID_UPDATE_VERSION      the key changed since it was read (Kafka's answer to a write
+//                               conditioned on a stale version, as KRaft's AlterPartition gives on
+//                               a stale partition epoch): re-read and retry.
+// Producer-id blocks are the exception: a conflict there is retried on the fresh value, since the
+// loser only needs the next free block; the CAS is what keeps blocks from ever overlapping.
+// Writes of one store instance run one at a time, so they never conflict with each other.
+import type { Etcd3, IRequestOp, ITxnResponse } from 'etcd3'
+import { KafkaError } from '../protocol/errors.js'
+import type { Clock } from '../util/clock.js'
+import type { Logger } from '../util/logger.js'
+import { EtcdMirror, type MirrorChange, type MirrorEntry, MirrorLagError } from './etcd-mirror.js'
+import type { MetadataStore, NewTopic, TopicRecord } from './metadata-store.js'
+import { topicNameError } from './topic-names.js'
+import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
+
+export const DEFAULT_ETCD_PREFIX = '/tributary'
+
+const CLUSTER_ID = 'cluster-id'
+const TOPICS = 'topics/'
+const TOPIC_IDS = 'topic-ids/'
+const BROKER_CONFIGS = 'broker-configs/'
+const PRODUCER_IDS = 'producer-ids'
+const DEFAULT_RESOURCE_KEY = 'default'
+
+const WRITE_VISIBLE_TIMEOUT_MS = 30_000
+const MAX_ALLOCATION_ATTEMPTS = 100
+
+const NO_CONFIGS: Readonly<Record<string, string>> = Object.freeze({})
+
+/** The etcd metadata cannot be used: unreachable etcd, a cluster id mismatch, a corrupt key. */
+export class EtcdMetadataError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'EtcdMetadataError'
+  }
+}
+
+export interface EtcdMetadataStoreOptions {
+  client: Etcd3
+  /** Key prefix shared by the brokers of one cluster. Default /tributary. */
+  prefix?: string
+  clock: Clock
+  logger: Logger
+  /** The configured cluster.id, if any: a new cluster is created with it, an existing one must match. */
+  clusterId?: string | null
+  /** Random bytes source (tests). */
+  random?: (n: number) => Buffer
+  /** Longest wait for a committed write to come back through the watch. Default 30 s. */
+  writeVisibleTimeoutMs?: number
+}
+
+/** What changed in the image, for brokers that react to other brokers' decisions. */
+export type StoreChange = { kind: 'topic'; name: string } | { kind: 'brokerConfigs'; resourceName: string }
+
+type Compare = [key: string, target: 'Create' | 'Mod', revision: number]
+
+export class EtcdMetadataStore implements MetadataStore {
+  private cid = ''
+  private readonly topics = new Map<string, TopicRecord>()
+  private readonly byId = new Map<string, TopicRecord>()
+  private readonly brokerConfigs = new Map<string, Readonly<Record<string, string>>>()
+  private nextProducerId = 0
+  private readonly listeners: Array<(change: StoreChange) => void> = []
+  private queue: Promise<unknown> = Promise.resolve()
+  private closed = false
+  private readonly prefix: string
+  private readonly visibleTimeoutMs: number
+
+  private constructor(
+    private readonly client: Etcd3,
+    private readonly mirror: EtcdMirror,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly random: ((n: number) => Buffer) | undefined,
+    visibleTimeoutMs: number,
+  ) {
+    this.prefix = mirror.prefix
+    this.visibleTimeoutMs = visibleTimeoutMs
+  }
+
+  /**
+   * Loads the cluster metadata from etcd and keeps watching it; creates the cluster id if this is
+   * the cluster's first broker. Rejects with EtcdMetadataError when etcd holds another cluster id
+   * than the configured one or a key that is not valid metadata.
+   */
+  static async open(opts: EtcdMetadataStoreOptions): Promise<EtcdMetadataStore> {
+    const prefix = normalizePrefix(opts.prefix ?? DEFAULT_ETCD_PREFIX)
+    const mirror = await EtcdMirror.open(opts.client, prefix, opts.clock, opts.logger)
+    const store = new EtcdMetadataStore(
+      opts.client,
+      mirror,
+      opts.clock,
+      opts.logger,
+      opts.random,
+      opts.writeVisibleTimeoutMs ?? WRITE_VISIBLE_TIMEOUT_MS,
+    )
+    try {
+      for (const e of mirror.under('')) store.applyEntry(e.key, e, true)
+      mirror.onChange((changes) => store.applyChanges(changes))
+      await store.ensureClusterId(opts.clusterId ?? null)
+      return store
+    } catch (err) {
+      await mirror.close()
+      throw err
+    }
+  }
+
+  clusterId(): string {
+    return this.cid
+  }
+
+  listTopics(): TopicRecord[] {
+    return [...this.topics.values()]
+  }
+
+  getTopic(name: string): TopicRecord | undefined {
+    return this.topics.get(name)
+  }
+
+  getTopicById(id: string): TopicRecord | undefined {
+    return this.byId.get(id)
+  }
+
+  getBrokerConfigs(resourceName: string): Readonly<Record<string, string>> {
+    return this.brokerConfigs.get(resourceName) ?? NO_CONFIGS
+  }
+
+  /** The etcd revision the image reflects. */
+  get revision(): number {
+    return this.mirror.revision
+  }
+
+  /** Called after the image changed, by this broker's writes or another broker's. */
+  onChange(listener: (change: StoreChange) => void): void {
+    this.listeners.push(listener)
+  }
+
+  createTopic(t: NewTopic): Promise<TopicRecord> {
+    return this.serialized(async () => {
+      const nameErr = topicNameError(t.name)
+      if (nameErr) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameErr)
+      if (this.topics.has(t.name)) throw topicExists(t.name)
+      checkCounts(t.partitions, t.replicationFactor)
+      let topicId = t.topicId
+      if (topicId !== undefined) {
+        if (!isValidUuid(topicId) || topicId === ZERO_UUID || topicId === METADATA_TOPIC_ID) {
+          throw new KafkaError('INVALID_REQUEST', `Invalid topic id ${topicId}`)
+        }
+        if (this.byId.has(topicId)) throw idInUse(topicId)
+      } else {
+        do {
+          topicId = randomUuid(this.random)
+        } while (this.byId.has(topicId))
+      }
+      const rec: TopicRecord = {
+        name: t.name,
+        topicId,
+        partitions: t.partitions,
+        replicationFactor: t.replicationFactor,
+        configs: { ...t.configs },
+        createdMs: this.clock.now(),
+      }
+      const topicKey = TOPICS + t.name
+      const idKey = TOPIC_IDS + topicId
+      const res = await this.commit(
+        [
+          [topicKey, 'Create', 0],
+          [idKey, 'Create', 0],
+        ],
+        [this.put(topicKey, rec), this.put(idKey, { name: t.name })],
+        [topicKey, idKey],
+      )
+      if (!res.ok) {
+        const now = res.current.get(topicKey)
+        // A retried commit that had already gone through finds its own record.
+        if (now && parseJson(now)?.topicId === topicId) await this.seen(Number(res.revisions.get(topicKey)))
+        else if (now) throw topicExists(t.name)
+        else throw idInUse(topicId)
+      }
+      return this.topics.get(t.name) ?? freezeTopic(rec)
+    })
+  }
+
+  deleteTopic(name: string): Promise<void> {
+    return this.serialized(async () => {
+      const rec = this.topics.get(name)
+      if (!rec) throw unknownTopic(name)
+      const topicKey = TOPICS + name
+      const res = await this.commit(
+        [[topicKey, 'Mod', this.modRevision(topicKey)]],
+        [this.del(topicKey), this.del(TOPIC_IDS + rec.topicId)],
+        [topicKey],
+      )
+      if (!res.ok) {
+        if (!res.current.get(topicKey)) throw unknownTopic(name)
+        throw staleVersion(`topic '${name}'`, this.modRevision(topicKey), res.revisions.get(topicKey)!)
+      }
+    })
+  }
+
+  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>>): Promise<TopicRecord> {
+    return this.serialized(async () => {
+      const rec = this.topics.get(name)
+      if (!rec) throw unknownTopic(name)
+      const partitions = patch.partitions ?? rec.partitions
+      checkCounts(partitions, rec.replicationFactor)
+      if (partitions < rec.partitions) {
+        throw new KafkaError(
+          'INVALID_PARTITIONS',
+          `Topic currently has ${rec.partitions} partitions, which is higher than the requested ${partitions}.`,
+        )
+      }
+      const next: TopicRecord = { ...rec, partitions, configs: { ...(patch.configs ?? rec.configs) } }
+      const topicKey = TOPICS + name
+      const read = this.modRevision(topicKey)
+      const op = this.put(topicKey, next)
+      const res = await this.commit([[topicKey, 'Mod', read]], [op], [topicKey])
+      if (!res.ok) {
+        const now = res.current.get(topicKey)
+        if (!now) throw unknownTopic(name)
+        if (!now.equals(op.request_put!.value as Buffer)) throw staleVersion(`topic '${name}'`, read, res.revisions.get(topicKey)!)
+        await this.seen(res.revisions.get(topicKey)!)
+      }
+      return this.topics.get(name) ?? freezeTopic(next)
+    })
+  }
+
+  setBrokerConfigs(resourceName: string, configs: Readonly<Record<string, string>>): Promise<void> {
+    return this.serialized(async () => {
+      if (resourceName !== '' && !/^\d+$/.test(resourceName)) {
+        throw new KafkaError('INVALID_REQUEST', `Broker config resource must be "" or a node id, not ${JSON.stringify(resourceName)}`)
+      }
+      if (Object.values(configs).some((v) => typeof v !== 'string')) {
+        throw new KafkaError('INVALID_REQUEST', 'Broker config values must be strings')
+      }
+      const key = BROKER_CONFIGS + (resourceName === '' ? DEFAULT_RESOURCE_KEY : resourceName)
+      const read = this.modRevision(key)
+      const empty = Object.keys(configs).length === 0
+      if (empty && read === 0) return
+      const op = empty ? this.del(key) : this.put(key, { configs: { ...configs } })
+      const res = await this.commit([[key, 'Mod', read]], [op], [key])
+      if (!res.ok) throw staleVersion(`the dynamic configs of broker resource ${JSON.stringify(resourceName)}`, read, res.revisions.get(key) ?? 0)
+    })
+  }
+
+  nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
+    return this.serialized(async () => {
+      if (!Number.isSafeInteger(size) || size < 1) {
+        throw new KafkaError('INVALID_REQUEST', `producer id block size must be a positive integer, not ${size}`)
+      }
+      let start = this.nextProducerId
+      let read = this.modRevision(PRODUCER_IDS)
+      for (let attempt = 0; attempt < MAX_ALLOCATION_ATTEMPTS; attempt++) {
+        if (start + size > Number.MAX_SAFE_INTEGER) throw new KafkaError('INVALID_REQUEST', 'producer ids exhausted')
+        const res = await this.commit([[PRODUCER_IDS, 'Mod', read]], [this.put(PRODUCER_IDS, { nextProducerId: start + size })], [PRODUCER_IDS])
+        if (res.ok) return { start, size }
+        // Another broker took a block first: try again after the block it took.
+        const now = res.current.get(PRODUCER_IDS)
+        const parsed = now ? parseProducerIds(now) : 0
+        if (parsed === undefined) throw new EtcdMetadataError(`${this.prefix}${PRODUCER_IDS} does not hold a valid producer id allocator`)
+        start = parsed
+        read = res.revisions.get(PRODUCER_IDS) ?? 0
+      }
+      throw new KafkaError('REQUEST_TIMED_OUT', `could not reserve a producer id block after ${MAX_ALLOCATION_ATTEMPTS} attempts`)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    await this.queue.catch(() => {})
+    await this.mirror.close()
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writing
+
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('metadata store is closed'))
+    const p = this.queue.then(fn, fn)
+    this.queue = p.catch(() => {})
+    return p
+  }
+
+  private modRevision(key: string): number {
+    return this.mirror.get(key)?.modRevision ?? 0
+  }
+
+  private put(key: string, value: unknown): IRequestOp {
+    return { request_put: { key: Buffer.from(this.prefix + key), value: Buffer.from(JSON.stringify(value)) } }
+  }
+
+  private del(key: string): IRequestOp {
+    return { request_delete_range: { key: Buffer.from(this.prefix + key) } }
+  }
+
+  /**
+   * One transaction: if every compare holds, the ops; otherwise a read of `readBack`. On success,
+   * waits until the image reflects the commit.
+   */
+  private async commit(
+    compares: Compare[],
+    ops: IRequestOp[],
+    readBack: string[],
+  ): Promise<{ ok: true } | { ok: false; current: Map<string, Buffer | undefined>; revisions: Map<string, number> }> {
+    const [first, ...rest] = compares
+    let txn = this.client.if(this.prefix + first![0], first![1], '==', first![2])
+    for (const [key, target, rev] of rest) txn = txn.and(this.prefix + key, target, '==', rev)
+    const res: ITxnResponse = await txn
+      .then(...ops)
+      .else(...readBack.map((key) => ({ request_range: { key: Buffer.from(this.prefix + key) } })))
+      .commit()
+    if (res.succeeded) {
+      await this.seen(Number(res.header.revision))
+      return { ok: true }
+    }
+    const current = new Map<string, Buffer | undefined>()
+    const revisions = new Map<string, number>()
+    readBack.forEach((key, i) => {
+      const kv = res.responses[i]?.response_range?.kvs[0]
+      current.set(key, kv?.value)
+      revisions.set(key, kv ? Number(kv.mod_revision) : 0)
+    })
+    return { ok: false, current, revisions }
+  }
+
+  /** Waits for the watch to bring `revision` into the image (read-your-writes). */
+  private async seen(revision: number): Promise<void> {
+    try {
+      await this.mirror.waitFor(revision, this.visibleTimeoutMs)
+    } catch (err) {
+      // The change is committed; only this broker's view lags. Reads catch up when the watch does.
+      if (!(err instanceof MirrorLagError)) throw err
+      this.logger.warn('a committed metadata change is not visible yet', { revision, err })
+    }
+  }
+
+  private async ensureClusterId(configured: string | null): Promise<void> {
+    if (!this.cid) {
+      const proposed = configured ?? randomUuid(this.random)
+      const res = await this.commit([[CLUSTER_ID, 'Create', 0]], [this.put(CLUSTER_ID, { clusterId: proposed })], [CLUSTER_ID])
+      if (!res.ok) {
+        const winner = res.current.get(CLUSTER_ID)
+        const id = winner ? parseClusterId(winner) : undefined
+        if (id === undefined) throw new EtcdMetadataError(`${this.prefix}${CLUSTER_ID} does not hold a valid cluster id`)
+        await this.seen(res.revisions.get(CLUSTER_ID)!)
+        this.cid ||= id
+      } else {
+        this.logger.info('created the cluster id in etcd', { clusterId: this.cid, prefix: this.prefix })
+      }
+    }
+    if (configured && configured !== this.cid) {
+      throw new EtcdMetadataError(
+        `etcd (prefix ${this.prefix}) holds cluster id ${this.cid}, but cluster.id is configured as ${configured}; ` +
+          'fix cluster.id, or point etcd.prefix at the right cluster',
+      )
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The image
+
+  private applyChanges(changes: readonly MirrorChange[]): void {
+    for (const c of changes) this.applyEntry(c.key, c.entry, false)
+  }
+
+  /** Updates the image from one key. At open (`strict`) an invalid value stops the start. */
+  private applyEntry(key: string, entry: MirrorEntry | undefined, strict: boolean): void {
+    const problem = this.apply(key, entry)
+    if (problem === undefined) return
+    if (strict) throw new EtcdMetadataError(`${this.prefix}${key} ${problem}`)
+    this.logger.error('ignoring an invalid metadata key in etcd', { key: this.prefix + key, problem })
+  }
+
+  /** Applies one key to the image; returns what is wrong with it instead when it is not valid. */
+  private apply(key: string, entry: MirrorEntry | undefined): string | undefined {
+    if (key === CLUSTER_ID) {
+      const id = entry ? parseClusterId(entry.value) : undefined
+      if (id === undefined) return entry ? 'does not hold a valid cluster id' : 'was deleted'
+      if (this.cid && this.cid !== id) return `changed the cluster id from ${this.cid} to ${id}`
+      this.cid = id
+    } else if (key.startsWith(TOPICS)) {
+      const name = key.slice(TOPICS.length)
+      const old = this.topics.get(name)
+      let rec: TopicRecord | undefined
+      if (entry) {
+        rec = parseTopic(entry.value, name)
+        if (!rec) return 'does not hold a valid topic record'
+        if (old && old.topicId === rec.topicId && sameTopic(old, rec)) return undefined // unchanged: keep the object
+      }
+      if (old && this.byId.get(old.topicId) === old) this.byId.delete(old.topicId)
+      if (rec) {
+        this.topics.set(name, rec)
+        this.byId.set(rec.topicId, rec)
+      } else {
+        this.topics.delete(name)
+      }
+      this.emit({ kind: 'topic', name })
+    } else if (key.startsWith(BROKER_CONFIGS)) {
+      const suffix = key.slice(BROKER_CONFIGS.length)
+      const resourceName = suffix === DEFAULT_RESOURCE_KEY ? '' : suffix
+      if (resourceName !== '' && !/^\d+$/.test(resourceName)) return 'is not a broker config resource'
+      if (entry) {
+        const configs = parseBrokerConfigs(entry.value)
+        if (!configs) return 'does not hold a valid broker config set'
+        this.brokerConfigs.set(resourceName, configs)
+      } else {
+        this.brokerConfigs.delete(resourceName)
+      }
+      this.emit({ kind: 'brokerConfigs', resourceName })
+    } else if (key === PRODUCER_IDS) {
+      const next = entry ? parseProducerIds(entry.value) : 0
+      if (next === undefined) return 'does not hold a valid producer id allocator'
+      this.nextProducerId = next
+    }
+    // Other keys (topic-ids/, the membership's brokers/ and controller) are not part of the image.
+    return undefined
+  }
+
+  private emit(change: StoreChange): void {
+    for (const l of this.listeners) {
+      try {
+        l(change)
+      } catch (err) {
+        this.logger.error('a metadata change listener failed', { err })
+      }
+    }
+  }
+}
+
+/** "/tributary", "/tributary/" and "tributary" all name the prefix "/tributary/". */
+export function normalizePrefix(prefix: string): string {
+  let p = prefix.trim()
+  if (!p.startsWith('/')) p = `/${p}`
+  return p.endsWith('/') ? p : `${p}/`
+}
+
+const topicExists = (name: string) => new KafkaError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`)
+const idInUse = (id: string) => new KafkaError('TOPIC_ALREADY_EXISTS', `Topic id ${id} is already in use`)
+const unknownTopic = (name: string) => new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist`)
+
+function staleVersion(what: string, read: number, found: number): KafkaError {
+  return new KafkaError(
+    'INVALID_UPDATE_VERSION',
+    `${what} was changed by another broker (etcd revision ${found}) after this broker read it (revision ${read}); retry`,
+  )
+}
+
+function checkCounts(partitions: number, replicationFactor: number): void {
+  if (!Number.isSafeInteger(partitions) || partitions < 1) {
+    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be larger than 0, not ${partitions}.`)
+  }
+  if (!Number.isSafeInteger(replicationFactor) || replicationFactor < 1) {
+    throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor must be larger than 0, not ${replicationFactor}.`)
+  }
+}
+
+function freezeTopic(t: TopicRecord): TopicRecord {
+  Object.freeze(t.configs)
+  return Object.freeze(t)
+}
+
+function sameTopic(a: TopicRecord, b: TopicRecord): boolean {
+  return (
+    a.partitions === b.partitions &&
+    a.replicationFactor === b.replicationFactor &&
+    a.createdMs === b.createdMs &&
+    JSON.stringify(a.configs) === JSON.stringify(b.configs)
+  )
+}
+
+function parseJson(value: Buffer): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(value.toString('utf8'))
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const isStringMap = (v: unknown): v is Record<string, string> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')
+
+function parseClusterId(value: Buffer): string | undefined {
+  const id = parseJson(value)?.clusterId
+  return typeof id === 'string' && id !== '' ? id : undefined
+}
+
+function parseProducerIds(value: Buffer): number | undefined {
+  const n = parseJson(value)?.nextProducerId
+  return Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : undefined
+}
+
+function parseBrokerConfigs(value: Buffer): Readonly<Record<string, string>> | undefined {
+  const configs = parseJson(value)?.configs
+  return isStringMap(configs) ? Object.freeze({ ...configs }) : undefined
+}
+
+function parseTopic(value: Buffer, name: string): TopicRecord | undefined {
+  const r = parseJson(value) as Partial<TopicRecord> | undefined
+  const ok =
+    r !== undefined &&
+    r.name === name &&
+    topicNameError(name) === undefined &&
+    typeof r.topicId === 'string' &&
+    isValidUuid(r.topicId) &&
+    Number.isSafeInteger(r.partitions) &&
+    r.partitions! >= 1 &&
+    Number.isSafeInteger(r.replicationFactor) &&
+    r.replicationFactor! >= 1 &&
+    typeof r.createdMs === 'number' &&
+    isStringMap(r.configs)
+  if (!ok) return undefined
+  return freezeTopic({
+    name,
+    topicId: r.topicId!,
+    partitions: r.partitions!,
+    replicationFactor: r.replicationFactor!,
+    configs: { ...r.configs! },
+    createdMs: r.createdMs!,
+  })
+}
