@@ -212,8 +212,9 @@ describe('tributary topic', () => {
   test('describe: leader, replicas, ISR, earliest/latest offsets and bytes per partition, non-default configs', async () => {
     const producer = kafka.producer()
     await producer.connect()
-    await producer.send({ topic: 'events', acks: -1, messages: Array.from({ length: 7 }, (_, i) => ({ partition: 0, value: `v${i}` })) })
-    await producer.send({ topic: 'events', acks: -1, messages: [{ partition: 2, value: 'x'.repeat(1500) }] })
+    await producer.send({ topic: 'events', acks: -1, messages: Array.from({ length: 7 }, (_, i) => ({ partition: 0, key: `k${i}`, value: `v${i}` })) })
+    // (keyed: the topic is compacted, which refuses records without a key)
+    await producer.send({ topic: 'events', acks: -1, messages: [{ partition: 2, key: 'big', value: 'x'.repeat(1500) }] })
     await producer.disconnect()
     const offsets = await admin.fetchTopicOffsets('events')
 

@@ -184,7 +184,7 @@ describe('configs and partitions on a real broker', () => {
       const producer = kafka.producer({ allowAutoTopicCreation: false })
       await producer.connect()
       const before = Date.now()
-      await producer.send({ topic: 'cfg-incr', acks: -1, messages: [{ value: 'stamped', timestamp: '1000000000000' }] })
+      await producer.send({ topic: 'cfg-incr', acks: -1, messages: [{ key: 'k', value: 'stamped', timestamp: '1000000000000' }] }) // keyed: the topic is compacted
       await producer.disconnect()
       const [rec] = await kcatRecords(broker!.bootstrap, 'cfg-incr')
       assert.equal(rec!.value, 'stamped')
