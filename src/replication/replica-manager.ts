@@ -157,6 +157,7 @@ export class ReplicaManager {
     const log = await this.logs.create(topic, index, topicId, config)
     log.highWatermark = log.logEndOffset
     const p = new Partition(topic, index, topicId, log)
+    await log.assignLeaderEpoch(p.leaderEpoch) // becoming leader: off the produce path
     this.partitions.set(p.key, p)
     return p
   }

@@ -261,6 +261,17 @@ export class PartitionLog {
   }
 
   /**
+   * Records that leaderEpoch starts at the log end offset, as a new leader does (Kafka's
+   * maybeAssignEpochStartOffset on becoming leader), so that the first append of the epoch does
+   * not rewrite the leader-epoch checkpoint — a durable file write — on the produce path.
+   */
+  assignLeaderEpoch(leaderEpoch: number): Promise<void> {
+    return this.main.run(async () => {
+      if (leaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(leaderEpoch, this.nextOffset)
+    })
+  }
+
+  /**
    * Appends a Produce partition's records, already validated by validateProducedBatches (batches
    * is its result). Assigns offsets, patching baseOffset and partitionLeaderEpoch in place, and
    * writes the buffer with one write at the end of the active segment (rolling it first if

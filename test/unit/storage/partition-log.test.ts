@@ -413,3 +413,23 @@ test('reads of batches larger than the read chunk, byte for byte', async (t) => 
     }
   }
 })
+
+test('a leader epoch assigned on becoming leader keeps the checkpoint write off the first append', async (t) => {
+  const { fs, faults } = faultFs()
+  const { log, dir } = await openLog(t, {}, fs)
+  await log.assignLeaderEpoch(0)
+  assert.deepEqual(log.leaderEpochs.entries(), [{ epoch: 0, startOffset: 0 }])
+  assert.match(readFileSync(`${dir}/events-0/leader-epoch-checkpoint`, 'utf8'), /^0\n1\n0 0\n$/)
+  await log.assignLeaderEpoch(0) // the same epoch again: nothing to record
+  const before = faults.syncs.filter((p) => p.includes('leader-epoch-checkpoint')).length
+  await produce(log, [makeBatch(3)], 0)
+  await produce(log, [makeBatch(2)], 0)
+  const after = faults.syncs.filter((p) => p.includes('leader-epoch-checkpoint')).length
+  assert.equal(after, before, 'appends in the assigned epoch write no checkpoint')
+  assert.deepEqual(log.leaderEpochs.entries(), [{ epoch: 0, startOffset: 0 }])
+  await produce(log, [makeBatch(1)], 1) // a newer epoch still starts where it first appends
+  assert.deepEqual(log.leaderEpochs.entries(), [
+    { epoch: 0, startOffset: 0 },
+    { epoch: 1, startOffset: 5 },
+  ])
+})
