@@ -285,11 +285,16 @@ export class PerfProducer {
       this.generating = false
       return
     }
-    for (const p of b.partitions) {
+    // Only what the requests in flight and the next one can carry: with many partitions, a full
+    // batch for every one of them at once would sit in memory for seconds and count as latency.
+    const budget = Math.min(this.maxBufferedBytes, this.brokers.length * (this.opts.maxInFlight + 1) * MAX_REQUEST_BYTES)
+    const n = b.partitions.length
+    for (let k = 0; k < n && this.bufferedBytes < budget; k++) {
+      const p = b.partitions[(b.next + k) % n]!
       if (p.ready.length > 0 || p.open) continue
-      const n = Math.min(this.perBatch, this.remaining)
-      if (n <= 0) break
-      this.append(p, n, now)
+      const count = Math.min(this.perBatch, this.remaining)
+      if (count <= 0) break
+      this.append(p, count, now)
       this.close(p) // a short last batch
     }
     if (this.remaining <= 0) this.generating = false
@@ -307,18 +312,23 @@ export class PerfProducer {
       else if (this.opts.lingerMs <= 0) for (const p of b.partitions) this.close(p)
       const batches: ReadyBatch[] = []
       let bytes = 0
+      let last = -1
       const n = b.partitions.length
       for (let k = 0; k < n; k++) {
-        const p = b.partitions[(b.next + k) % n]!
+        const i = (b.next + k) % n
+        const p = b.partitions[i]!
         const batch = p.ready[0]
         if (!batch) continue
-        if (batches.length > 0 && bytes + batch.bytes.length > MAX_REQUEST_BYTES) continue
+        if (batches.length > 0 && bytes + batch.bytes.length > MAX_REQUEST_BYTES) break
         p.ready.shift()
         batches.push(batch)
         bytes += batch.bytes.length
+        last = i
       }
       if (batches.length === 0) return
-      b.next = (b.next + 1) % n
+      // The next request starts after the last partition this one carried, so every partition
+      // gets its turn (round-robin over partitions, not over requests).
+      b.next = (last + 1) % n
       this.send(b, batches)
     }
   }
