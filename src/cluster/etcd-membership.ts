@@ -6,8 +6,8 @@
 //   <prefix>/brokers/<id>    {"nodeId","rack","endpoints":[{"listener","host","port","securityProtocol"}],"registeredMs"}
 //   <prefix>/controller      {"nodeId"}; its create revision is the controller epoch (it only grows)
 //
-// Liveness = the lease is alive. The etcd3 client keeps it alive (a keep-alive every third of the
-// TTL); when the process dies the keep-alives stop and etcd deletes both keys once the TTL
+// Liveness = the lease is alive. The broker keeps it alive (a keep-alive every third of the TTL);
+// when the process dies the keep-alives stop and etcd deletes both keys once the TTL
 // (`broker.session.timeout.ms`, rounded up to whole seconds) runs out. A clean shutdown revokes the
 // lease, so the keys go at once.
 //
@@ -94,15 +94,17 @@ export class EtcdMembership {
   private readonly ownLeases = new Set<string>()
   /** Monotonic ms until which the current lease is surely alive. */
   private leaseDeadline = 0
-  private readonly keepAlivesInFlight: number[] = []
   private deadlineTimer: Timer | undefined
+  private keepAliveTimer: Timer | undefined
   private state: ControllerState = { controllerId: -1, controllerEpoch: 0, isController: false }
   private registered: BrokerRegistration[] = []
   private readonly controllerListeners: Array<(s: ControllerState) => void> = []
   private readonly brokerListeners: Array<(b: readonly BrokerRegistration[]) => void> = []
   private campaigning = false
+  private reregistering = false
   private closed = false
   private readonly ttlSeconds: number
+  private readonly keepAliveIntervalMs: number
 
   private constructor(
     private readonly client: Etcd3,
@@ -111,6 +113,7 @@ export class EtcdMembership {
     private readonly prefix: string,
   ) {
     this.ttlSeconds = Math.max(2, Math.ceil(opts.sessionTimeoutMs / 1000))
+    this.keepAliveIntervalMs = Math.floor((this.ttlSeconds * 1000) / 3)
   }
 
   /** Registers the broker (waiting out a crashed predecessor's registration) and joins the election. */
@@ -164,11 +167,13 @@ export class EtcdMembership {
     if (this.closed) return
     this.closed = true
     this.deadlineTimer?.cancel()
+    this.keepAliveTimer?.cancel()
+    // Step down before the key goes: another broker may be elected the moment it does.
+    this.setState({ controllerId: -1, controllerEpoch: 0, isController: false })
     await this.mirror.close()
     const lease = this.lease
     this.lease = undefined
     if (lease) await lease.revoke(this.callDeadline()).catch((err) => this.opts.logger.warn('revoking the etcd lease failed; it expires by itself', { err }))
-    this.setState({ controllerId: -1, controllerEpoch: 0, isController: false })
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -183,9 +188,14 @@ export class EtcdMembership {
     return Buffer.from(this.prefix + sub)
   }
 
+  /**
+   * A fresh lease, kept alive by this broker's own timer (the clock's, which never holds the
+   * process open) rather than the etcd3 client's loop: one keep-alive at a time, every third of
+   * the TTL, each bounded by a deadline, and nothing left running once the lease is given up.
+   */
   private async grantLease(): Promise<void> {
     const { clock, logger } = this.opts
-    const lease = this.client.lease(this.ttlSeconds, { autoKeepAlive: true })
+    const lease = this.client.lease(this.ttlSeconds, { autoKeepAlive: false })
     const asked = clock.monotonic()
     lease.on('lost', (err) => {
       if (this.lease !== lease || this.closed) return
@@ -195,14 +205,6 @@ export class EtcdMembership {
       this.refreshController()
       void this.reregister()
     })
-    lease.on('keepaliveFired', () => this.keepAlivesInFlight.push(clock.monotonic()))
-    lease.on('keepaliveSucceeded', (res) => {
-      const sent = this.keepAlivesInFlight.shift() ?? clock.monotonic()
-      if (this.lease === lease) this.extendDeadline(sent + Number(res.TTL) * 1000)
-    })
-    lease.on('keepaliveFailed', () => {
-      this.keepAlivesInFlight.length = 0
-    })
     const id = await lease.grant()
     if (this.closed) {
       await lease.revoke(this.callDeadline()).catch(() => {})
@@ -211,8 +213,27 @@ export class EtcdMembership {
     this.leaseId = id
     this.ownLeases.add(this.leaseId)
     this.lease = lease
-    this.keepAlivesInFlight.length = 0
     this.extendDeadline(asked + this.ttlSeconds * 1000)
+    this.scheduleKeepAlive(lease)
+  }
+
+  private scheduleKeepAlive(lease: Lease): void {
+    this.keepAliveTimer?.cancel()
+    this.keepAliveTimer = this.opts.clock.setTimeout(() => void this.keepAlive(lease), this.keepAliveIntervalMs)
+  }
+
+  private async keepAlive(lease: Lease): Promise<void> {
+    if (this.closed || this.lease !== lease) return
+    const sent = this.opts.clock.monotonic()
+    try {
+      const res = await lease.keepaliveOnce({ deadline: Date.now() + this.keepAliveIntervalMs })
+      if (this.lease === lease) this.extendDeadline(sent + Number(res.TTL) * 1000)
+    } catch (err) {
+      // An expired lease is reported through 'lost'; anything else is retried at the next tick.
+      if (lease.revoked()) return
+      this.opts.logger.debug('etcd keep-alive failed', { err })
+    }
+    if (this.lease === lease && !this.closed) this.scheduleKeepAlive(lease)
   }
 
   private extendDeadline(deadline: number): void {
@@ -291,6 +312,16 @@ export class EtcdMembership {
 
   /** Registers again after the lease was lost, retrying with backoff (500 ms doubling to 8 s). */
   private async reregister(): Promise<void> {
+    if (this.reregistering) return
+    this.reregistering = true
+    try {
+      await this.reregisterLoop()
+    } finally {
+      this.reregistering = false
+    }
+  }
+
+  private async reregisterLoop(): Promise<void> {
     for (let attempt = 0; !this.closed && !this.lease; attempt++) {
       try {
         await this.register(Number.POSITIVE_INFINITY)

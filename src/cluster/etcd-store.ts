@@ -369,6 +369,7 @@ export class EtcdMetadataStore implements MetadataStore {
         await this.seen(res.revisions.get(CLUSTER_ID)!)
         this.cid ||= id
       } else {
+        this.cid ||= proposed
         this.logger.info('created the cluster id in etcd', { clusterId: this.cid, prefix: this.prefix })
       }
     }

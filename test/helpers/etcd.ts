@@ -1,0 +1,217 @@
+// Starts a real etcd server (the `etcd` binary from PATH, or ETCD_BIN) for tests of the etcd
+// metadata store and cluster membership: one member on two free loopback ports (client, peer)
+// with a temporary data dir, ready once /health answers. Every server is SIGKILLed and its data dir
+// removed when the test process exits, so a failing test leaves nothing behind.
+//
+// TcpProxy sits between a client and etcd so a test can cut the client off (every connection is
+// dropped and new ones are held unanswered) and later let it back in — a network partition
+// without touching etcd, which other clients keep using meanwhile.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server, type Socket, connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const START_TIMEOUT_MS = 30_000
+const MAX_CAPTURE = 1024 * 1024
+
+export const etcdBinary = (): string => process.env.ETCD_BIN || 'etcd'
+
+const live = new Set<ChildProcess>()
+const ownDirs = new Set<string>()
+let exitHookInstalled = false
+
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.on('exit', () => {
+    for (const child of live) {
+      try {
+        child.kill('SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    for (const dir of ownDirs) rmSync(dir, { recursive: true, force: true })
+  })
+}
+
+export interface EtcdServer {
+  /** http://127.0.0.1:<client port>, as etcd.endpoints takes it. */
+  readonly endpoint: string
+  readonly port: number
+  readonly dataDir: string
+  /** What etcd wrote to stderr (last 1 MiB). */
+  stderr(): string
+  /** SIGKILLs the server and removes its data dir. Safe to call twice. */
+  stop(): Promise<void>
+}
+
+/** A port that was free a moment ago (the OS picked it for a listener we closed at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function healthy(endpoint: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })
+    const body = (await res.json()) as { health?: string }
+    return res.ok && body.health === 'true'
+  } catch {
+    return false
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function startOnce(): Promise<EtcdServer> {
+  const [port, peerPort] = [await freePort(), await freePort()]
+  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-etcd-'))
+  ownDirs.add(dataDir)
+  const endpoint = `http://127.0.0.1:${port}`
+  const peer = `http://127.0.0.1:${peerPort}`
+  const child = spawn(
+    etcdBinary(),
+    [
+      '--name', 'test',
+      '--data-dir', dataDir,
+      '--listen-client-urls', endpoint,
+      '--advertise-client-urls', endpoint,
+      '--listen-peer-urls', peer,
+      '--initial-advertise-peer-urls', peer,
+      '--initial-cluster', `test=${peer}`,
+      '--logger', 'zap',
+      '--log-level', 'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  )
+  live.add(child)
+  child.unref()
+  ;(child.stderr as unknown as { unref(): void }).unref()
+  let err = ''
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    err += s
+    if (err.length > MAX_CAPTURE) err = err.slice(err.length - MAX_CAPTURE)
+  })
+  let exited = false
+  const gone = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      exited = true
+      live.delete(child)
+      resolve()
+    })
+    child.once('error', () => {
+      exited = true
+      live.delete(child)
+      resolve()
+    })
+  })
+  const stop = async () => {
+    if (!exited) child.kill('SIGKILL')
+    await gone
+    rmSync(dataDir, { recursive: true, force: true })
+    ownDirs.delete(dataDir)
+  }
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (!(await healthy(endpoint))) {
+    if (exited || Date.now() > deadline) {
+      await stop()
+      throw new Error(`etcd (${etcdBinary()}) did not become healthy on ${endpoint}; stderr:\n${err.slice(-3000)}`)
+    }
+    await sleep(100)
+  }
+  return { endpoint, port, dataDir, stderr: () => err, stop }
+}
+
+/** Starts etcd; a port taken between choosing it and binding it gets another try. */
+export async function startEtcd(): Promise<EtcdServer> {
+  installExitHook()
+  let last: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce()
+    } catch (e) {
+      last = e
+    }
+  }
+  throw last
+}
+
+/** A TCP relay to 127.0.0.1:<target> that a test can pause (partition) and resume. */
+export class TcpProxy {
+  private paused = false
+  private readonly pipes = new Set<Socket>()
+  private readonly waiting = new Set<Socket>()
+
+  private constructor(
+    private readonly server: Server,
+    private readonly target: number,
+    readonly port: number,
+  ) {}
+
+  static start(target: number): Promise<TcpProxy> {
+    return new Promise((resolve, reject) => {
+      let proxy: TcpProxy | undefined
+      const server = createServer((socket) => proxy!.accept(socket))
+      server.once('error', reject)
+      server.listen(0, '127.0.0.1', () => {
+        proxy = new TcpProxy(server, target, (server.address() as { port: number }).port)
+        resolve(proxy)
+      })
+    })
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`
+  }
+
+  private accept(socket: Socket): void {
+    socket.on('error', () => {})
+    if (this.paused) {
+      this.waiting.add(socket)
+      socket.once('close', () => this.waiting.delete(socket))
+      return
+    }
+    this.relay(socket)
+  }
+
+  private relay(socket: Socket): void {
+    const upstream = connect(this.target, '127.0.0.1')
+    upstream.on('error', () => socket.destroy())
+    socket.on('error', () => upstream.destroy())
+    socket.pipe(upstream).pipe(socket)
+    for (const s of [socket, upstream]) {
+      this.pipes.add(s)
+      s.once('close', () => {
+        this.pipes.delete(s)
+        socket.destroy()
+        upstream.destroy()
+      })
+    }
+  }
+
+  /** Drops every relayed connection; new ones are accepted but get no answer until resume(). */
+  pause(): void {
+    this.paused = true
+    for (const s of this.pipes) s.destroy()
+  }
+
+  /** Relays the held connections and every new one again. */
+  resume(): void {
+    this.paused = false
+    for (const s of this.waiting) this.relay(s)
+    this.waiting.clear()
+  }
+
+  close(): Promise<void> {
+    for (const s of [...this.pipes, ...this.waiting]) s.destroy()
+    return new Promise((resolve) => this.server.close(() => resolve()))
+  }
+}
