@@ -35,33 +35,54 @@ export function duplicateResources(resources: ReadonlyArray<{ resourceType: numb
   return dupes
 }
 
-async function alterOne(ctx: RequestContext, r: Resource, validateOnly: boolean): Promise<void> {
-  checkConfigEntries(r.configs, () => false)
-  const next: Record<string, string> = {}
-  for (const c of r.configs) next[c.name] = c.value!
+/** Replaces a topic's or a broker resource's override set with change(current). */
+export async function alterResource(
+  ctx: RequestContext,
+  r: { resourceType: number; resourceName: string },
+  change: (current: Record<string, string>, kind: 'topic' | 'broker') => Record<string, string>,
+  validateOnly: boolean,
+): Promise<void> {
   if (r.resourceType === RESOURCE_TOPIC) {
     if (r.resourceName === '') throw new KafkaError('INVALID_REQUEST', 'Default topic resources are not allowed.')
-    await ctx.broker.topics.alterTopicConfigs(r.resourceName, () => next, validateOnly)
+    await ctx.broker.topics.alterTopicConfigs(r.resourceName, (current) => change(current, 'topic'), validateOnly)
   } else if (r.resourceType === RESOURCE_BROKER) {
-    await ctx.broker.configs.alterBrokerConfigs(r.resourceName, () => next, validateOnly)
+    await ctx.broker.configs.alterBrokerConfigs(r.resourceName, (current) => change(current, 'broker'), validateOnly)
   } else {
     throw new KafkaError('INVALID_REQUEST', `Unsupported resource type ${r.resourceType}: only topics (2) and brokers (4)`)
   }
 }
 
-export default defineHandler(AlterConfigsRequest, AlterConfigsResponse, { minVersion: 0, maxVersion: 2 }, async (ctx, req) => {
-  const dupes = duplicateResources(req.resources)
+/** Alters each resource in turn and answers per resource; a resource named twice is refused each time. */
+export async function alterEach<R extends { resourceType: number; resourceName: string }>(
+  ctx: RequestContext,
+  resources: readonly R[],
+  what: string,
+  alter: (r: R) => Promise<void>,
+): Promise<Array<{ resourceType: number; resourceName: string; errorCode: number; errorMessage: string | null }>> {
+  const dupes = duplicateResources(resources)
   const responses = []
-  for (const r of req.resources) {
+  for (const r of resources) {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName }
     try {
       if (dupes.has(`${r.resourceType}:${r.resourceName}`)) throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.')
-      await alterOne(ctx, r, req.validateOnly)
+      await alter(r)
       responses.push({ ...base, errorCode: 0, errorMessage: null })
     } catch (err) {
-      if (!(err instanceof KafkaError)) ctx.broker.logger.error('alter configs failed', { resource: base, err })
+      if (!(err instanceof KafkaError)) ctx.broker.logger.error(`${what} failed`, { resource: base, err })
       responses.push({ ...base, errorCode: toErrorCode(err), errorMessage: err instanceof Error ? err.message : String(err) })
     }
   }
-  return { throttleTimeMs: 0, responses }
-})
+  return responses
+}
+
+async function alterOne(ctx: RequestContext, r: Resource, validateOnly: boolean): Promise<void> {
+  checkConfigEntries(r.configs, () => false)
+  const next: Record<string, string> = {}
+  for (const c of r.configs) next[c.name] = c.value!
+  await alterResource(ctx, r, () => next, validateOnly)
+}
+
+export default defineHandler(AlterConfigsRequest, AlterConfigsResponse, { minVersion: 0, maxVersion: 2 }, async (ctx, req) => ({
+  throttleTimeMs: 0,
+  responses: await alterEach(ctx, req.resources, 'alter configs', (r) => alterOne(ctx, r, req.validateOnly)),
+}))

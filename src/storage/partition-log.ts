@@ -57,6 +57,7 @@ import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
 import {
   type BatchLocation,
   CLEANED_SUFFIX,
+  floorSegmentIndex,
   LogSegment,
   MAX_RELATIVE_OFFSET,
   READ_CHUNK_BYTES,
@@ -420,23 +421,6 @@ export class PartitionLog {
     })
   }
 
-  /** Index of the segment whose base offset is the largest ≤ offset (0 when offset is below all). */
-  private segmentIndexFor(segs: LogSegment[], offset: number): number {
-    let lo = 0
-    let hi = segs.length - 1
-    let found = 0
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      if (segs[mid]!.baseOffset <= offset) {
-        found = mid
-        lo = mid + 1
-      } else {
-        hi = mid - 1
-      }
-    }
-    return found
-  }
-
   /**
    * Whole batches from the one containing startOffset: up to maxBytes, but at least the first
    * batch when minOneBatch (KIP-74), never one whose base offset ≥ maxOffset (e.g. the HW). Reads
@@ -469,7 +453,7 @@ export class PartitionLog {
     // they are served, so clients that move by batch offsets (Java, librdkafka) reach the end.
     let onlyEmpty: Buffer | null = null
     let from = startOffset
-    for (let i = this.segmentIndexFor(segs, from); i < segs.length; i++) {
+    for (let i = floorSegmentIndex(segs, from); i < segs.length; i++) {
       const seg = segs[i]!
       let buf: Buffer | null
       try {
@@ -602,7 +586,7 @@ export class PartitionLog {
         this.truncations++
         if (offset < this.startOffset) return this.truncateFullyAndStartAt(offset)
         const segs = this.segments
-        const idx = this.segmentIndexFor(segs, offset)
+        const idx = floorSegmentIndex(segs, offset)
         for (let j = segs.length - 1; j > idx; j--) await segs[j]!.delete()
         this.segments = segs.slice(0, idx + 1)
         await this.active.truncateTo(offset)

@@ -83,6 +83,23 @@ export interface ScanResult {
   reason?: string
 }
 
+/** Index of the segment holding offset: the last whose base offset ≤ offset (0 when below all). */
+export function floorSegmentIndex(segs: readonly LogSegment[], offset: number): number {
+  let lo = 0
+  let hi = segs.length - 1
+  let found = 0
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    if (segs[mid]!.baseOffset <= offset) {
+      found = mid
+      lo = mid + 1
+    } else {
+      hi = mid - 1
+    }
+  }
+  return found
+}
+
 /** A batch found in the file: its header (position relative to buf) and the chunk read around it. */
 export interface BatchLocation {
   position: number

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Connection, Consumer, describeClusterV1, type fetchV17 } from '@platformatic/kafka'
+import { murmur2 } from '../../src/client/partitioner.js'
 import { decodeResponseHeader, encodeRequestHeader } from '../../src/protocol/header.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../src/protocol/messages/18-api-versions.js'
 import { Reader } from '../../src/protocol/primitives/reader.js'
@@ -15,36 +16,10 @@ import type { Encodable, Message } from '../../src/protocol/schema.js'
 export { sleep }
 
 // ---------------------------------------------------------------------------------------------
-// Java's murmur2 (org.apache.kafka.common.utils.Utils.murmur2) and the default partitioner.
+// Java's murmur2 and the default partitioner: the product's (checked against Kafka's own test
+// vectors in test/unit/client/partitioner.test.ts).
 
-export function murmur2(data: Buffer): number {
-  const length = data.length
-  const m = 0x5bd1e995
-  const r = 24
-  let h = 0x9747b28c ^ length
-  const length4 = length >>> 2
-  for (let i = 0; i < length4; i++) {
-    const i4 = i * 4
-    let k = data[i4]! | (data[i4 + 1]! << 8) | (data[i4 + 2]! << 16) | (data[i4 + 3]! << 24)
-    k = Math.imul(k, m)
-    k ^= k >>> r
-    k = Math.imul(k, m)
-    h = Math.imul(h, m)
-    h ^= k
-  }
-  const tail = length4 * 4
-  const rest = length % 4
-  if (rest === 3) h ^= data[tail + 2]! << 16
-  if (rest >= 2) h ^= data[tail + 1]! << 8
-  if (rest >= 1) {
-    h ^= data[tail]!
-    h = Math.imul(h, m)
-  }
-  h ^= h >>> 13
-  h = Math.imul(h, m)
-  h ^= h >>> 15
-  return h | 0
-}
+export { murmur2 }
 
 /** The partition Java's partitioner (also kafkajs' DefaultPartitioner, librdkafka's murmur2_random) picks for a key. */
 export function javaPartition(key: string | Buffer, numPartitions: number): number {

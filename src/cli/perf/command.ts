@@ -9,7 +9,7 @@
 // 2 usage error. The first SIGINT/SIGTERM stops generating and prints the summary of what was
 // done; a second one exits 1 at once.
 import type { Command } from 'commander'
-import { ClientError } from '../../client/errors.js'
+import { runTool } from '../common.js'
 import type { CliDeps } from '../program.js'
 import { runConsume } from './consume.js'
 import { runE2e } from './e2e.js'
@@ -21,7 +21,6 @@ import {
   intOption,
   secondsOption,
   throughputOption,
-  UsageError,
 } from './options.js'
 import { runProduce } from './produce.js'
 
@@ -83,33 +82,7 @@ export function registerPerfCommand(program: Command, deps: CliDeps): void {
     .action((opts) => execute(deps, (io) => runE2e(opts, io)))
 }
 
-/** Runs one perf command and exits with its code. */
-async function execute(deps: CliDeps, run: (io: PerfIo) => Promise<void>): Promise<void> {
-  const stoppers: Array<() => void> = []
-  let signalled = false
-  const onSignal = () => {
-    if (signalled) {
-      deps.exit(1)
-      return
-    }
-    signalled = true
-    for (const fn of stoppers) fn()
-  }
-  deps.onSignal('SIGINT', onSignal)
-  deps.onSignal('SIGTERM', onSignal)
-  const io: PerfIo = { stdout: deps.stdout, stderr: deps.stderr, onStop: (fn) => stoppers.push(fn) }
-  try {
-    await run(io)
-  } catch (err) {
-    deps.stderr(`tributary perf: ${describe(err)}\n`)
-    deps.exit(err instanceof UsageError ? 2 : 1)
-    return
-  }
-  deps.exit(0)
-}
-
-function describe(err: unknown): string {
-  if (err instanceof UsageError || err instanceof ClientError) return err.message
-  if (err instanceof Error) return err.stack ?? err.message
-  return String(err)
+/** Runs one perf command and exits with its code (see runTool). */
+function execute(deps: CliDeps, run: (io: PerfIo) => Promise<void>): Promise<void> {
+  return runTool(deps, 'perf', run)
 }

@@ -13,7 +13,7 @@
 // to clean; the dirtiest such log goes first.
 import { BATCH_HEADER_SIZE, MAX_TIMESTAMP_OFFSET, readInt64 } from '../../protocol/records/batch.js'
 import type { PartitionLog } from '../partition-log.js'
-import type { LogSegment } from '../segment.js'
+import { floorSegmentIndex, type LogSegment } from '../segment.js'
 import type { CleanerLogConfig } from './config.js'
 
 export interface OffsetsToClean {
@@ -37,23 +37,6 @@ export interface LogToClean extends OffsetsToClean {
   cleanableRatio: number
   /** max.compaction.lag.ms made cleaning due. */
   needCompactionNow: boolean
-}
-
-/** Index of the segment holding offset: the last whose base offset ≤ offset (0 when below all). */
-export function floorSegmentIndex(segs: readonly LogSegment[], offset: number): number {
-  let lo = 0
-  let hi = segs.length - 1
-  let found = 0
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    if (segs[mid]!.baseOffset <= offset) {
-      found = mid
-      lo = mid + 1
-    } else {
-      hi = mid - 1
-    }
-  }
-  return found
 }
 
 /** Kafka's logSegments(from, to): the segments holding offsets in [from, to). */
