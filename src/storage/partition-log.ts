@@ -36,7 +36,6 @@ import {
   BATCH_HEADER_SIZE,
   BATCH_LENGTH_OFFSET,
   type BatchHeader,
-  CompressionType,
   LAST_OFFSET_DELTA_OFFSET,
   LOG_OVERHEAD,
   NO_TIMESTAMP,
@@ -44,9 +43,7 @@ import {
   readInt64,
   setBaseOffset,
   setPartitionLeaderEpoch,
-  TimestampType,
 } from '../protocol/records/batch.js'
-import { iterateRecords } from '../protocol/records/iterator.js'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
@@ -55,16 +52,18 @@ import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
 import {
-  type BatchLocation,
   CLEANED_SUFFIX,
   floorSegmentIndex,
   LogSegment,
   MAX_RELATIVE_OFFSET,
-  READ_CHUNK_BYTES,
   renameSegmentFiles,
   SWAP_SUFFIX,
 } from './segment.js'
+import { SegmentDeleter } from './segment-deleter.js'
 import { SerialQueue } from './serial-queue.js'
+import { maxTimestampIn, type TimestampAndOffset, timestampInSegment } from './timestamp-lookup.js'
+
+export type { TimestampAndOffset }
 
 export interface AppendInfo {
   baseOffset: number
@@ -81,11 +80,6 @@ export interface ReadResult {
   highWatermark: number
   logStartOffset: number
   logEndOffset: number
-}
-
-export interface TimestampAndOffset {
-  offset: number
-  timestamp: number
 }
 
 /**
@@ -131,7 +125,7 @@ export class PartitionLog {
   private unflushedMessages = 0
   private flushTimer: Timer | null = null
   /** Segments removed from the log whose files are deleted when their timer fires (or at close). */
-  private readonly pendingDeletes = new Map<LogSegment, Timer | null>()
+  private readonly deleter: SegmentDeleter
   private failure: Error | null = null
   private closed = false
   /** Bumped by every truncation: a cleaning that began before one must not swap its result in. */
@@ -154,6 +148,7 @@ export class PartitionLog {
     // A single node keeps HW = LEO; replication lowers it from its own checkpoint.
     this.hw = loaded.nextOffset
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
+    this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
   }
 
   /** Loads (and if needed recovers) the partition directory, which must exist. */
@@ -484,8 +479,7 @@ export class PartitionLog {
   /**
    * The first offset at or above logStartOffset whose record timestamp ≥ targetMs, with that
    * timestamp; null when none. Segments are skipped by their largest timestamp, then the time index
-   * and offset index give where to start walking batch headers; the batch found is decoded (for a
-   * compressed batch, its base offset and max timestamp are returned until codecs exist).
+   * and offset index give where to start walking batch headers (timestamp-lookup.ts).
    */
   async offsetForTimestamp(targetMs: number): Promise<TimestampAndOffset | null> {
     this.checkUsable()
@@ -494,7 +488,7 @@ export class PartitionLog {
       if (seg.maxTimestamp < targetMs || seg.nextOffset <= lso) continue
       let found: TimestampAndOffset | null
       try {
-        found = await this.timestampInSegment(seg, targetMs, lso)
+        found = await timestampInSegment(seg, targetMs, lso)
       } catch (err) {
         // Deleted meanwhile: its offsets are below the log start now; the next segments answer.
         if (!seg.deleted) throw err
@@ -505,70 +499,17 @@ export class PartitionLog {
     return null
   }
 
-  private async timestampInSegment(seg: LogSegment, targetMs: number, lso: number): Promise<TimestampAndOffset | null> {
-    const end = seg.sizeBytes
-    const from = Math.max(seg.timeIndex.offsetBefore(targetMs), lso, seg.baseOffset)
-    let pos = seg.offsetIndex.floorPosition(from)
-    for (;;) {
-      let cand = null as BatchLocation | null
-      await seg.scan(pos, end, false, READ_CHUNK_BYTES, (h, position, buf) => {
-        if (h.baseOffset + h.lastOffsetDelta < from || h.maxTimestamp < targetMs) return true
-        cand = { position, header: h, buf }
-        return false
-      })
-      if (cand === null) return null
-      const { header: h, position } = cand
-      if (h.compression !== CompressionType.None || h.timestampType === TimestampType.LogAppendTime) {
-        return { offset: Math.max(h.baseOffset, from), timestamp: h.maxTimestamp }
-      }
-      let buf = cand.buf
-      let at = h.position
-      if (at + h.sizeBytes > buf.length) {
-        buf = await seg.readAt(position, h.sizeBytes)
-        at = 0
-      }
-      for (const r of iterateRecords(buf, at)) {
-        if (r.offset >= from && r.timestamp >= targetMs) return { offset: r.offset, timestamp: r.timestamp }
-      }
-      pos = position + h.sizeBytes
-    }
-  }
-
   /** The record with the largest timestamp (ListOffsets -3, KIP-734), earliest on ties; null when empty. */
   async maxTimestampAndOffset(): Promise<TimestampAndOffset | null> {
     this.checkUsable()
     const segs = this.segments
     try {
-      return await this.maxTimestampIn(segs)
+      return await maxTimestampIn(segs, this.startOffset)
     } catch (err) {
       // A segment deleted under the lookup: ask again over the segments that remain.
       if (!segs.some((s) => s.deleted)) throw err
       return this.maxTimestampAndOffset()
     }
-  }
-
-  private async maxTimestampIn(segs: readonly LogSegment[]): Promise<TimestampAndOffset | null> {
-    let best: LogSegment | null = null
-    for (const seg of segs) {
-      if (seg.offsetOfMaxTimestamp < 0 || seg.nextOffset <= this.startOffset) continue
-      if (best === null || seg.maxTimestamp > best.maxTimestamp) best = seg
-    }
-    if (best === null) return null
-    const timestamp = best.maxTimestamp
-    const loc = await best.findBatch(best.offsetOfMaxTimestamp, best.sizeBytes, READ_CHUNK_BYTES)
-    if (!loc) return { offset: best.offsetOfMaxTimestamp, timestamp }
-    const h = loc.header
-    if (h.compression !== CompressionType.None || h.timestampType === TimestampType.LogAppendTime) {
-      return { offset: h.baseOffset, timestamp }
-    }
-    let buf = loc.buf
-    let at = h.position
-    if (at + h.sizeBytes > buf.length) {
-      buf = await best.readAt(loc.position, h.sizeBytes)
-      at = 0
-    }
-    for (const r of iterateRecords(buf, at)) if (r.timestamp === h.maxTimestamp) return { offset: r.offset, timestamp }
-    return { offset: h.baseOffset + h.lastOffsetDelta, timestamp }
   }
 
   /**
@@ -663,7 +604,7 @@ export class PartitionLog {
         // The log start follows the segment list even if a rename failed (the file is then left
         // below the log start, and removed by the next run after a restart).
         try {
-          for (const s of doomed) await this.scheduleSegmentDelete(s, fileDeleteDelayMs)
+          for (const s of doomed) await this.deleter.schedule(s, fileDeleteDelayMs)
         } finally {
           await this.advanceLogStartOffset(this.segments[0]!.baseOffset)
         }
@@ -691,35 +632,6 @@ export class PartitionLog {
       out.push(seg)
     }
     return out
-  }
-
-  private async scheduleSegmentDelete(seg: LogSegment, delayMs: number): Promise<void> {
-    await seg.markDeleted()
-    if (!(delayMs > 0)) {
-      await this.finishSegmentDelete(seg)
-      return
-    }
-    const timer = this.clock.setTimeout(() => {
-      this.finishSegmentDelete(seg).catch((err) =>
-        this.logger.error('deleting a segment file failed', { dir: this.dir, file: seg.logPath, error: err }),
-      )
-    }, delayMs)
-    this.pendingDeletes.set(seg, timer)
-  }
-
-  private async finishSegmentDelete(seg: LogSegment): Promise<void> {
-    this.pendingDeletes.delete(seg)
-    await seg.delete()
-  }
-
-  /** Files of deleted segments still waiting for their delay: removed now (close) or just closed. */
-  private async settlePendingDeletes(removeFiles: boolean): Promise<void> {
-    for (const [seg, timer] of [...this.pendingDeletes]) {
-      timer?.cancel()
-      this.pendingDeletes.delete(seg)
-      if (removeFiles) await seg.delete().catch((err) => this.logger.warn('deleting a segment file failed', { file: seg.logPath, error: err }))
-      else await seg.closeHandle().catch(() => {})
-    }
   }
 
   /**
@@ -750,7 +662,7 @@ export class PartitionLog {
         try {
           await renameSegmentFiles(this.fs, this.dir, cleaned.baseOffset, CLEANED_SUFFIX, SWAP_SUFFIX, true)
           await this.fs.syncDir(this.dir)
-          for (const s of old) await this.scheduleSegmentDelete(s, fileDeleteDelayMs)
+          for (const s of old) await this.deleter.schedule(s, fileDeleteDelayMs)
           await renameSegmentFiles(this.fs, this.dir, cleaned.baseOffset, SWAP_SUFFIX, '', false)
           await this.fs.syncDir(this.dir)
           swapped = await LogSegment.fromSwapped(cleaned)
@@ -778,7 +690,7 @@ export class PartitionLog {
         if (!this.failure) await this.flushUpTo(this.nextOffset)
         this.closed = true
         for (const seg of this.segments) await seg.close()
-        await this.settlePendingDeletes(true)
+        await this.deleter.settle(true)
       }),
     )
   }
@@ -793,7 +705,7 @@ export class PartitionLog {
         }
         this.closed = true
         for (const seg of this.segments) await seg.closeHandle().catch(() => {})
-        await this.settlePendingDeletes(false)
+        await this.deleter.settle(false)
       }),
     )
   }

@@ -433,3 +433,17 @@ test('a leader epoch assigned on becoming leader keeps the checkpoint write off 
     { epoch: 1, startOffset: 5 },
   ])
 })
+
+test('timestamp lookups name the exact record inside a compressed batch', async (t) => {
+  const { log } = await openLog(t)
+  const ts = [100, 200, 500, 300, 400]
+  const batch = buildRecordBatch({
+    compression: 1, // gzip
+    records: ts.map((timestamp, i) => ({ key: null, value: Buffer.from(`v${i}`), headers: [], timestamp })),
+  })
+  await produce(log, [makeBatch(2, 10)]) // offsets 0-1 uncompressed, timestamps 10 and 11
+  await produce(log, [batch]) // offsets 2-6
+  assert.deepEqual(await log.offsetForTimestamp(250), { offset: 4, timestamp: 500 })
+  assert.deepEqual(await log.offsetForTimestamp(150), { offset: 3, timestamp: 200 })
+  assert.deepEqual(await log.maxTimestampAndOffset(), { offset: 4, timestamp: 500 })
+})
