@@ -52,11 +52,11 @@ export function compressionOption(value: string): string {
   return v
 }
 
-/** Only uncompressed batches can be built until the codecs land. */
+/** perf patches pre-built uncompressed batches in place; a codec would have to recompress each one. */
 export function checkCompression(compression: string): void {
   if (compression !== 'none') {
     throw new UsageError(
-      `--compression ${compression} is not supported yet: record batch codecs are not implemented; use --compression none`,
+      `--compression ${compression} is not supported yet by tributary perf (it sends pre-built uncompressed batches); use --compression none, or tributary produce --compression ${compression}`,
     )
   }
 }

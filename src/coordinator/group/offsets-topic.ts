@@ -17,8 +17,8 @@
 //
 // Reads: load() replays each partition from its log start to its high watermark (as of the start
 // of the load), in offset order, in chunks of loadChunkBytes (whole batches; at least one), so
-// memory stays bounded whatever the log size. Control batches are skipped; a record that does
-// not decode (or a compressed batch, until codecs exist) is logged and skipped, never fatal.
+// memory stays bounded whatever the log size. Control batches are skipped; compressed batches are
+// decoded like any other; a record that does not decode is logged and skipped, never fatal.
 import type { TopicRecord } from '../../cluster/metadata-store.js'
 import type { ReplicaService, TopicService, TopicSpec } from '../../handlers/services.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
