@@ -18,12 +18,16 @@ import { CreateTopicsRequest, CreateTopicsResponse } from './19-create-topics.js
 import { DeleteTopicsRequest, DeleteTopicsResponse } from './20-delete-topics.js'
 import { DeleteRecordsRequest, DeleteRecordsResponse } from './21-delete-records.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from './22-init-producer-id.js'
+import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from './23-offset-for-leader-epoch.js'
 import { DescribeConfigsRequest, DescribeConfigsResponse } from './32-describe-configs.js'
 import { AlterConfigsRequest, AlterConfigsResponse } from './33-alter-configs.js'
 import { DescribeLogDirsRequest, DescribeLogDirsResponse } from './35-describe-log-dirs.js'
 import { CreatePartitionsRequest, CreatePartitionsResponse } from './37-create-partitions.js'
 import { DeleteGroupsRequest, DeleteGroupsResponse } from './42-delete-groups.js'
+import { ElectLeadersRequest, ElectLeadersResponse } from './43-elect-leaders.js'
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from './44-incremental-alter-configs.js'
+import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from './45-alter-partition-reassignments.js'
+import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './46-list-partition-reassignments.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js'
 
@@ -53,12 +57,16 @@ export const apis: ApiDecl[] = [
   pair(DeleteTopicsRequest, DeleteTopicsResponse),
   pair(DeleteRecordsRequest, DeleteRecordsResponse),
   pair(InitProducerIdRequest, InitProducerIdResponse),
+  pair(OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse),
   pair(DescribeConfigsRequest, DescribeConfigsResponse),
   pair(AlterConfigsRequest, AlterConfigsResponse),
   pair(DescribeLogDirsRequest, DescribeLogDirsResponse),
   pair(CreatePartitionsRequest, CreatePartitionsResponse),
   pair(DeleteGroupsRequest, DeleteGroupsResponse),
+  pair(ElectLeadersRequest, ElectLeadersResponse),
   pair(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+  pair(AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
+  pair(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
   pair(OffsetDeleteRequest, OffsetDeleteResponse),
   pair(DescribeClusterRequest, DescribeClusterResponse),
 ]
