@@ -16,6 +16,7 @@ import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices, LogDirDescription } from '../handlers/services.js'
 import { NetworkServer } from '../network/server.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
+import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
 import { LogManager } from '../storage/log-manager.js'
 import { retentionConfigOf } from '../storage/retention.js'
@@ -25,6 +26,7 @@ import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from './config.js'
 import { BrokerConfigService } from './config-service.js'
 import { topicDefaults } from './topic-config.js'
+import { type ClusterParts, followOffsetsLeadership, startClusterParts } from './cluster-parts.js'
 
 /**
  * Requests of one connection handled at once. Kafka handles one at a time per connection; a few
@@ -52,6 +54,7 @@ export class Broker {
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
     private readonly etcd: EtcdCluster | undefined,
+    private readonly cluster: ClusterParts | undefined,
   ) {}
 
   static async start(deps: BrokerDeps): Promise<Broker> {
@@ -68,6 +71,7 @@ export class Broker {
       etcd?.store ?? (await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }))
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
+    let cluster: ClusterParts | undefined
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
       const configs = new BrokerConfigService(config, store, logger.child('config'))
@@ -81,11 +85,19 @@ export class Broker {
       })
       const replicas = new ReplicaManager(logs, clock, logger.child('replicas'), {
         maxDecompressedBatchBytes: config.get('tributary.max.decompressed.batch.bytes'),
+        nodeId,
+        // A leader whose registration may have lapsed writes nothing: another broker may lead now.
+        ...(etcd ? { leaseAlive: () => etcd.membership?.leaseValid ?? false } : {}),
+        partitionExists: (topic, partition) => store.partitionState(topic, partition) !== undefined,
       })
-      replicas.loadExisting()
-      const controller = new Controller(store, replicas, configs.config, nodeId, logger.child('controller'))
+      replicas.loadExisting(!store.distributed)
+      const liveBrokers = () =>
+        etcd?.membership?.brokers().map((b) => ({ id: b.nodeId, rack: b.rack })) ?? [{ id: nodeId, rack: config.get('broker.rack') ?? null }]
+      const controller = new Controller(store, replicas, configs.config, nodeId, logger.child('controller'), liveBrokers)
       configs.onChange((c) => controller.updateBrokerConfig(c))
       await controller.reconcile()
+      cluster = etcd ? startClusterParts(etcd, config, replicas, controller, clock, logger) : undefined
+      await cluster?.sync.start()
       // Retention reads each topic's current effective config at every run (dynamic changes apply).
       logs.startRetention({
         checkIntervalMs: config.get('log.retention.check.interval.ms'),
@@ -119,6 +131,8 @@ export class Broker {
         numPartitions: config.get('offsets.topic.num.partitions'),
         replicationFactor: config.get('offsets.topic.replication.factor'),
         segmentBytes: config.get('offsets.topic.segment.bytes'),
+        requiredAcks: config.get('offsets.commit.required.acks'),
+        commitTimeoutMs: config.get('offsets.commit.timeout.ms'),
       })
       groups = new GroupCoordinator({
         clock,
@@ -134,8 +148,11 @@ export class Broker {
           offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
         },
         ensureTopic: () => offsetsTopic.ensureTopic(),
+        // In a cluster a group's coordinator is its __consumer_offsets partition's leader.
+        ownership: cluster ? 'elected' : 'all',
       })
       await groups.load()
+      if (cluster) followOffsetsLeadership(groups, cluster.sync, replicas)
 
       const advertised = new Map<string, { host: string; port: number }>()
       const services: BrokerServices = {
@@ -162,6 +179,13 @@ export class Broker {
         configs,
         groups,
         logDirs: { describe: () => describeLogDirs(logDir!, replicas, fs === nodeFs) },
+        partitionAdmin: new PartitionAdmin({
+          store,
+          liveBrokers: () => new Set(liveBrokers().map((b) => b.id)),
+          ...(cluster ? { elector: cluster.election } : {}),
+          clock,
+          logger: logger.child('reassignment'),
+        }),
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -183,14 +207,16 @@ export class Broker {
       if (etcd) {
         // Registered once the ports are known; a refused registration (broker id in use) stops the start.
         const endpoints = config.advertisedListeners.map((l) => ({ listener: l.name, ...advertised.get(l.name)!, securityProtocol: l.securityProtocol }))
-        await etcd.join(endpoints).catch(async (err) => {
+        const membership = await etcd.join(endpoints).catch(async (err) => {
           await network.close()
           throw err
         })
+        cluster!.attach(membership)
       }
-      return new Broker(config, logger, store, replicas, groups, network, advertised, etcd)
+      return new Broker(config, logger, store, replicas, groups, network, advertised, etcd, cluster)
     } catch (err) {
       groups?.close()
+      await cluster?.close().catch(() => {})
       await logs?.close().catch(() => {})
       await (etcd ?? store).close().catch(() => {})
       throw err
@@ -216,6 +242,7 @@ export class Broker {
       // Held JoinGroup/SyncGroup answers go out first (NOT_COORDINATOR), so connections can drain.
       this.groups.close()
       await this.network.close()
+      await this.cluster?.close()
       await this.replicas.close()
       // With etcd: leave the cluster (the lease is revoked, so another broker takes over as
       // controller at once), then close the store.
@@ -280,3 +307,10 @@ async function describeLogDirs(logDir: string, replicas: ReplicaManager, onDisk:
   )
   return [{ path: resolve(logDir), errorCode: 0, ...volume, partitions }]
 }
+
+/**
+ * The group coordinator takes over the groups of the `__consumer_offsets` partitions this broker
+ * leads, and gives them up when it stops leading (Kafka's onElection / onResignation). Partitions
+ * it already led before the coordinator existed (applied at start-up) are elected now; an event
+ * heard twice for the same epoch is ignored by the coordinator.
+ */

@@ -191,6 +191,7 @@ export const BROKER_CONFIG_DEFS = [
   { name: 'offsets.topic.compression.codec', type: 'int', default: '0', validator: { min: 0, max: 4 }, scope: 'broker', doc: 'Compression of offset commits (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd).' },
   { name: 'offsets.retention.minutes', type: 'int', default: '10080', validator: { min: 1 }, scope: 'broker', doc: 'Committed offsets of an empty group are dropped after this long.' },
   { name: 'offsets.retention.check.interval.ms', type: 'long', default: '600000', validator: { min: 1 }, scope: 'broker', doc: 'How often expired offsets are removed.' },
+  { name: 'offsets.commit.required.acks', type: 'int', default: '-1', validator: { min: -1, max: 1 }, scope: 'broker', doc: 'Acks of the group coordinator\'s writes to __consumer_offsets: -1 waits for the in-sync replicas (at least the topic\'s min.insync.replicas), 1 or 0 for the leader alone. Kafka 3.8 deprecated it; leave it at -1.' },
   { name: 'offsets.commit.timeout.ms', type: 'int', default: '5000', validator: { min: 1 }, scope: 'broker', doc: 'Longest an offset commit waits for its replicas.' },
   { name: 'offsets.load.buffer.size', type: 'int', default: '5242880', validator: { min: 1 }, scope: 'broker', doc: 'Read size while loading __consumer_offsets.' },
   { name: 'offset.metadata.max.bytes', type: 'int', default: '4096', scope: 'broker', doc: 'Largest metadata string of a committed offset.' },

@@ -3,10 +3,11 @@
 // cluster. Brokers come from DescribeCluster (API 60) when the broker serves it, from Metadata
 // otherwise. The protocol does not carry a broker's software version (ApiVersions v3+ carries only
 // the client's), so `--apis` shows what the protocol gives: the API version ranges the broker
-// advertises.
+// advertises. `rebalance`, `reassignments` and `elect-leaders` live in partition-reassignment.ts.
 import type { Command } from 'commander'
 import { brokerApiVersions, describeCluster, listTopics } from '../client/admin-topics.js'
 import { type ConnectionOptions, runTool, type ToolIo, table, withClient, withConnectionOptions, withExamples, withJsonOption } from './common.js'
+import { registerReassignmentCommands } from './partition-reassignment.js'
 import type { CliDeps } from './program.js'
 
 /** Kafka's API names by key (the protocol's ApiKeys), for the --apis table. */
@@ -38,9 +39,11 @@ interface InfoOptions extends ConnectionOptions {
 }
 
 export function registerClusterCommand(program: Command, deps: CliDeps): void {
-  const cluster = withExamples(program.command('cluster').description('inspect the cluster'), [
+  const cluster = withExamples(program.command('cluster').description('inspect the cluster, move replicas and elect leaders'), [
     'tributary cluster info',
     'tributary cluster info --apis --bootstrap-server broker1:9092',
+    'tributary cluster rebalance --execute',
+    'tributary cluster elect-leaders',
   ])
   withExamples(
     withJsonOption(
@@ -57,6 +60,7 @@ export function registerClusterCommand(program: Command, deps: CliDeps): void {
         '   "apis": {"brokerId", "versions": [{"apiKey", "name", "minVersion", "maxVersion"}]}}   (apis only with --apis)\n',
     )
     .action((opts: InfoOptions) => runTool(deps, 'cluster info', (io) => info(opts, io)))
+  registerReassignmentCommands(cluster, deps)
 }
 
 async function info(opts: InfoOptions, io: ToolIo): Promise<void> {

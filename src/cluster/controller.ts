@@ -20,7 +20,8 @@ import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { ReplicaManager } from '../replication/replica-manager.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { Logger } from '../util/logger.js'
-import type { MetadataStore, TopicRecord } from './metadata-store.js'
+import type { MetadataStore, PartitionState, TopicRecord } from './metadata-store.js'
+import { assignReplicas, type PlacementBroker } from './placement.js'
 import { INTERNAL_TOPICS, unifyCollisionChars, validateTopicName } from './topic-names.js'
 import { randomTopicId } from './uuid.js'
 
@@ -56,12 +57,22 @@ export class Controller implements TopicService {
     private readonly store: MetadataStore,
     private readonly replicas: ReplicaManager,
     private config: BrokerConfig,
-    private readonly nodeId: number,
+    nodeId: number,
     private readonly logger: Logger,
+    /**
+     * Multi-broker: the live brokers replicas are placed on. A distributed store's partitions are
+     * created and removed on each broker by ReplicaSync when the store changes, not here.
+     */
+    private readonly liveBrokers: () => readonly PlacementBroker[] = () => [{ id: nodeId, rack: null }],
   ) {}
+
+  private get distributed(): boolean {
+    return this.store.distributed
+  }
 
   /** Makes the local logs match the store (see the header comment). */
   async reconcile(): Promise<void> {
+    if (this.distributed) return // ReplicaSync reconciles the replicas of a cluster
     for (const t of this.store.listTopics()) {
       const logConfig = this.logConfigOf(t)
       for (let i = 0; i < t.partitions; i++) {
@@ -97,6 +108,10 @@ export class Controller implements TopicService {
   private applyLogConfig(topic: TopicRecord): void {
     const logConfig = this.logConfigOf(topic)
     for (let i = 0; i < topic.partitions; i++) this.replicas.get(topic.name, i)?.log.updateConfig(logConfig)
+  }
+
+  partitionState(topic: string, partition: number): PartitionState | undefined {
+    return this.store.partitionState(topic, partition)
   }
 
   getById(topicId: string): TopicRecord | undefined {
@@ -160,7 +175,8 @@ export class Controller implements TopicService {
         if (a.brokerIds.length === 0 || a.brokerIds.length !== replicationFactor || new Set(a.brokerIds).size !== a.brokerIds.length) {
           throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Invalid replica assignment for partition ${a.partitionIndex}: ${a.brokerIds}`)
         }
-        const unknown = a.brokerIds.find((b) => b !== this.nodeId)
+        const live = new Set(this.liveBrokers().map((b) => b.id))
+        const unknown = a.brokerIds.find((b) => !live.has(b))
         if (unknown !== undefined) {
           throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Unknown broker ${unknown} in the assignment of partition ${a.partitionIndex}`)
         }
@@ -172,10 +188,11 @@ export class Controller implements TopicService {
       if (partitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.')
       if (partitions > MAX_PARTITIONS) throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be at most ${MAX_PARTITIONS}.`)
       if (replicationFactor <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.')
-      if (replicationFactor > 1) {
+      const brokers = this.liveBrokers().length
+      if (replicationFactor > brokers) {
         throw new KafkaError(
           'INVALID_REPLICATION_FACTOR',
-          `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
+          `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${brokers} broker(s) are registered.`,
         )
       }
     }
@@ -190,6 +207,15 @@ export class Controller implements TopicService {
     if (validateOnly) {
       // Nothing is created, so there is no id yet: Kafka answers with the zero Uuid.
       return { name: spec.name, topicId: ZERO_UUID, partitions, replicationFactor, configs, createdMs: 0 }
+    }
+    if (this.distributed) {
+      const assignment =
+        spec.assignments.length > 0
+          ? [...spec.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
+          : assignReplicas(this.liveBrokers(), partitions, replicationFactor)
+      const topic = await this.store.createTopic({ name: spec.name, partitions, replicationFactor, configs, assignment })
+      this.logger.info('created topic', { topic: spec.name, partitions, replicationFactor, topicId: topic.topicId })
+      return topic
     }
     return this.createNow(spec.name, partitions, replicationFactor, configs)
   }
@@ -260,6 +286,15 @@ export class Controller implements TopicService {
       if (count > MAX_PARTITIONS) throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be at most ${MAX_PARTITIONS}.`)
       if (assignments !== null) this.checkNewAssignments(t, count, assignments)
       if (validateOnly) return
+      if (this.distributed) {
+        const newAssignment = assignments ?? assignReplicas(this.liveBrokers(), count - t.partitions, t.replicationFactor, {
+            startPartition: t.partitions,
+            ...(t.assignment ? { existing: t.assignment } : {}),
+          })
+        await this.store.updateTopic(name, { partitions: count, newAssignment })
+        this.logger.info('added partitions', { topic: name, from: t.partitions, to: count })
+        return
+      }
       const logConfig = this.logConfigOf(t)
       let created = t.partitions
       try {
@@ -291,7 +326,7 @@ export class Controller implements TopicService {
       for (const b of replicas) {
         if (seen.has(b)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${b} more than once.`)
         seen.add(b)
-        if (b !== this.nodeId) {
+        if (!this.liveBrokers().some((x) => x.id === b)) {
           throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${b}, but no such broker is registered.`)
         }
       }
@@ -311,7 +346,7 @@ export class Controller implements TopicService {
       // The store first: from here the topic is gone for clients; a crash before the logs are
       // removed leaves orphans that start-up removes.
       await this.store.deleteTopic(name)
-      for (let i = 0; i < t.partitions; i++) await this.replicas.deletePartition(name, i)
+      if (!this.distributed) for (let i = 0; i < t.partitions; i++) await this.replicas.deletePartition(name, i)
       this.logger.info('deleted topic', { topic: name, topicId: t.topicId })
     })
   }

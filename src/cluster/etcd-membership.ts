@@ -138,7 +138,18 @@ export class EtcdMembership {
   }
 
   get isController(): boolean {
-    return this.state.isController
+    // The lease is checked at every read too: the timer that refreshes the state at the lease's
+    // deadline can fire late (a busy or paused process), and no other broker may be controller
+    // then while this one still says it is.
+    return this.state.isController && this.leaseAlive()
+  }
+
+  /**
+   * True while this broker's lease is known alive by its own clock: its registration stands, so no
+   * other broker can have been given its partitions' leadership because it was gone.
+   */
+  get leaseValid(): boolean {
+    return this.leaseAlive()
   }
 
   get controllerId(): number {

@@ -2,7 +2,12 @@
 // etcd, one key per fact under `etcd.prefix` (default /tributary), JSON values:
 //
 //   <prefix>/cluster-id              {"clusterId":"<uuid>"}        created once (create-if-absent)
-//   <prefix>/topics/<name>           {"name","topicId","partitions","replicationFactor","configs","createdMs"}
+//   <prefix>/topics/<name>           {"name","topicId","partitions","replicationFactor","configs","createdMs","assignment"}
+//   <prefix>/partitions/<name>/<i>   {"replicas","isr","leader","leaderEpoch","partitionEpoch","addingReplicas","removingReplicas"}
+//                                    written at a partition's first change; until then its state is
+//                                    the topic's assignment: leader = first replica, ISR = all, epoch 0
+//                                    (so creating a topic of any size is one small transaction); a
+//                                    topic created without an assignment has leaderless partitions
 //   <prefix>/topic-ids/<topicId>     {"name"}                      keeps topic ids unique across brokers
 //   <prefix>/broker-configs/default  {"configs":{…}}               dynamic cluster-wide default (resource "")
 //   <prefix>/broker-configs/<id>     {"configs":{…}}               dynamic configs of broker <id>
@@ -25,6 +30,9 @@
 //   INVALID_UPDATE_VERSION      the key changed since it was read (Kafka's answer to a write
 //                               conditioned on a stale version, as KRaft's AlterPartition gives on
 //                               a stale partition epoch): re-read and retry.
+// Partition state changes (alterPartition) are conditioned on the partition key's revision and on
+// the topic's create revision, so they never land on a deleted or re-created topic; they do not
+// queue behind other writes (different partitions never conflict).
 // Producer-id blocks are the exception: a conflict there is retried on the fresh value, since the
 // loser only needs the next free block; the CAS is what keeps blocks from ever overlapping.
 // Writes of one store instance run one at a time, so they never conflict with each other.
@@ -33,7 +41,7 @@ import { KafkaError } from '../protocol/errors.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { EtcdMirror, type MirrorChange, type MirrorEntry, MirrorLagError } from './etcd-mirror.js'
-import type { MetadataStore, NewTopic, TopicRecord } from './metadata-store.js'
+import type { MetadataStore, NewTopic, PartitionChange, PartitionState, TopicRecord } from './metadata-store.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
 
@@ -42,6 +50,7 @@ export const DEFAULT_ETCD_PREFIX = '/tributary'
 const CLUSTER_ID = 'cluster-id'
 const TOPICS = 'topics/'
 const TOPIC_IDS = 'topic-ids/'
+const PARTITIONS = 'partitions/'
 const BROKER_CONFIGS = 'broker-configs/'
 const PRODUCER_IDS = 'producer-ids'
 const DEFAULT_RESOURCE_KEY = 'default'
@@ -74,7 +83,10 @@ export interface EtcdMetadataStoreOptions {
 }
 
 /** What changed in the image, for brokers that react to other brokers' decisions. */
-export type StoreChange = { kind: 'topic'; name: string } | { kind: 'brokerConfigs'; resourceName: string }
+export type StoreChange =
+  | { kind: 'topic'; name: string }
+  | { kind: 'partition'; topic: string; partition: number }
+  | { kind: 'brokerConfigs'; resourceName: string }
 
 type Compare = [key: string, target: 'Create' | 'Mod', revision: number]
 
@@ -83,6 +95,11 @@ export class EtcdMetadataStore implements MetadataStore {
   private readonly topics = new Map<string, TopicRecord>()
   private readonly byId = new Map<string, TopicRecord>()
   private readonly brokerConfigs = new Map<string, Readonly<Record<string, string>>>()
+  /** Partitions whose state has been written ("topic:index"); the others follow their topic's assignment. */
+  private readonly partitionStates = new Map<string, PartitionState>()
+  /** Image changes not yet told to listeners (sent once a whole watch response is applied). */
+  private pending: StoreChange[] = []
+  readonly distributed = true
   private nextProducerId = 0
   private readonly listeners: Array<(change: StoreChange) => void> = []
   private queue: Promise<unknown> = Promise.resolve()
@@ -120,6 +137,7 @@ export class EtcdMetadataStore implements MetadataStore {
     )
     try {
       for (const e of mirror.under('')) store.applyEntry(e.key, e, true)
+      store.pending = [] // nobody listens yet: the initial image is not a change
       mirror.onChange((changes) => store.applyChanges(changes))
       await store.ensureClusterId(opts.clusterId ?? null)
       return store
@@ -149,6 +167,42 @@ export class EtcdMetadataStore implements MetadataStore {
     return this.brokerConfigs.get(resourceName) ?? NO_CONFIGS
   }
 
+  partitionState(topic: string, partition: number): PartitionState | undefined {
+    const t = this.topics.get(topic)
+    if (!t || !Number.isInteger(partition) || partition < 0 || partition >= t.partitions) return undefined
+    return this.partitionStates.get(`${topic}:${partition}`) ?? initialState(t, partition)
+  }
+
+  async alterPartition(change: PartitionChange): Promise<PartitionState> {
+    if (this.closed) throw new Error('metadata store is closed')
+    const { topic, partition, expected, next } = change
+    const current = this.partitionState(topic, partition)
+    if (!current) throw unknownTopic(topic)
+    checkTransition(current, expected)
+    const problem = partitionStateProblem(next)
+    if (problem) throw new KafkaError('INVALID_REQUEST', `${topic}-${partition}: ${problem}`)
+    const state: PartitionState = { ...next, partitionEpoch: current.partitionEpoch + 1 }
+    const topicKey = TOPICS + topic
+    const key = `${PARTITIONS}${topic}/${partition}`
+    const res = await this.commit(
+      [
+        [topicKey, 'Create', this.mirror.get(topicKey)?.createRevision ?? 0],
+        [key, 'Mod', this.modRevision(key)],
+      ],
+      [this.put(key, state)],
+      [topicKey, key],
+    )
+    if (!res.ok) {
+      const now = this.partitionState(topic, partition)
+      if (!res.current.get(topicKey) || !now) throw unknownTopic(topic)
+      const stored = res.current.get(key)
+      const parsed = stored ? parsePartitionState(stored) : undefined
+      if (parsed && parsed.leaderEpoch !== expected.leaderEpoch) throw fencedEpoch(topic, partition, expected.leaderEpoch, parsed.leaderEpoch)
+      throw staleVersion(`partition ${topic}-${partition}`, this.modRevision(key), res.revisions.get(key) ?? 0)
+    }
+    return this.partitionState(topic, partition) ?? state
+  }
+
   /** The etcd revision the image reflects. */
   get revision(): number {
     return this.mirror.revision
@@ -176,6 +230,7 @@ export class EtcdMetadataStore implements MetadataStore {
           topicId = randomUuid(this.random)
         } while (this.byId.has(topicId))
       }
+      if (t.assignment) checkAssignment(t.assignment, 0, t.partitions, t.replicationFactor)
       const rec: TopicRecord = {
         name: t.name,
         topicId,
@@ -183,6 +238,7 @@ export class EtcdMetadataStore implements MetadataStore {
         replicationFactor: t.replicationFactor,
         configs: { ...t.configs },
         createdMs: this.clock.now(),
+        ...(t.assignment ? { assignment: t.assignment.map((r) => [...r]) } : {}),
       }
       const topicKey = TOPICS + t.name
       const idKey = TOPIC_IDS + topicId
@@ -212,7 +268,7 @@ export class EtcdMetadataStore implements MetadataStore {
       const topicKey = TOPICS + name
       const res = await this.commit(
         [[topicKey, 'Mod', this.modRevision(topicKey)]],
-        [this.del(topicKey), this.del(TOPIC_IDS + rec.topicId)],
+        [this.del(topicKey), this.del(TOPIC_IDS + rec.topicId), this.delPrefix(`${PARTITIONS}${name}/`)],
         [topicKey],
       )
       if (!res.ok) {
@@ -222,7 +278,10 @@ export class EtcdMetadataStore implements MetadataStore {
     })
   }
 
-  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>>): Promise<TopicRecord> {
+  updateTopic(
+    name: string,
+    patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>> & { newAssignment?: number[][] },
+  ): Promise<TopicRecord> {
     return this.serialized(async () => {
       const rec = this.topics.get(name)
       if (!rec) throw unknownTopic(name)
@@ -234,7 +293,10 @@ export class EtcdMetadataStore implements MetadataStore {
           `Topic currently has ${rec.partitions} partitions, which is higher than the requested ${partitions}.`,
         )
       }
+      const added = partitions - rec.partitions
+      if (added > 0 && rec.assignment) checkAssignment(patch.newAssignment, rec.partitions, added, rec.replicationFactor)
       const next: TopicRecord = { ...rec, partitions, configs: { ...(patch.configs ?? rec.configs) } }
+      if (rec.assignment) next.assignment = [...rec.assignment, ...(added > 0 ? patch.newAssignment! : [])].map((r) => [...r])
       const topicKey = TOPICS + name
       const read = this.modRevision(topicKey)
       const op = this.put(topicKey, next)
@@ -317,6 +379,14 @@ export class EtcdMetadataStore implements MetadataStore {
     return { request_delete_range: { key: Buffer.from(this.prefix + key) } }
   }
 
+  /** Deletes every key under a sub-prefix (range end = the prefix with its last byte incremented). */
+  private delPrefix(sub: string): IRequestOp {
+    const key = Buffer.from(this.prefix + sub)
+    const end = Buffer.from(key)
+    end[end.length - 1]!++
+    return { request_delete_range: { key, range_end: end } }
+  }
+
   /**
    * One transaction: if every compare holds, the ops; otherwise a read of `readBack`. On success,
    * waits until the image reflects the commit.
@@ -386,6 +456,22 @@ export class EtcdMetadataStore implements MetadataStore {
 
   private applyChanges(changes: readonly MirrorChange[]): void {
     for (const c of changes) this.applyEntry(c.key, c.entry, false)
+    this.flushChanges()
+  }
+
+  /** Tells listeners what changed, once a whole batch is in the image (a topic and its partitions together). */
+  private flushChanges(): void {
+    const changes = this.pending
+    this.pending = []
+    for (const change of changes) {
+      for (const l of this.listeners) {
+        try {
+          l(change)
+        } catch (err) {
+          this.logger.error('a metadata change listener failed', { err })
+        }
+      }
+    }
   }
 
   /** Updates the image from one key. At open (`strict`) an invalid value stops the start. */
@@ -420,6 +506,20 @@ export class EtcdMetadataStore implements MetadataStore {
         this.topics.delete(name)
       }
       this.emit({ kind: 'topic', name })
+    } else if (key.startsWith(PARTITIONS)) {
+      const rest = key.slice(PARTITIONS.length)
+      const slash = rest.lastIndexOf('/')
+      const topic = rest.slice(0, slash)
+      const partition = Number(rest.slice(slash + 1))
+      if (slash <= 0 || !Number.isSafeInteger(partition) || partition < 0) return 'is not a partition key'
+      if (entry) {
+        const state = parsePartitionState(entry.value)
+        if (!state) return 'does not hold a valid partition state'
+        this.partitionStates.set(`${topic}:${partition}`, state)
+      } else {
+        this.partitionStates.delete(`${topic}:${partition}`)
+      }
+      this.emit({ kind: 'partition', topic, partition })
     } else if (key.startsWith(BROKER_CONFIGS)) {
       const suffix = key.slice(BROKER_CONFIGS.length)
       const resourceName = suffix === DEFAULT_RESOURCE_KEY ? '' : suffix
@@ -442,13 +542,7 @@ export class EtcdMetadataStore implements MetadataStore {
   }
 
   private emit(change: StoreChange): void {
-    for (const l of this.listeners) {
-      try {
-        l(change)
-      } catch (err) {
-        this.logger.error('a metadata change listener failed', { err })
-      }
-    }
+    this.pending.push(change)
   }
 }
 
@@ -489,7 +583,8 @@ function sameTopic(a: TopicRecord, b: TopicRecord): boolean {
     a.partitions === b.partitions &&
     a.replicationFactor === b.replicationFactor &&
     a.createdMs === b.createdMs &&
-    JSON.stringify(a.configs) === JSON.stringify(b.configs)
+    JSON.stringify(a.configs) === JSON.stringify(b.configs) &&
+    JSON.stringify(a.assignment) === JSON.stringify(b.assignment)
   )
 }
 
@@ -535,6 +630,10 @@ function parseTopic(value: Buffer, name: string): TopicRecord | undefined {
     typeof r.createdMs === 'number' &&
     isStringMap(r.configs)
   if (!ok) return undefined
+  const assignment = r.assignment
+  const validAssignment =
+    Array.isArray(assignment) && assignment.length === r.partitions && assignment.every((a) => isBrokerList(a) && a.length > 0)
+  if (assignment !== undefined && !validAssignment) return undefined
   return freezeTopic({
     name,
     topicId: r.topicId!,
@@ -542,5 +641,76 @@ function parseTopic(value: Buffer, name: string): TopicRecord | undefined {
     replicationFactor: r.replicationFactor!,
     configs: { ...r.configs! },
     createdMs: r.createdMs!,
+    ...(assignment ? { assignment: Object.freeze(assignment.map((a) => Object.freeze([...a]))) } : {}),
   })
+}
+
+const isBrokerList = (v: unknown): v is number[] =>
+  Array.isArray(v) && v.every((b) => Number.isSafeInteger(b) && b >= 0) && new Set(v).size === v.length
+
+/** A partition whose state was never written: its assigned replicas, the first leading, all in sync. */
+function initialState(t: TopicRecord, partition: number): PartitionState {
+  const replicas = t.assignment?.[partition] ?? []
+  return {
+    replicas,
+    isr: replicas,
+    leader: replicas[0] ?? -1,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    addingReplicas: [],
+    removingReplicas: [],
+  }
+}
+
+function checkAssignment(assignment: readonly (readonly number[])[] | undefined, first: number, count: number, rf: number): void {
+  if (!assignment || assignment.length !== count) {
+    throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `expected replica lists for partitions ${first}..${first + count - 1}`)
+  }
+  assignment.forEach((a, i) => {
+    if (!isBrokerList(a) || a.length !== rf) {
+      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `partition ${first + i}: ${JSON.stringify(a)} is not a list of ${rf} distinct broker ids`)
+    }
+  })
+}
+
+/** What is wrong with a partition state, or undefined. */
+function partitionStateProblem(s: Omit<PartitionState, 'partitionEpoch'>): string | undefined {
+  if (!isBrokerList(s.replicas) || s.replicas.length === 0) return 'replicas must be distinct broker ids'
+  if (!isBrokerList(s.isr) || s.isr.some((b) => !s.replicas.includes(b))) return 'the ISR must be replicas'
+  if (!Number.isSafeInteger(s.leader) || (s.leader !== -1 && !s.isr.includes(s.leader))) return 'the leader must be in the ISR'
+  if (!Number.isSafeInteger(s.leaderEpoch) || s.leaderEpoch < 0) return 'invalid leader epoch'
+  if (!isBrokerList(s.addingReplicas) || !isBrokerList(s.removingReplicas)) return 'invalid reassignment lists'
+  return undefined
+}
+
+/** The change must start from the partition's current state (leader epoch first, as Kafka checks). */
+function checkTransition(current: PartitionState, expected: PartitionState): void {
+  if (current.leaderEpoch !== expected.leaderEpoch) throw fencedEpoch('', -1, expected.leaderEpoch, current.leaderEpoch)
+  if (current.partitionEpoch !== expected.partitionEpoch) {
+    throw new KafkaError(
+      'INVALID_UPDATE_VERSION',
+      `partition epoch ${expected.partitionEpoch} is stale: the partition is at epoch ${current.partitionEpoch}`,
+    )
+  }
+}
+
+function fencedEpoch(topic: string, partition: number, expected: number, current: number): KafkaError {
+  const what = topic ? `${topic}-${partition}` : 'the partition'
+  return new KafkaError('FENCED_LEADER_EPOCH', `leader epoch ${expected} of ${what} is stale: it is at ${current}`)
+}
+
+function parsePartitionState(value: Buffer): PartitionState | undefined {
+  const r = parseJson(value) as Partial<PartitionState> | undefined
+  if (!r || !Number.isSafeInteger(r.partitionEpoch) || r.partitionEpoch! < 0) return undefined
+  const s = {
+    replicas: r.replicas!,
+    isr: r.isr!,
+    leader: r.leader!,
+    leaderEpoch: r.leaderEpoch!,
+    partitionEpoch: r.partitionEpoch!,
+    addingReplicas: r.addingReplicas ?? [],
+    removingReplicas: r.removingReplicas ?? [],
+  }
+  if (partitionStateProblem(s)) return undefined
+  return Object.freeze(s)
 }

@@ -26,7 +26,7 @@ import { KafkaError } from '../protocol/errors.js'
 import type { Fs } from '../storage/fs.js'
 import type { Clock } from '../util/clock.js'
 import { formatProperties, parseProperties } from '../util/properties.js'
-import type { MetadataStore, NewTopic, TopicRecord } from './metadata-store.js'
+import type { MetadataStore, NewTopic, PartitionChange, PartitionState, TopicRecord } from './metadata-store.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
 
@@ -146,6 +146,36 @@ export class LocalMetadataStore implements MetadataStore {
     return this.image.byId.get(id)
   }
 
+  readonly distributed = false
+
+  /** One node: every partition's only replica, in-sync replica and leader is this broker. */
+  partitionState(topic: string, partition: number): PartitionState | undefined {
+    const t = this.image.topics.get(topic)
+    if (!t || !Number.isInteger(partition) || partition < 0 || partition >= t.partitions) return undefined
+    return this.soleReplica
+  }
+
+  alterPartition(change: PartitionChange): Promise<PartitionState> {
+    return Promise.reject(
+      new KafkaError('INVALID_REQUEST', `${change.topic}-${change.partition}: a single-node broker has no replicas to reassign or elect`),
+    )
+  }
+
+  private get soleReplica(): PartitionState {
+    const self = [this.nodeId]
+    return (this.sole ??= Object.freeze({
+      replicas: self,
+      isr: self,
+      leader: this.nodeId,
+      leaderEpoch: 0,
+      partitionEpoch: 0,
+      addingReplicas: [],
+      removingReplicas: [],
+    }))
+  }
+
+  private sole: PartitionState | undefined
+
   createTopic(t: NewTopic): Promise<TopicRecord> {
     return this.mutate((img) => {
       const nameErr = topicNameError(t.name)
@@ -186,7 +216,7 @@ export class LocalMetadataStore implements MetadataStore {
     })
   }
 
-  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>>): Promise<TopicRecord> {
+  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>> & { newAssignment?: number[][] }): Promise<TopicRecord> {
     return this.mutate((img) => {
       const rec = img.topics.get(name)
       if (!rec) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist`)

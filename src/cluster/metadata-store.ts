@@ -23,9 +23,47 @@ export interface TopicRecord {
   /** Topic-level overrides only (the broker config supplies the rest). */
   configs: Record<string, string>
   createdMs: number
+  /**
+   * Multi-broker store: each partition's replicas as placed at creation (first = preferred
+   * leader). A partition's current state (partitionState) starts from it.
+   */
+  assignment?: readonly (readonly number[])[]
 }
 
-export type NewTopic = Omit<TopicRecord, 'topicId' | 'createdMs'> & { topicId?: string }
+/**
+ * Where a partition's replicas live and who leads it (Kafka's PartitionRegistration). Only the
+ * multi-broker store keeps these; on a single node every partition's only replica and leader is
+ * the broker itself, at leader epoch 0.
+ */
+export interface PartitionState {
+  /** Replica broker ids; the first is the preferred leader. During a reassignment: target ∪ old. */
+  readonly replicas: readonly number[]
+  /** The in-sync replicas (a subset of replicas; includes the leader while there is one). */
+  readonly isr: readonly number[]
+  /** The leader's broker id; -1 while no replica can lead. */
+  readonly leader: number
+  /** Grows with every change of leader. */
+  readonly leaderEpoch: number
+  /** Grows with every change of this record (leader, ISR, replicas). */
+  readonly partitionEpoch: number
+  /** A reassignment in progress: the replicas being added and those to remove once it completes. */
+  readonly addingReplicas: readonly number[]
+  readonly removingReplicas: readonly number[]
+}
+
+/** A partition state change: the state it was computed from and the new one (its partitionEpoch is ignored). */
+export interface PartitionChange {
+  topic: string
+  partition: number
+  expected: PartitionState
+  next: Omit<PartitionState, 'partitionEpoch'>
+}
+
+export type NewTopic = Omit<TopicRecord, 'topicId' | 'createdMs'> & {
+  topicId?: string
+  /** One replica list per partition (first = preferred leader); the multi-broker store needs it. */
+  assignment?: number[][]
+}
 
 export interface MetadataStore {
   clusterId(): string
@@ -40,7 +78,21 @@ export interface MetadataStore {
    * Raises the partition count and/or replaces the whole override map (`configs` is the new set,
    * not a diff). Throws UNKNOWN_TOPIC_OR_PARTITION, or INVALID_PARTITIONS when partitions shrink.
    */
-  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>>): Promise<TopicRecord>
+  updateTopic(
+    name: string,
+    patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>> & { newAssignment?: number[][] },
+  ): Promise<TopicRecord>
+  /** The partition's replicas, leader and ISR; undefined when the topic or partition does not exist. */
+  partitionState(topic: string, partition: number): PartitionState | undefined
+  /**
+   * Applies a partition state change if the partition still has the state it was computed from
+   * (compare-and-swap on the partition epoch): a stale leader or controller cannot overwrite a newer
+   * decision. Throws INVALID_UPDATE_VERSION when the state moved on, FENCED_LEADER_EPOCH when the
+   * leader epoch did, UNKNOWN_TOPIC_OR_PARTITION when it is gone; resolves with the stored state.
+   */
+  alterPartition(change: PartitionChange): Promise<PartitionState>
+  /** True when brokers share this store (several replicas per partition are possible). */
+  readonly distributed: boolean
   /**
    * Dynamic broker configs (KIP-226) of one resource: "" is the cluster-wide default, a node id
    * (as text) that broker's own. Values are canonical texts, already validated. {} when none.

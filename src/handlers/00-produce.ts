@@ -1,7 +1,12 @@
 // Produce, accepted v3–11 (record batch v2 only), advertised from v0 because librdkafka breaks on a
 // higher advertised minimum (KAFKA-18659).
 // acks: 0 (no response; any error closes the connection, the producer's only way to learn),
-// 1 and -1 (on one broker the ISR is this broker, so both complete once the append is written).
+// 1 (answered once the leader has written the records) and -1 (answered once the high watermark
+// passes them, i.e. every in-sync replica has them; NOT_ENOUGH_REPLICAS before the append when
+// the ISR is smaller than the topic's min.insync.replicas, NOT_ENOUGH_REPLICAS_AFTER_APPEND when it
+// shrank below it meanwhile, REQUEST_TIMED_OUT after the request's timeout). On one broker the ISR
+// is this broker, so both complete once the append is written. NOT_LEADER_OR_FOLLOWER when another
+// broker leads the partition.
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION (internal or
 // illegal topic), CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE (the topic's max.message.bytes),
 // INVALID_TIMESTAMP (message.timestamp.before/after.max.ms, KIP-937), KAFKA_STORAGE_ERROR,
@@ -54,7 +59,14 @@ async function resolveTopic(ctx: RequestContext, name: string): Promise<TopicRec
   return topic
 }
 
-function appendOne(ctx: RequestContext, topic: TopicRecord, index: number, records: Buffer | null): Promise<PartitionResult> {
+function appendOne(
+  ctx: RequestContext,
+  topic: TopicRecord,
+  index: number,
+  records: Buffer | null,
+  acks: number,
+  timeoutMs: number,
+): Promise<PartitionResult> {
   const { topics, replicas, logger } = ctx.broker
   try {
     const p = replicas.require(topic.name, index)
@@ -68,6 +80,9 @@ function appendOne(ctx: RequestContext, topic: TopicRecord, index: number, recor
       compressionType,
       produceVersion: ctx.apiVersion,
       requireKeys: config['cleanup.policy'].includes('compact'),
+      acks,
+      minInsyncReplicas: config['min.insync.replicas'],
+      timeoutMs,
     }
     if (compressionType === 'gzip') policy.compressionLevel = config['compression.gzip.level']
     else if (compressionType === 'zstd') policy.compressionLevel = config['compression.zstd.level']
@@ -115,7 +130,7 @@ export default defineHandler(
           return {
             name: t.name,
             partitionResponses: t.partitionData.map((p) =>
-              topic ? appendOne(ctx, topic, p.index, p.records) : Promise.resolve(failed(p.index, err)),
+              topic ? appendOne(ctx, topic, p.index, p.records, acks, req.timeoutMs) : Promise.resolve(failed(p.index, err)),
             ),
           }
         })

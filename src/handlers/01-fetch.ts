@@ -7,6 +7,10 @@
 // tells the client to keep sending full fetches; an unknown session id gets
 // FETCH_SESSION_ID_NOT_FOUND so the client starts over.
 // v13+ name topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
+// Replica fetches (a replica id ≥ 0: the request's replicaId before v15, replicaState from v15) come
+// from followers: they must be sent to the leader, read up to the log end rather than the high
+// watermark, and tell the leader where the follower is (ReplicaManager.readForFollower). Consumers
+// fetching from a follower get NOT_LEADER_OR_FOLLOWER.
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../protocol/messages/01-fetch.js'
 import { partitionKey } from '../replication/replica-manager.js'
@@ -58,6 +62,7 @@ async function readAll(
   let failed = false
   const out: TopicOut[] = []
   const readCommitted = req.isolationLevel === 1
+  const replicaId = ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId
   for (const t of req.topics) {
     const record = byId ? topics.getById(t.topicId) : topics.get(t.topic)
     const name = record?.name ?? t.topic
@@ -69,11 +74,14 @@ async function readAll(
         p.checkLeaderEpoch(fp.currentLeaderEpoch)
         keys.push(partitionKey(record.name, fp.partition))
         const hwSeen = p.log.highWatermark
-        seen.push(() => p.log.highWatermark !== hwSeen)
+        const leoSeen = p.log.logEndOffset
+        seen.push(replicaId >= 0 ? () => p.log.logEndOffset !== leoSeen : () => p.log.highWatermark !== hwSeen)
         const limit = Math.max(0, Math.min(fp.partitionMaxBytes, remaining))
         // Once the response is full, later partitions report their offsets without reading.
         let read: { records: Buffer; highWatermark: number; logStartOffset: number }
-        if (limit === 0 && bytes > 0) {
+        if (replicaId >= 0) {
+          read = await replicas.readForFollower(p, replicaId, fp.fetchOffset, limit === 0 && bytes > 0 ? 0 : limit)
+        } else if (limit === 0 && bytes > 0) {
           if (fp.fetchOffset < p.log.logStartOffset || fp.fetchOffset > p.log.logEndOffset) throw new KafkaError('OFFSET_OUT_OF_RANGE')
           read = { records: EMPTY, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset }
         } else {

@@ -3,6 +3,9 @@
 // allow_auto_topic_creation (v4+) both allow it; creation is synchronous here, so the answer
 // already carries the new topic's partitions. v10+ may name topics by id (UNKNOWN_TOPIC_ID).
 // Errors per topic: UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_TOPIC_EXCEPTION.
+// Partitions: leader, leader epoch, replicas and ISR from the partition state in the metadata
+// store; replicas on brokers that are not registered are listed offline, and a partition whose
+// leader is gone (or none) answers LEADER_NOT_AVAILABLE with leader -1 until one is elected.
 import type { TopicRecord } from '../cluster/metadata-store.js'
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
@@ -10,19 +13,19 @@ import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metad
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import { defineHandler, type RequestContext } from './define.js'
 
-function describeTopic(ctx: RequestContext, topic: TopicRecord) {
-  const nodeId = ctx.broker.nodeId
+function describeTopic(ctx: RequestContext, topic: TopicRecord, live: ReadonlySet<number>) {
   const partitions = []
   for (let i = 0; i < topic.partitions; i++) {
-    const p = ctx.broker.replicas.get(topic.name, i)
+    const st = ctx.broker.topics.partitionState(topic.name, i)
+    const leader = st && st.leader >= 0 && live.has(st.leader) ? st.leader : -1
     partitions.push({
-      errorCode: p ? 0 : ErrorCode.LEADER_NOT_AVAILABLE.code,
+      errorCode: leader >= 0 ? 0 : ErrorCode.LEADER_NOT_AVAILABLE.code,
       partitionIndex: i,
-      leaderId: p ? nodeId : -1,
-      leaderEpoch: p?.leaderEpoch ?? -1,
-      replicaNodes: [nodeId],
-      isrNodes: p ? [nodeId] : [],
-      offlineReplicas: [],
+      leaderId: leader,
+      leaderEpoch: st?.leaderEpoch ?? -1,
+      replicaNodes: st ? [...st.replicas] : [],
+      isrNodes: st ? [...st.isr] : [],
+      offlineReplicas: st ? st.replicas.filter((b) => !live.has(b)) : [],
     })
   }
   return {
@@ -38,8 +41,10 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
   const { topics } = ctx.broker
   const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0)
   const out = []
+  const brokers = ctx.broker.brokers(ctx.conn.listenerName)
+  const live = new Set(brokers.map((b) => b.nodeId))
   if (all) {
-    for (const t of topics.list()) out.push(describeTopic(ctx, t))
+    for (const t of topics.list()) out.push(describeTopic(ctx, t, live))
   } else {
     for (const rt of req.topics!) {
       try {
@@ -48,12 +53,12 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
           if (rt.topicId === ZERO_UUID || ctx.apiVersion < 12) throw new KafkaError('INVALID_REQUEST', 'topic without name or id')
           const byId = topics.getById(rt.topicId)
           if (!byId) throw new KafkaError('UNKNOWN_TOPIC_ID')
-          out.push(describeTopic(ctx, byId))
+          out.push(describeTopic(ctx, byId, live))
           continue
         }
         const t = await topics.getOrAutoCreate(rt.name, req.allowAutoTopicCreation)
         if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-        out.push(describeTopic(ctx, t))
+        out.push(describeTopic(ctx, t, live))
       } catch (err) {
         // Below v12 the name cannot be null on the wire.
         const name = rt.name ?? (ctx.apiVersion >= 12 ? null : '')
@@ -63,7 +68,7 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
   }
   return {
     throttleTimeMs: 0,
-    brokers: ctx.broker.brokers(ctx.conn.listenerName),
+    brokers,
     clusterId: ctx.broker.clusterId,
     controllerId: ctx.broker.controllerId(),
     topics: out,

@@ -1,13 +1,20 @@
-// FindCoordinator v0–6; v4+ batches keys (coordinatorKeys → coordinators[]). Every group is
-// coordinated by this broker for now (the leader of its `__consumer_offsets` partition, once
-// there are several brokers); `__consumer_offsets` is created on the first group lookup, as
-// Kafka creates it, and the answer waits for it.
+// FindCoordinator v0–6; v4+ batches keys (coordinatorKeys → coordinators[]). A group is
+// coordinated by the leader of its `__consumer_offsets` partition (Kafka: abs(hash(groupId)) %
+// the topic's partition count), as the metadata store names it, at that broker's address on the
+// listener the request came in on; on a single node that is always this broker. A leader that is
+// not a live broker (it died and no new leader is elected yet), or has no such listener, is
+// COORDINATOR_NOT_AVAILABLE, as Kafka answers: the client asks again. `__consumer_offsets` is
+// created on the first group lookup, as Kafka creates it (with offsets.topic.replication.factor
+// replicas over the live brokers; too few brokers: COORDINATOR_NOT_AVAILABLE), and the answer
+// waits for it.
 // key_type 0 (group): a group id longer than 255 characters is answered INVALID_GROUP_ID (our
 //   limit, coordinator/group/limits.ts: the same answer the group APIs give; Kafka has no limit);
 //   the empty id is a valid key, as in Kafka (OffsetCommit/OffsetFetch accept it).
 // key_type 1 (transaction): COORDINATOR_NOT_AVAILABLE — transactions are not served yet.
 // Any other key type (2 = share groups, …): INVALID_REQUEST, as Kafka answers an unknown type.
 import { groupIdError } from '../coordinator/group/limits.js'
+import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
+import { partitionForGroup } from '../coordinator/group/persistence.js'
 import { ErrorCode, type ErrorName } from '../protocol/errors.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'
 import { defineHandler } from './define.js'
@@ -46,7 +53,8 @@ export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { 
       topicError = err instanceof Error ? err.message : String(err)
     }
   }
-  const me = broker.brokers(ctx.conn.listenerName).find((b) => b.nodeId === broker.nodeId)
+  const live = broker.brokers(ctx.conn.listenerName)
+  const offsetsTopic = broker.topics.get(OFFSETS_TOPIC)
 
   const answer = (key: string): Answer => {
     if (keyType === TRANSACTION) return fail(key, 'COORDINATOR_NOT_AVAILABLE', 'transactions are not supported yet')
@@ -54,8 +62,15 @@ export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { 
     const invalid = groupIdError(key, 'admin')
     if (invalid) return fail(key, 'INVALID_GROUP_ID', invalid)
     if (topicError !== null) return fail(key, 'COORDINATOR_NOT_AVAILABLE', topicError)
-    if (!me) return fail(key, 'COORDINATOR_NOT_AVAILABLE', 'no endpoint on this listener')
-    return { key, nodeId: me.nodeId, host: me.host, port: me.port, errorCode: 0, errorMessage: null }
+    if (!offsetsTopic) return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} does not exist yet`)
+    const partition = partitionForGroup(key, offsetsTopic.partitions)
+    const leader = broker.topics.partitionState(OFFSETS_TOPIC, partition)?.leader ?? -1
+    const at = leader < 0 ? undefined : live.find((b) => b.nodeId === leader)
+    if (!at) {
+      const why = leader < 0 ? 'has no leader' : `is led by broker ${leader}, which is not available on this listener`
+      return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC}-${partition} ${why}`)
+    }
+    return { key, nodeId: at.nodeId, host: at.host, port: at.port, errorCode: 0, errorMessage: null }
   }
 
   const answers = keys.map(answer)

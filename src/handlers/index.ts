@@ -17,12 +17,16 @@ import createTopics from './19-create-topics.js'
 import deleteTopics from './20-delete-topics.js'
 import deleteRecords from './21-delete-records.js'
 import initProducerId from './22-init-producer-id.js'
+import offsetForLeaderEpoch from './23-offset-for-leader-epoch.js'
 import describeConfigs from './32-describe-configs.js'
 import alterConfigs from './33-alter-configs.js'
 import describeLogDirs from './35-describe-log-dirs.js'
 import createPartitions from './37-create-partitions.js'
 import deleteGroups from './42-delete-groups.js'
+import electLeaders from './43-elect-leaders.js'
 import incrementalAlterConfigs from './44-incremental-alter-configs.js'
+import alterPartitionReassignments from './45-alter-partition-reassignments.js'
+import listPartitionReassignments from './46-list-partition-reassignments.js'
 import offsetDelete from './47-offset-delete.js'
 import describeCluster from './60-describe-cluster.js'
 import type { Handler } from './define.js'
@@ -47,12 +51,16 @@ export const allHandlers: Handler[] = [
   deleteTopics,
   deleteRecords,
   initProducerId,
+  offsetForLeaderEpoch,
   describeConfigs,
   alterConfigs,
   describeLogDirs,
   createPartitions,
   deleteGroups,
+  electLeaders,
   incrementalAlterConfigs,
+  alterPartitionReassignments,
+  listPartitionReassignments,
   offsetDelete,
   describeCluster,
 ]

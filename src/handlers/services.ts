@@ -1,11 +1,12 @@
 // The ports handlers call. The broker's composition root (broker/broker.ts) provides them;
 // handlers never import concrete services, so tests can hand them fakes.
 import type { TopicConfigValues } from '../broker/config-defs.js'
-import type { TopicRecord } from '../cluster/metadata-store.js'
-import type { Partition, PartitionRead, AppendResult, TimestampPolicy } from '../replication/replica-manager.js'
+import type { PartitionState, TopicRecord } from '../cluster/metadata-store.js'
+import type { Partition, PartitionRead, AppendResult, AppendPolicy } from '../replication/replica-manager.js'
 import type { AppendWaiters } from '../replication/append-waiters.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import type { KafkaError } from '../protocol/errors.js'
 
 export interface BrokerEndpoint {
   nodeId: number
@@ -37,6 +38,8 @@ export interface TopicService {
    * Throws INVALID_TOPIC_EXCEPTION for an illegal name.
    */
   getOrAutoCreate(name: string, allowed: boolean): Promise<TopicRecord | undefined>
+  /** The partition's replicas, ISR, leader and leader epoch; undefined when it does not exist. */
+  partitionState(topic: string, partition: number): PartitionState | undefined
   /** The topic's effective configuration (its overrides, else the broker-derived defaults). */
   effectiveConfig(topic: TopicRecord): TopicConfigValues
   /**
@@ -57,12 +60,47 @@ export interface TopicService {
   createPartitions(name: string, count: number, assignments: number[][] | null, validateOnly: boolean): Promise<void>
 }
 
+/** A partition with a reassignment in progress (ListPartitionReassignments). */
+export interface PartitionReassignment {
+  topic: string
+  partition: number
+  /** The current replica set: the target and the replicas leaving, together. */
+  replicas: number[]
+  addingReplicas: number[]
+  removingReplicas: number[]
+}
+
+/**
+ * Replica moves (KIP-455) and leader elections (KIP-460) — cluster/reassignment.ts. Failures are
+ * KafkaErrors with Kafka's codes; on a single node only the no-op assignment [this node] exists.
+ */
+export interface PartitionAdminService {
+  /**
+   * Starts moving the partition to `target` (first = preferred leader), or cancels its move when
+   * target is null; resolves once the change is recorded (the move completes in the background).
+   * Throws UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT (empty, duplicates, unregistered
+   * brokers), INVALID_REPLICATION_FACTOR (a different count while not allowed),
+   * NO_REASSIGNMENT_IN_PROGRESS (cancel with nothing to cancel).
+   */
+  alterReassignment(topic: string, partition: number, target: readonly number[] | null, allowReplicationFactorChange: boolean): Promise<void>
+  /** The reassignments in progress: every one (null), or among the partitions named. */
+  listReassignments(topics: ReadonlyArray<{ name: string; partitions: readonly number[] }> | null): PartitionReassignment[]
+  /**
+   * Elects the preferred replica (unclean false) or, when no in-sync replica lives, any live one.
+   * Resolves with null (done) or ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE,
+   * ELIGIBLE_LEADERS_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION.
+   */
+  electLeader(topic: string, partition: number, unclean: boolean): Promise<KafkaError | null>
+}
+
 export interface ReplicaService {
   get(topic: string, partition: number): Partition | undefined
   require(topic: string, partition: number): Partition
   /** `timestamps`: the topic's message.timestamp.* policy (CreateTime without bounds when omitted). */
-  append(p: Partition, records: Buffer, maxBatchBytes: number, timestamps?: TimestampPolicy): Promise<AppendResult>
+  append(p: Partition, records: Buffer, maxBatchBytes: number, policy?: AppendPolicy): Promise<AppendResult>
   read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead>
+  /** A follower's fetch on the leader: records its position, reads up to the log end. */
+  readForFollower(p: Partition, replicaId: number, fetchOffset: number, maxBytes: number): Promise<PartitionRead>
   listOffset(p: Partition, timestamp: number): Promise<{ offset: number; timestamp: number }>
   /** DeleteRecords: moves the log start up to offset (-1 = HW); resolves with the low watermark. */
   deleteRecords(p: Partition, offset: number, fileDeleteDelayMs: number): Promise<number>
@@ -326,4 +364,5 @@ export interface BrokerServices {
   readonly configs: ConfigService
   readonly groups: GroupService
   readonly logDirs: LogDirService
+  readonly partitionAdmin: PartitionAdminService
 }

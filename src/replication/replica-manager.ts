@@ -36,36 +36,12 @@ import { codecByName, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records
 import { iterateRecords } from '../protocol/records/iterator.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
-import type { PartitionLog } from '../storage/partition-log.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { AppendWaiters } from './append-waiters.js'
+import { Partition, partitionKey } from './partition.js'
 
-export function partitionKey(topic: string, partition: number): string {
-  // ':' cannot appear in a topic name, so the key is unambiguous.
-  return `${topic}:${partition}`
-}
-
-export class Partition {
-  leaderEpoch = 0
-
-  constructor(
-    readonly topic: string,
-    readonly index: number,
-    readonly topicId: string,
-    readonly log: PartitionLog,
-  ) {}
-
-  get key(): string {
-    return partitionKey(this.topic, this.index)
-  }
-
-  /** FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH when the client's view of the leader is stale or ahead. */
-  checkLeaderEpoch(currentLeaderEpoch: number): void {
-    if (currentLeaderEpoch < 0 || currentLeaderEpoch === this.leaderEpoch) return
-    throw new KafkaError(currentLeaderEpoch < this.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH')
-  }
-}
+export { Partition, partitionKey } from './partition.js'
 
 /** A topic's message.timestamp.* settings, as the produce path applies them. */
 export interface TimestampPolicy {
@@ -87,7 +63,15 @@ export interface AppendPolicy extends TimestampPolicy {
   produceVersion?: number
   /** cleanup.policy includes compact: a record without a key is INVALID_RECORD (Kafka's LogValidator). */
   requireKeys?: boolean
+  /** The Produce request's acks; -1 waits for the ISR (default 1). */
+  acks?: number
+  /** The topic's min.insync.replicas (acks=-1 only). */
+  minInsyncReplicas?: number
+  /** How long acks=-1 waits for the ISR (the Produce request's timeout). */
+  timeoutMs?: number
 }
+
+const EMPTY = Buffer.alloc(0)
 
 const CREATE_TIME_UNBOUNDED: AppendPolicy = {
   logAppendTime: false,
@@ -98,6 +82,15 @@ const CREATE_TIME_UNBOUNDED: AppendPolicy = {
 export interface ReplicaManagerOptions {
   /** tributary.max.decompressed.batch.bytes: bound on one compressed batch's records once decompressed. */
   maxDecompressedBatchBytes?: number
+  /** This broker's id (default 0). */
+  nodeId?: number
+  /**
+   * False while this broker cannot be sure it is still registered (its etcd lease may have
+   * expired): it then accepts no write as leader, since another broker may lead already.
+   */
+  leaseAlive?: () => boolean
+  /** Whether the cluster has this partition (hosted elsewhere: NOT_LEADER_OR_FOLLOWER, not UNKNOWN). */
+  partitionExists?: (topic: string, partition: number) => boolean
 }
 
 export interface AppendResult {
@@ -117,6 +110,11 @@ export class ReplicaManager {
   readonly waiters: AppendWaiters
   /** tributary.max.decompressed.batch.bytes. */
   readonly maxDecompressedBatchBytes: number
+  readonly nodeId: number
+  private readonly leaseAlive: () => boolean
+  private readonly partitionExists: (topic: string, partition: number) => boolean
+  /** Called after a follower's fetch moved its position (the ISR may grow; replica-sync.ts listens). */
+  onFollowerProgress: ((p: Partition, replicaId: number) => void) | undefined
 
   constructor(
     private readonly logs: LogManager,
@@ -126,13 +124,20 @@ export class ReplicaManager {
   ) {
     this.waiters = new AppendWaiters(clock)
     this.maxDecompressedBatchBytes = options.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES
+    this.nodeId = options.nodeId ?? 0
+    this.leaseAlive = options.leaseAlive ?? (() => true)
+    this.partitionExists = options.partitionExists ?? (() => false)
   }
 
   /** Registers the logs found on disk at start-up (the controller then reconciles them with the store). */
-  loadExisting(): void {
+  loadExisting(asLeader = true): void {
     for (const log of this.logs.all()) {
-      const p = new Partition(log.topic, log.partition, log.topicId ?? '', log)
-      log.highWatermark = log.logEndOffset
+      const p = new Partition(log.topic, log.partition, log.topicId ?? '', log, this.nodeId)
+      // On a single node every record written was acknowledged: the HW is the log end. In a
+      // cluster it is the checkpointed one (clamped to the recovered log), until the leader says
+      // more; the role comes from the partition state (replica-sync.ts).
+      if (!asLeader) p.leaderId = -1
+      log.highWatermark = asLeader ? log.logEndOffset : (this.logs.checkpointedHighWatermark(log) ?? log.logStartOffset)
       this.partitions.set(p.key, p)
     }
   }
@@ -141,30 +146,54 @@ export class ReplicaManager {
     return this.partitions.get(partitionKey(topic, partition))
   }
 
-  /** The partition, or UNKNOWN_TOPIC_OR_PARTITION. */
+  /**
+   * The partition, led here, for a client's request: NOT_LEADER_OR_FOLLOWER when another broker
+   * leads it (or hosts it), UNKNOWN_TOPIC_OR_PARTITION when the cluster has no such partition.
+   */
   require(topic: string, partition: number): Partition {
     const p = this.partitions.get(partitionKey(topic, partition))
-    if (!p) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-    return p
+    if (p?.isLeader) return p
+    if (p || this.partitionExists(topic, partition)) {
+      throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${this.nodeId} does not lead ${topic}-${partition}`)
+    }
+    throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
   }
 
-  async createPartition(topic: string, index: number, topicId: string, config?: Partial<LogConfig>): Promise<Partition> {
+  /**
+   * Creates the partition's log, or returns the one hosted. On a single node the replica leads at
+   * once, its HW the log end; a cluster's replica (`leader: false`) gets its role from the partition
+   * state (replica-sync.ts) and keeps its HW at the log start until the leader tells it more.
+   */
+  async createPartition(
+    topic: string,
+    index: number,
+    topicId: string,
+    config?: Partial<LogConfig>,
+    opts: { leader?: boolean } = {},
+  ): Promise<Partition> {
     const existing = this.get(topic, index)
     if (existing) {
       if (existing.topicId !== topicId) throw new KafkaError('INCONSISTENT_TOPIC_ID', `${topic}-${index} belongs to another topic id`)
       return existing
     }
     const log = await this.logs.create(topic, index, topicId, config)
-    log.highWatermark = log.logEndOffset
-    const p = new Partition(topic, index, topicId, log)
-    await log.assignLeaderEpoch(p.leaderEpoch) // becoming leader: off the produce path
+    const p = new Partition(topic, index, topicId, log, this.nodeId)
+    if (opts.leader === false) {
+      p.leaderId = -1
+    } else {
+      log.highWatermark = log.logEndOffset
+      await log.assignLeaderEpoch(p.leaderEpoch) // becoming leader: off the produce path
+    }
     this.partitions.set(p.key, p)
     return p
   }
 
   async deletePartition(topic: string, index: number): Promise<void> {
     const key = partitionKey(topic, index)
-    if (!this.partitions.delete(key)) return
+    const p = this.partitions.get(key)
+    if (!p) return
+    this.partitions.delete(key)
+    p.failWaiters(new KafkaError('NOT_LEADER_OR_FOLLOWER', `${key} is no longer hosted by broker ${this.nodeId}`))
     this.waiters.notify(key)
     await this.logs.delete(topic, index)
   }
@@ -181,6 +210,17 @@ export class ReplicaManager {
     maxBatchBytes: number,
     timestamps: AppendPolicy = CREATE_TIME_UNBOUNDED,
   ): Promise<AppendResult> {
+    if (!p.isLeader || !this.leaseAlive()) {
+      throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${this.nodeId} does not lead ${p.key}${p.isLeader ? ' (its cluster registration may have expired)' : ''}`)
+    }
+    const acksAll = timestamps.acks === -1
+    const minIsr = timestamps.minInsyncReplicas ?? 1
+    if (acksAll && p.isr.length < minIsr) {
+      throw new KafkaError(
+        'NOT_ENOUGH_REPLICAS',
+        `The size of the current ISR [${p.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${p.key}`,
+      )
+    }
     const maxDecompressedBytes = this.maxDecompressedBatchBytes
     let batches: BatchHeader[] = validateProducedBatches(records, {
       maxBatchBytes,
@@ -192,8 +232,17 @@ export class ReplicaManager {
     if (timestamps.requireKeys) requireKeys(records, batches, maxDecompressedBytes, `${p.topic}-${p.index}`)
     ;({ records, batches } = applyCompressionPolicy(records, batches, timestamps, maxBatchBytes, maxDecompressedBytes))
     const info = await p.log.append(records, batches, p.leaderEpoch)
-    p.log.highWatermark = p.log.logEndOffset
+    p.maybeAdvanceHighWatermark()
     this.waiters.notify(p.key)
+    if (acksAll) {
+      await p.waitForHighWatermark(info.lastOffset + 1, timestamps.timeoutMs ?? 30_000, this.clock)
+      if (p.isr.length < minIsr) {
+        throw new KafkaError(
+          'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+          `The size of the current ISR [${p.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${p.key}`,
+        )
+      }
+    }
     return {
       baseOffset: info.baseOffset,
       logAppendTimeMs: timestamps.logAppendTime ? now : info.logAppendTimeMs,
@@ -206,6 +255,23 @@ export class ReplicaManager {
     const hw = p.log.highWatermark
     const res = await p.log.read(fetchOffset, maxBytes, hw, minOneBatch)
     return { records: res.records, highWatermark: hw, logStartOffset: p.log.logStartOffset }
+  }
+
+  /**
+   * A follower's fetch (leader only): records where the follower is, which may advance the high
+   * watermark (waking acks=all appends and consumers), then reads up to the log end — followers
+   * copy what the leader has, committed or not. The answer carries the HW after the update.
+   */
+  async readForFollower(p: Partition, replicaId: number, fetchOffset: number, maxBytes: number): Promise<PartitionRead> {
+    // A position outside the log is not the follower's progress (Kafka skips it when the read fails).
+    if (fetchOffset < p.log.logStartOffset || fetchOffset > p.log.logEndOffset) {
+      throw new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${fetchOffset} is outside [${p.log.logStartOffset}, ${p.log.logEndOffset}] of ${p.key}`)
+    }
+    p.recordFollowerFetch(replicaId, fetchOffset, this.clock.monotonic())
+    if (p.maybeAdvanceHighWatermark()) this.waiters.notify(p.key)
+    this.onFollowerProgress?.(p, replicaId)
+    const records = maxBytes > 0 ? (await p.log.read(fetchOffset, maxBytes, Number.MAX_SAFE_INTEGER, true)).records : EMPTY
+    return { records, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset }
   }
 
   /**

@@ -5,6 +5,9 @@
 //   recovery-point-offset-checkpoint     per partition, the offset below which the log is fsynced
 //   log-start-offset-checkpoint          per partition, the log start offset
 //   cleaner-offset-checkpoint            per compacted partition, where its dirty section starts
+//   replication-offset-checkpoint        per partition, its high watermark (a replica of a cluster
+//                                        restarts from it, not from its log end: records past it
+//                                        may never have been committed)
 //   .kafka_cleanshutdown                 written last by close(), removed after the next load
 // Retention (retention.ts) runs here once startRetention() is called, every
 // log.retention.check.interval.ms; it and DeleteRecords write log-start-offset-checkpoint right
@@ -38,6 +41,7 @@ import { type CleanerPass, LogCleaner } from './cleaner/log-cleaner.js'
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown'
 export const RECOVERY_POINT_CHECKPOINT = 'recovery-point-offset-checkpoint'
 export const LOG_START_OFFSET_CHECKPOINT = 'log-start-offset-checkpoint'
+export const HIGH_WATERMARK_CHECKPOINT = 'replication-offset-checkpoint'
 const DELETE_SUFFIX = '-delete'
 /** How many partitions load (and recover) at once. */
 const LOAD_CONCURRENCY = 8
@@ -68,6 +72,8 @@ export class LogManager {
   private readonly topicIds = new Map<string, string>()
   private readonly creating = new Map<string, Promise<PartitionLog>>()
   private readonly checkpoints = new SerialQueue()
+  /** High watermarks as checkpointed before this start (replication-offset-checkpoint). */
+  private highWatermarks = new Map<string, number>()
   private checkpointTimer: Timer | null = null
   private retention: RetentionTask | null = null
   private cleanerTask: LogCleaner | null = null
@@ -82,6 +88,7 @@ export class LogManager {
     const clean = (await fs.stat(`${logDir}/${CLEAN_SHUTDOWN_FILE}`)) !== null
     const recoveryPoints = await mgr.readCheckpoint(RECOVERY_POINT_CHECKPOINT)
     const logStarts = await mgr.readCheckpoint(LOG_START_OFFSET_CHECKPOINT)
+    mgr.highWatermarks = await mgr.readCheckpoint(HIGH_WATERMARK_CHECKPOINT)
 
     const dirs: Array<{ name: string; topic: string; partition: number }> = []
     for (const name of (await fs.readdir(logDir)).sort()) {
@@ -314,6 +321,11 @@ export class LogManager {
    * Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every log. Writes
    * are serialized: the periodic one, the one after a delete and the one at close share the files.
    */
+  /** The high watermark this partition had when it was last checkpointed before this start. */
+  checkpointedHighWatermark(log: PartitionLog): number | undefined {
+    return this.highWatermarks.get(topicPartitionKey(log.topic, log.partition))
+  }
+
   checkpoint(): Promise<void> {
     return this.checkpoints.run(() => this.writeCheckpoints())
   }
@@ -321,13 +333,16 @@ export class LogManager {
   private async writeCheckpoints(): Promise<void> {
     const recovery: TopicPartitionOffset[] = []
     const starts: TopicPartitionOffset[] = []
+    const hws: TopicPartitionOffset[] = []
     for (const log of this.logs.values()) {
       recovery.push({ topic: log.topic, partition: log.partition, offset: log.recoveryPoint })
       starts.push({ topic: log.topic, partition: log.partition, offset: log.logStartOffset })
+      hws.push({ topic: log.topic, partition: log.partition, offset: log.highWatermark })
     }
     const { fs, logDir } = this.opts
     await writeOffsetCheckpoint(fs, `${logDir}/${RECOVERY_POINT_CHECKPOINT}`, recovery)
     await writeOffsetCheckpoint(fs, `${logDir}/${LOG_START_OFFSET_CHECKPOINT}`, starts)
+    await writeOffsetCheckpoint(fs, `${logDir}/${HIGH_WATERMARK_CHECKPOINT}`, hws)
   }
 
   /**

@@ -323,6 +323,67 @@ export class PartitionLog {
     return { baseOffset: firstOffset, lastOffset, maxTimestamp, logAppendTimeMs: -1 }
   }
 
+  /**
+   * Appends batches copied from the leader by a follower's fetch. Unlike a producer's append, the
+   * offsets and partition leader epochs are the leader's and are kept as they are: batches must
+   * follow the log end (a compacted leader may leave gaps between them) and each other. A batch of
+   * a newer leader epoch records that epoch's start, so this replica can answer OffsetForLeaderEpoch
+   * and truncate correctly if it leads later. Calls are serialized with every other append.
+   */
+  appendAsFollower(records: Buffer, batches: BatchHeader[]): Promise<AppendInfo> {
+    return this.main.run(() => this.doAppendAsFollower(records, batches))
+  }
+
+  private async doAppendAsFollower(records: Buffer, batches: BatchHeader[]): Promise<AppendInfo> {
+    this.checkUsable()
+    const first = batches[0]
+    const lastBatch = batches[batches.length - 1]
+    if (!first || !lastBatch || first.position !== 0 || lastBatch.position + lastBatch.sizeBytes !== records.length) {
+      throw new KafkaError('INVALID_RECORD', 'append needs the whole buffer of batches')
+    }
+    let expected = this.nextOffset
+    let maxTimestamp = NO_TIMESTAMP
+    let count = 0
+    for (const b of batches) {
+      if (b.baseOffset < expected) {
+        throw new KafkaError('OFFSET_OUT_OF_RANGE', `${this.topic}-${this.partition}: batch at ${b.baseOffset} is below the log end ${expected}`)
+      }
+      expected = b.baseOffset + b.lastOffsetDelta + 1
+      if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
+      count += b.recordCount
+    }
+    const firstOffset = first.baseOffset
+    const lastOffset = expected - 1
+    if (this.shouldRoll(records.length, lastOffset, batches.length)) await this.roll()
+    const seg = this.active
+    const position = seg.sizeBytes
+    try {
+      await seg.writeAtEnd([records])
+    } catch (err) {
+      await this.onWriteError(seg, err as Error)
+    }
+    for (const b of batches) seg.onBatch(b.baseOffset, b.baseOffset + b.lastOffsetDelta, b.maxTimestamp, position + b.position, b.sizeBytes)
+    seg.sizeBytes = position + records.length
+    this.totalBytes += records.length
+    this.nextOffset = lastOffset + 1
+    for (const b of batches) {
+      if (b.partitionLeaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(b.partitionLeaderEpoch, b.baseOffset)
+    }
+    this.unflushedMessages += count
+    await this.applyFlushPolicy()
+    return { baseOffset: firstOffset, lastOffset, maxTimestamp, logAppendTimeMs: -1 }
+  }
+
+  /** OffsetForLeaderEpoch on this log: the largest epoch ≤ requested and where it ends (KIP-101/279). */
+  endOffsetForEpoch(requestedEpoch: number): { epoch: number; endOffset: number } {
+    return this.leaderEpochs.endOffsetFor(requestedEpoch, this.nextOffset)
+  }
+
+  /** The newest leader epoch recorded in this log (-1: none). */
+  get latestEpoch(): number {
+    return this.leaderEpochs.latestEpoch
+  }
+
   /** A failed write may have left bytes past the end: cut them, or fail the log if we cannot. */
   private async onWriteError(seg: LogSegment, err: Error): Promise<never> {
     try {
@@ -538,6 +599,21 @@ export class PartitionLog {
     )
   }
 
+  /**
+   * Empties the log and restarts it at offset (a follower that fell behind the leader's log start:
+   * what it holds is older than anything the leader still has).
+   */
+  truncateFullyAndStartAtOffset(offset: number): Promise<void> {
+    return this.main.run(() =>
+      this.flushes.run(async () => {
+        this.checkUsable()
+        if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`cannot restart the log at ${offset}`)
+        this.truncations++
+        await this.truncateFullyAndStartAt(offset)
+      }),
+    )
+  }
+
   private async truncateFullyAndStartAt(offset: number): Promise<void> {
     for (let j = this.segments.length - 1; j >= 0; j--) await this.segments[j]!.delete()
     this.segments = [
@@ -556,6 +632,7 @@ export class PartitionLog {
     if (this.startOffset > this.nextOffset) this.startOffset = this.nextOffset
     if (this.flushedOffset > this.nextOffset) this.flushedOffset = this.nextOffset
     if (this.hw > this.nextOffset) this.hw = this.nextOffset
+    if (this.hw < this.startOffset) this.hw = this.startOffset
   }
 
   /**

@@ -1,5 +1,5 @@
 // Finding (and, for the producing tools, creating) the topic a perf run works on.
-import { createTopics } from '../../client/admin.js'
+import { createTopics, listOffsets, OffsetSpec } from '../../client/admin.js'
 import type { KafkaClient } from '../../client/client.js'
 import { ClientError } from '../../client/errors.js'
 import type { TopicInfo } from '../../client/metadata.js'
@@ -36,10 +36,24 @@ async function waitForLeaders(client: KafkaClient, topic: string): Promise<Topic
   const deadline = performance.now() + LEADER_WAIT_MS
   for (;;) {
     const t = (await client.metadata([topic], { refresh: true })).topics.get(topic)
-    if (t && t.error === null && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)) return t
+    // In a cluster, a leader takes up its role a moment after Metadata names it: wait until every
+    // leader answers for its partitions (ListOffsets), as a Kafka client retries until then.
+    if (t && t.error === null && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0) && (await leadersServe(client, topic))) return t
     if (performance.now() > deadline) {
       throw new ClientError(t?.error ?? 'LEADER_NOT_AVAILABLE', `partitions of ${topic} have no leader after ${LEADER_WAIT_MS} ms`)
     }
     await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const NOT_READY = new Set(['NOT_LEADER_OR_FOLLOWER', 'LEADER_NOT_AVAILABLE', 'UNKNOWN_TOPIC_OR_PARTITION'])
+
+async function leadersServe(client: KafkaClient, topic: string): Promise<boolean> {
+  try {
+    await listOffsets(client, topic, null, OffsetSpec.Latest)
+    return true
+  } catch (err) {
+    if (err instanceof ClientError && NOT_READY.has(err.code)) return false
+    throw err
   }
 }

@@ -17,6 +17,19 @@
 // - close() cancels every timer and answers every held JoinGroup/SyncGroup NOT_COORDINATOR, as
 //   Kafka does when it gives up a partition (clients look the coordinator up again); afterwards
 //   every request is answered NOT_COORDINATOR.
+//
+// Ownership (Kafka's GroupCoordinator.onElection / onResignation). A group belongs to one
+// `__consumer_offsets` partition (persistence.partitionFor) and is coordinated by that
+// partition's leader. On a single node (ownership 'all') this broker owns every partition once
+// load() is done. In a cluster (ownership 'elected') it owns a partition only after
+// onElection(partition, leaderEpoch) replayed it: while that runs, requests for its groups are
+// answered COORDINATOR_LOAD_IN_PROGRESS; requests for groups of partitions not owned are answered
+// NOT_COORDINATOR (the client looks the coordinator up again). onResignation drops the
+// partition's groups from memory — held JoinGroup/SyncGroup answered NOT_COORDINATOR, timers
+// cancelled, nothing written for them: the new leader's coordinator carries on from the log.
+// Each partition keeps the newest leader epoch it heard of, and an election or resignation of an
+// older epoch is ignored, so events that arrive late cannot undo newer ones. A newer election of
+// a partition still owned (or loading) keeps what is in memory: this broker led it throughout.
 import type {
   CommitOffsetsParams,
   DeleteOffsetsResult,
@@ -41,7 +54,7 @@ import { type GroupIdUse, groupIdError } from './limits.js'
 import { Membership } from './membership.js'
 import { OffsetTable } from './offset-table.js'
 import { Offsets } from './offsets.js'
-import type { GroupPersistence, GroupSnapshot } from './persistence.js'
+import type { GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
 
 export type { GroupCoordinatorConfig } from './rebalance.js'
@@ -64,9 +77,21 @@ export interface GroupCoordinatorOptions {
   config: GroupCoordinatorConfig
   /** Creates `__consumer_offsets` if needed (OffsetsTopicPersistence.ensureTopic in the broker). */
   ensureTopic?: () => Promise<void>
+  /**
+   * 'all' (default, a single node): every partition is owned once load() is done. 'elected' (a
+   * cluster): only the partitions given by onElection, each once loaded; load() replays nothing.
+   */
+  ownership?: 'all' | 'elected'
 }
 
 type Status = 'ready' | 'loading' | 'failed' | 'closed'
+
+/** One `__consumer_offsets` partition as this coordinator knows it (ownership 'elected'). */
+interface PartitionOwnership {
+  /** The newest leader epoch heard of (election or resignation). */
+  epoch: number
+  state: 'loading' | 'owned' | 'failed' | 'resigned'
+}
 
 const code = (name: ErrorName): number => ErrorCode[name].code
 
@@ -78,12 +103,15 @@ export class GroupCoordinator implements GroupService {
   private readonly groups = new Map<string, ClassicGroup>()
   private status: Status = 'ready'
   private retentionTimer: Timer | null = null
+  private readonly elected: boolean
+  private readonly partitions = new Map<number, PartitionOwnership>()
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
     this.env = { clock: opts.clock, logger: opts.logger, persistence: opts.persistence, config: opts.config, groups: this.groups }
     this.rb = new Rebalancer(this.env)
     this.membership = new Membership(this.env, this.rb)
     this.offsets = new Offsets(this.env, this.rb)
+    this.elected = opts.ownership === 'elected'
     this.scheduleRetentionCheck()
   }
 
@@ -104,7 +132,20 @@ export class GroupCoordinator implements GroupService {
   /** The error for a request on this group, or null. */
   private refuse(groupId: string, use: GroupIdUse): ErrorName | null {
     if (groupIdError(groupId, use)) return 'INVALID_GROUP_ID'
-    return this.statusError()
+    return this.statusError() ?? this.ownershipError(groupId)
+  }
+
+  /** Why this coordinator does not serve the group's partition now (ownership 'elected'), or null. */
+  private ownershipError(groupId: string): ErrorName | null {
+    if (!this.elected) return null
+    switch (this.partitions.get(this.opts.persistence.partitionFor(groupId))?.state) {
+      case 'owned':
+        return null
+      case 'loading':
+        return 'COORDINATOR_LOAD_IN_PROGRESS'
+      default:
+        return 'NOT_COORDINATOR'
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -202,6 +243,8 @@ export class GroupCoordinator implements GroupService {
   listGroups(filter: { states: string[]; types: string[] }): { errorCode: number; groups: ListedGroup[] } {
     const error = this.statusError()
     if (error) return { errorCode: code(error), groups: [] }
+    // The groups of the partitions owned; while one loads, the list is incomplete (as Kafka says).
+    const loading = [...this.partitions.values()].some((p) => p.state === 'loading')
     const states = new Set(filter.states.map((s) => s.toLowerCase()))
     const types = new Set(filter.types.map((s) => s.toLowerCase()))
     const groups: ListedGroup[] = []
@@ -210,7 +253,7 @@ export class GroupCoordinator implements GroupService {
       if (types.size > 0 && !types.has('classic')) continue
       groups.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' })
     }
-    return { errorCode: 0, groups }
+    return { errorCode: loading ? code('COORDINATOR_LOAD_IN_PROGRESS') : 0, groups }
   }
 
   deleteGroups(groupIds: string[]): Promise<Array<{ groupId: string; errorCode: number }>> {
@@ -229,39 +272,124 @@ export class GroupCoordinator implements GroupService {
   // -------------------------------------------------------------------------------------------
   // Lifecycle
 
-  /** Replays the persistence into memory; call once, before serving. */
+  /**
+   * Replays the persistence into memory; call once, before serving. With ownership 'elected' it
+   * replays nothing: partitions are loaded as they are elected.
+   */
   async load(): Promise<void> {
     if (this.status === 'closed') throw new Error('group coordinator is closed')
+    if (this.elected) return
     this.status = 'loading'
     for (const g of this.groups.values()) this.rb.shutDownGroup(g, code('COORDINATOR_LOAD_IN_PROGRESS'))
     this.groups.clear()
-    const snapshots = new Map<string, GroupSnapshot | null>()
-    const offsets = new Map<string, OffsetTable>()
+    const replay = new Replay()
     try {
-      await this.opts.persistence.load({
-        group: (groupId, snapshot) => snapshots.set(groupId, snapshot),
-        offset: (groupId, topic, partition, value) => {
-          let table = offsets.get(groupId)
-          if (!table) offsets.set(groupId, (table = new OffsetTable()))
-          if (value) table.set(topic, partition, value)
-          else table.delete(topic, partition)
-        },
-      })
+      await this.opts.persistence.load(replay.sink)
     } catch (err) {
       this.status = this.status === 'loading' ? 'failed' : this.status
       throw err
     }
     if (this.status !== 'loading') return // closed meanwhile
-    for (const groupId of new Set([...snapshots.keys(), ...offsets.keys()])) {
-      const snapshot = snapshots.get(groupId) ?? null
-      const table = offsets.get(groupId)
+    this.install(replay)
+    this.status = 'ready'
+    this.opts.logger.info('loaded consumer groups', { groups: this.groups.size })
+  }
+
+  /** The replayed groups into memory (those known only by deleted offsets stay out). */
+  private install(replay: Replay): number {
+    let count = 0
+    for (const groupId of new Set([...replay.snapshots.keys(), ...replay.offsets.keys()])) {
+      const snapshot = replay.snapshots.get(groupId) ?? null
+      const table = replay.offsets.get(groupId)
       if (!snapshot && (!table || table.isEmpty)) continue
       const group = this.restoreGroup(groupId, snapshot)
       for (const e of table?.entries() ?? []) group.offsets.set(e.topic, e.partition, e.value)
       this.groups.set(groupId, group)
+      count++
     }
-    this.status = 'ready'
-    this.opts.logger.info('loaded consumer groups', { groups: this.groups.size })
+    return count
+  }
+
+  /**
+   * This broker now leads `__consumer_offsets` partition `partition` at `leaderEpoch` (ownership
+   * 'elected'): its groups are loaded, then served. Resolves once loaded, or once the load was
+   * given up (failed, resigned or superseded meanwhile); never rejects.
+   */
+  onElection(partition: number, leaderEpoch: number): Promise<void> {
+    if (!this.elected || this.status === 'closed') return Promise.resolve()
+    const current = this.partitions.get(partition)
+    if (current && leaderEpoch <= current.epoch) {
+      this.opts.logger.debug('ignoring an election of an older epoch', { partition, leaderEpoch, epoch: current.epoch })
+      return Promise.resolve()
+    }
+    if (current && (current.state === 'owned' || current.state === 'loading')) {
+      current.epoch = leaderEpoch // led here throughout: what is in memory (or loading) stays
+      return Promise.resolve()
+    }
+    const entry: PartitionOwnership = { epoch: leaderEpoch, state: 'loading' }
+    this.partitions.set(partition, entry)
+    return this.loadPartition(partition, entry)
+  }
+
+  /**
+   * This broker no longer leads the partition (ownership 'elected'): its groups leave memory,
+   * held requests are answered NOT_COORDINATOR, nothing is written for them. `leaderEpoch` is the
+   * partition's epoch as of the change; a resignation older than the epoch known is ignored.
+   */
+  onResignation(partition: number, leaderEpoch: number): void {
+    if (!this.elected || this.status === 'closed') return
+    const current = this.partitions.get(partition)
+    if (current && leaderEpoch < current.epoch) {
+      this.opts.logger.debug('ignoring a resignation of an older epoch', { partition, leaderEpoch, epoch: current.epoch })
+      return
+    }
+    this.partitions.set(partition, { epoch: leaderEpoch, state: 'resigned' })
+    const dropped = this.unloadPartition(partition)
+    if (current?.state === 'owned' || current?.state === 'loading') {
+      this.opts.logger.info('resigned as coordinator of an offsets partition', { partition, leaderEpoch, groups: dropped })
+    }
+  }
+
+  private async loadPartition(partition: number, entry: PartitionOwnership): Promise<void> {
+    const startMs = this.opts.clock.monotonic()
+    const replay = new Replay()
+    const current = () => this.partitions.get(partition) === entry && this.status !== 'closed'
+    try {
+      await this.opts.persistence.loadPartition(partition, replay.sink)
+    } catch (err) {
+      if (!current()) return
+      entry.state = 'failed'
+      this.opts.logger.error('loading an offsets partition failed; its groups are not served here', { partition, err })
+      return
+    }
+    if (!current()) return // resigned (or closed) meanwhile: what was read is someone else's now
+    this.unloadPartition(partition)
+    const groups = this.install(replay)
+    entry.state = 'owned'
+    this.opts.logger.info('loaded an offsets partition', {
+      partition,
+      leaderEpoch: entry.epoch,
+      groups,
+      ms: Math.round(this.opts.clock.monotonic() - startMs),
+    })
+  }
+
+  /** Drops the partition's groups from memory, as Kafka's onGroupUnloaded: Dead, held requests answered. */
+  private unloadPartition(partition: number): number {
+    let count = 0
+    for (const group of [...this.groups.values()]) {
+      if (this.opts.persistence.partitionFor(group.groupId) !== partition) continue
+      this.rb.shutDownGroup(group, code('NOT_COORDINATOR'))
+      group.transitionTo('Dead', this.opts.clock.now())
+      this.groups.delete(group.groupId)
+      count++
+    }
+    return count
+  }
+
+  /** The partitions owned now (ownership 'elected'; for tests and tools). */
+  ownedPartitions(): number[] {
+    return [...this.partitions].filter(([, p]) => p.state === 'owned').map(([i]) => i).sort((a, b) => a - b)
   }
 
   private restoreGroup(groupId: string, s: GroupSnapshot | null): ClassicGroup {
@@ -305,10 +433,28 @@ export class GroupCoordinator implements GroupService {
     this.retentionTimer = null
     for (const g of this.groups.values()) this.rb.shutDownGroup(g, code('NOT_COORDINATOR'))
     this.groups.clear()
+    this.partitions.clear()
   }
 
   /** For tests and tools: the group's state, or undefined when unknown. */
   groupState(groupId: string): string | undefined {
     return this.groups.get(groupId)?.state
+  }
+}
+
+/** What a load replays: the last group record and the live offsets of every group. */
+class Replay {
+  readonly snapshots = new Map<string, GroupSnapshot | null>()
+  readonly offsets = new Map<string, OffsetTable>()
+  readonly sink: LoadSink = {
+    group: (groupId, snapshot) => {
+      this.snapshots.set(groupId, snapshot)
+    },
+    offset: (groupId, topic, partition, value) => {
+      let table = this.offsets.get(groupId)
+      if (!table) this.offsets.set(groupId, (table = new OffsetTable()))
+      if (value) table.set(topic, partition, value)
+      else table.delete(topic, partition)
+    },
   }
 }

@@ -4,8 +4,9 @@
 // coordinator later mutates can change what was "written".
 //
 // Test hooks: failNext() makes the next store call reject with the given error; pause() holds
-// store calls until resume(), to observe what happens while a write is in flight.
-import type { CommittedOffset, GroupPersistence, GroupSnapshot, OffsetEntry } from './persistence.js'
+// store calls until resume(), to observe what happens while a write is in flight; holdLoads()
+// holds loadPartition calls until releaseLoads(), to observe a partition while it loads.
+import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink, OffsetEntry } from './persistence.js'
 import { partitionForGroup } from './persistence.js'
 
 export type StoredRecord =
@@ -26,6 +27,10 @@ export class MemoryGroupPersistence implements GroupPersistence {
   private failures: Error[] = []
   private gate: Promise<void> | null = null
   private openGate: (() => void) | null = null
+  private loadGate: Promise<void> | null = null
+  private openLoadGate: (() => void) | null = null
+  /** Partitions asked for by loadPartition, in call order. */
+  readonly partitionLoads: number[] = []
 
   constructor(private readonly numPartitions = 50) {}
 
@@ -44,11 +49,20 @@ export class MemoryGroupPersistence implements GroupPersistence {
     await this.write(rec)
   }
 
-  async load(sink: Parameters<GroupPersistence['load']>[0]): Promise<void> {
-    for (const r of this.records) {
-      if (r.kind === 'group') sink.group(r.groupId, copySnapshot(r.snapshot))
-      else for (const e of r.entries) sink.offset(r.groupId, e.topic, e.partition, copyOffset(e.value))
-    }
+  async load(sink: LoadSink): Promise<void> {
+    for (const r of this.records) this.replay(r, sink)
+  }
+
+  async loadPartition(partition: number, sink: LoadSink): Promise<void> {
+    this.partitionLoads.push(partition)
+    if (this.loadGate) await this.loadGate
+    // What was stored until the load completes, as a log read to its end would see it.
+    for (const r of this.records) if (this.partitionFor(r.groupId) === partition) this.replay(r, sink)
+  }
+
+  private replay(r: StoredRecord, sink: LoadSink): void {
+    if (r.kind === 'group') sink.group(r.groupId, copySnapshot(r.snapshot))
+    else for (const e of r.entries) sink.offset(r.groupId, e.topic, e.partition, copyOffset(e.value))
   }
 
   /** The next store call rejects with err (queued: several calls fail in turn). */
@@ -68,6 +82,20 @@ export class MemoryGroupPersistence implements GroupPersistence {
     this.openGate?.()
     this.gate = null
     this.openGate = null
+  }
+
+  /** loadPartition calls wait until releaseLoads(). */
+  holdLoads(): void {
+    if (this.loadGate) return
+    this.loadGate = new Promise((resolve) => {
+      this.openLoadGate = resolve
+    })
+  }
+
+  releaseLoads(): void {
+    this.openLoadGate?.()
+    this.loadGate = null
+    this.openLoadGate = null
   }
 
   /** The last stored group snapshot of a group (undefined if never stored; null if deleted). */

@@ -9,18 +9,27 @@
 //
 // Writes: each storeGroup / storeOffsets call is one record batch (all offsets of one commit in one
 // batch, so a commit is all-or-nothing), stamped with the Clock's time and appended through the
-// ReplicaManager to the group's partition, abs(javaHash(groupId)) % partitions. The call resolves
-// when the append is acknowledged. Appends are issued in call order (one issue chain for all
-// partitions), so the log holds them in the order the coordinator made them; they complete
-// concurrently. Failures map to the codes Kafka's GroupMetadataManager answers with, which
-// clients know how to handle (see mapStoreError).
+// ReplicaManager to the group's partition, abs(javaHash(groupId)) % partitions, which this broker
+// must lead. The call resolves when the append is acknowledged: as Kafka's coordinator appends,
+// with `offsets.commit.required.acks` (-1: once the in-sync replicas have it, and only while they
+// number at least the topic's min.insync.replicas) within `offsets.commit.timeout.ms`. On a single
+// node the ISR is this broker, so that is as soon as the leader's log has it. Appends are issued in
+// call order (one issue chain for all partitions), so the log holds them in the order the
+// coordinator made them; they complete concurrently. Failures map to the codes Kafka's
+// GroupMetadataManager answers with, which clients know how to handle (see mapStoreError): a
+// moved leader is NOT_COORDINATOR, too few in-sync replicas or a timeout COORDINATOR_NOT_AVAILABLE.
 //
-// Reads: load() replays each partition from its log start to its high watermark (as of the start
-// of the load), in offset order, in chunks of loadChunkBytes (whole batches; at least one), so
-// memory stays bounded whatever the log size. Control batches are skipped; compressed batches are
-// decoded like any other; a record that does not decode is logged and skipped, never fatal.
+// Reads: loadPartition() replays one partition this broker leads from its log start to its log
+// end (as of the start of the load), in offset order, in chunks of loadChunkBytes (whole batches;
+// at least one), so memory stays bounded whatever the log size. To the log end, not the high
+// watermark, as Kafka's coordinator loads: a replica just elected leader may not have heard yet
+// that the old leader's high watermark passed its last records — records the old coordinator
+// acknowledged — and its log is the partition's from now on. load() replays every partition led
+// here (a single node: all of them). Control batches are skipped; compressed batches are decoded
+// like any other; a record that does not decode is logged and skipped, never fatal.
 import type { TopicRecord } from '../../cluster/metadata-store.js'
 import type { ReplicaService, TopicService, TopicSpec } from '../../handlers/services.js'
+import type { AppendPolicy } from '../../replication/replica-manager.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
 import { buildRecordBatch, type RecordInput } from '../../protocol/records/builder.js'
 import type { BatchHeader } from '../../protocol/records/batch.js'
@@ -34,24 +43,23 @@ import {
   OffsetsRecordError,
   offsetCommitRecord,
 } from './offsets-records.js'
-import {
-  type GroupPersistence,
-  type GroupSnapshot,
-  type OffsetEntry,
-  partitionForGroup,
-} from './persistence.js'
+import { type GroupPersistence, type GroupSnapshot, type LoadSink, type OffsetEntry, partitionForGroup } from './persistence.js'
 
 export const OFFSETS_TOPIC = '__consumer_offsets'
 /** Default read size while loading. */
 export const DEFAULT_LOAD_CHUNK_BYTES = 1 << 20
+/** offsets.commit.required.acks and offsets.commit.timeout.ms: Kafka's defaults. */
+export const DEFAULT_COMMIT_REQUIRED_ACKS = -1
+export const DEFAULT_COMMIT_TIMEOUT_MS = 5000
 /** How many undecodable records of one partition are logged one by one before only counting. */
 const MAX_SKIP_WARNINGS = 10
 
-export type LoadSink = Parameters<GroupPersistence['load']>[0]
+export type { LoadSink } from './persistence.js'
 
 export interface OffsetsTopicOptions {
   topics: Pick<TopicService, 'get' | 'create' | 'effectiveConfig'>
-  replicas: Pick<ReplicaService, 'require' | 'append' | 'read'>
+  /** Appends go to, and loads read, partitions this broker leads (require). */
+  replicas: Pick<ReplicaService, 'require' | 'append'>
   /** offsets.topic.num.partitions (Kafka: 50), used when the topic is created. */
   numPartitions: number
   /** offsets.topic.replication.factor */
@@ -64,6 +72,10 @@ export interface OffsetsTopicOptions {
   loadChunkBytes?: number
   /** Largest batch one store call may write; default the topic's max.message.bytes. */
   maxBatchBytes?: number
+  /** offsets.commit.required.acks (default -1: the in-sync replicas). */
+  requiredAcks?: number
+  /** offsets.commit.timeout.ms (default 5000). */
+  commitTimeoutMs?: number
 }
 
 export interface PartitionLoadStats {
@@ -220,7 +232,7 @@ export class OffsetsTopicPersistence implements GroupPersistence {
       .then(() => this.ensureTopic())
       .then(() => {
         const p = this.opts.replicas.require(OFFSETS_TOPIC, partitionForGroup(groupId, this.partitions))
-        return { done: this.opts.replicas.append(p, batch, this.maxBatchBytes ?? Number.MAX_SAFE_INTEGER) }
+        return { done: this.opts.replicas.append(p, batch, this.maxBatchBytes ?? Number.MAX_SAFE_INTEGER, this.appendPolicy()) }
       })
     this.issueTail = issued.catch(() => {})
     return issued
@@ -235,7 +247,23 @@ export class OffsetsTopicPersistence implements GroupPersistence {
       )
   }
 
-  /** Replays every partition of the topic (nothing if it does not exist yet), in offset order. */
+  /** Kafka's appendForGroup: the coordinator's acks and timeout, the topic's min.insync.replicas. */
+  private appendPolicy(): AppendPolicy {
+    const topic = this.opts.topics.get(OFFSETS_TOPIC) ?? this.adopted
+    return {
+      logAppendTime: false,
+      beforeMaxMs: Number.MAX_SAFE_INTEGER,
+      afterMaxMs: Number.MAX_SAFE_INTEGER,
+      acks: this.opts.requiredAcks ?? DEFAULT_COMMIT_REQUIRED_ACKS,
+      minInsyncReplicas: topic ? this.opts.topics.effectiveConfig(topic)['min.insync.replicas'] : 1,
+      timeoutMs: this.opts.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
+    }
+  }
+
+  /**
+   * Replays every partition of the topic led here (nothing if the topic does not exist yet), in
+   * offset order. Partitions led elsewhere are left to their leaders' coordinators.
+   */
   async load(sink: LoadSink): Promise<void> {
     const topic = this.opts.topics.get(OFFSETS_TOPIC)
     if (!topic) return
@@ -243,27 +271,42 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     const startMs = this.opts.clock.monotonic()
     let records = 0
     let skipped = 0
+    let loaded = 0
     for (let i = 0; i < this.partitions; i++) {
+      if (!this.leads(i)) continue
       const stats = await this.loadPartition(i, sink)
       records += stats.records
       skipped += stats.skipped
+      loaded++
     }
     this.logger.info('loaded the offsets topic', {
-      partitions: this.partitions,
+      partitions: loaded,
       records,
       skipped,
       ms: Math.round(this.opts.clock.monotonic() - startMs),
     })
   }
 
+  private leads(partition: number): boolean {
+    try {
+      this.opts.replicas.require(OFFSETS_TOPIC, partition)
+      return true
+    } catch (err) {
+      // A missing partition is not skipped: the state would be unknown.
+      if (err instanceof KafkaError && err.errorName === 'NOT_LEADER_OR_FOLLOWER') return false
+      throw err
+    }
+  }
+
   /**
-   * Replays one partition from its log start to its current high watermark. Rejects only when the
-   * log cannot be read (the state would be unknown); undecodable records are skipped.
+   * Replays one partition led here from its log start to its current log end (see the header).
+   * Rejects when this broker does not lead it (NOT_LEADER_OR_FOLLOWER) or the log cannot be read
+   * (the state would be unknown); undecodable records are skipped.
    */
   async loadPartition(partition: number, sink: LoadSink): Promise<PartitionLoadStats> {
     const p = this.opts.replicas.require(OFFSETS_TOPIC, partition)
     const start = p.log.logStartOffset
-    const end = p.log.highWatermark
+    const end = p.log.logEndOffset
     const stats: PartitionLoadStats = { records: 0, skipped: 0 }
     const skip = (offset: number, reason: string) => {
       stats.skipped++
@@ -273,7 +316,7 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     }
     let offset = start
     while (offset < end) {
-      const { records } = await this.opts.replicas.read(p, offset, this.loadChunkBytes, true)
+      const { records } = await p.log.read(offset, this.loadChunkBytes, end, true)
       let next = offset
       // The iterators are stepped by hand so that only their failures count as bad records: an
       // error thrown by the sink is the caller's and propagates.
@@ -322,7 +365,7 @@ export class OffsetsTopicPersistence implements GroupPersistence {
           else sink.offset(decoded.group, decoded.topic, decoded.partition, decoded.value)
         }
       }
-      if (next === offset) break // nothing more below the high watermark
+      if (next === offset) break // nothing more below the end
       offset = next
     }
     return this.finishLoad(partition, stats)

@@ -5,7 +5,8 @@
 //
 // Contract: a store* call resolves only once the write is durable (acknowledged by the log); the
 // coordinator answers the client after that. load() replays in write order, so the last record
-// for a key wins, and a null value (tombstone) removes the key.
+// for a key wins, and a null value (tombstone) removes the key. loadPartition() does the same for
+// the groups of one partition (partitionFor), for a coordinator that owns only some partitions.
 
 export interface MemberSnapshot {
   memberId: string
@@ -54,11 +55,19 @@ export interface GroupPersistence {
   storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void>
   /** Durably records committed offsets (and tombstones). */
   storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<void>
-  /** Replays everything stored, in write order. */
-  load(sink: {
-    group(groupId: string, snapshot: GroupSnapshot | null): void
-    offset(groupId: string, topic: string, partition: number, value: CommittedOffset | null): void
-  }): Promise<void>
+  /** Replays everything stored, in write order (a single node: every partition). */
+  load(sink: LoadSink): Promise<void>
+  /**
+   * Replays one partition, in write order: what a coordinator elected for that partition loads
+   * (a cluster). Rejects when the partition cannot be read here.
+   */
+  loadPartition(partition: number, sink: LoadSink): Promise<unknown>
+}
+
+/** Receives the replayed records: the last one per key wins, null removes. */
+export interface LoadSink {
+  group(groupId: string, snapshot: GroupSnapshot | null): void
+  offset(groupId: string, topic: string, partition: number, value: CommittedOffset | null): void
 }
 
 /**

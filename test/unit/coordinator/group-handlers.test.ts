@@ -25,15 +25,27 @@ import { silentLogger } from '../../../src/util/logger.js'
 import { code, flush, type Harness, setup } from './group-helpers.js'
 
 const TOPIC: TopicRecord = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: 2, replicationFactor: 1, configs: {}, createdMs: 0 }
+const OFFSETS: TopicRecord = { ...TOPIC, name: '__consumer_offsets', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: 3 }
 
-function context(h: Harness, apiVersion: number, ensured: { count: number }): RequestContext {
+/** Where the brokers are and who leads each `__consumer_offsets` partition (default: broker 7 alone). */
+interface ClusterView {
+  brokers: Array<{ nodeId: number; host: string; port: number; rack: null }>
+  leaders: number[]
+}
+const SINGLE: ClusterView = { brokers: [{ nodeId: 7, host: 'broker.example', port: 9093, rack: null }], leaders: [7, 7, 7] }
+
+function context(h: Harness, apiVersion: number, ensured: { count: number }, view: ClusterView = SINGLE): RequestContext {
+  const state = (leader: number) => ({ leader, leaderEpoch: 0, partitionEpoch: 0, replicas: [leader], isr: [leader], addingReplicas: [], removingReplicas: [] })
   const broker = {
     nodeId: 7,
     clusterId: 'c',
     clock: h.clock,
     logger: silentLogger,
-    brokers: () => [{ nodeId: 7, host: 'broker.example', port: 9093, rack: null }],
-    topics: { get: (name: string) => (name === 't' ? TOPIC : undefined) },
+    brokers: () => view.brokers,
+    topics: {
+      get: (name: string) => (name === 't' ? TOPIC : name === OFFSETS.name ? OFFSETS : undefined),
+      partitionState: (name: string, p: number) => (name === OFFSETS.name && view.leaders[p] !== undefined ? state(view.leaders[p]) : undefined),
+    },
     groups: Object.assign(Object.create(h.coordinator), {
       ensureCoordinatorTopic: async () => {
         ensured.count++
@@ -50,9 +62,16 @@ function context(h: Harness, apiVersion: number, ensured: { count: number }): Re
 }
 
 /** Round-trips the request through its codec, handles it, and round-trips the answer. */
-async function call<Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>, ensured = { count: 0 }): Promise<Res> {
+async function call<Req, Res>(
+  h: Harness,
+  handler: Handler<Req, Res>,
+  version: number,
+  req: Encodable<Req>,
+  ensured = { count: 0 },
+  view: ClusterView = SINGLE,
+): Promise<Res> {
   const decoded = handler.request.decode(version, handler.request.encode(version, req))
-  const res = await handler.handle(context(h, version, ensured), decoded)
+  const res = await handler.handle(context(h, version, ensured, view), decoded)
   assert.ok(res !== null)
   return handler.response.decode(version, handler.response.encode(version, res))
 }
@@ -93,6 +112,44 @@ describe('group handlers', () => {
         assert.equal(v >= 4 ? share.coordinators[0]!.errorCode : share.errorCode, code('INVALID_REQUEST'))
       }
     }
+  })
+
+  it('FindCoordinator names the live leader of the group’s __consumer_offsets partition; no live leader: COORDINATOR_NOT_AVAILABLE', async () => {
+    const h = setup()
+    // Kafka's placement: abs(javaHash(id)) % 3 — 'a' (97) → 1, 'b' (98) → 2, 'c' (99) → 0.
+    const view: ClusterView = {
+      brokers: [
+        { nodeId: 7, host: 'b7.example', port: 9093, rack: null },
+        { nodeId: 8, host: 'b8.example', port: 9094, rack: null },
+      ],
+      leaders: [8, 7, 9], // broker 9 is not live
+    }
+    for (const v of versions(findCoordinator)) {
+      const keys = ['a', 'b', 'c']
+      const r = await call(h, findCoordinator, v, { key: 'a', keyType: 0, coordinatorKeys: keys }, { count: 0 }, view)
+      if (v >= 4) {
+        assert.deepEqual(
+          r.coordinators.map((c) => [c.key, c.nodeId, c.host, c.port, c.errorCode]),
+          [
+            ['a', 7, 'b7.example', 9093, 0],
+            ['b', -1, '', -1, code('COORDINATOR_NOT_AVAILABLE')],
+            ['c', 8, 'b8.example', 9094, 0],
+          ],
+          `v${v}`,
+        )
+        assert.match(r.coordinators[1]!.errorMessage ?? '', /__consumer_offsets-2 is led by broker 9/)
+      } else {
+        assert.deepEqual([r.errorCode, r.nodeId, r.host, r.port], [0, 7, 'b7.example', 9093], `v${v}`)
+        const c = await call(h, findCoordinator, v, { key: 'c', keyType: 0, coordinatorKeys: [] }, { count: 0 }, view)
+        assert.deepEqual([c.errorCode, c.nodeId, c.host, c.port], [0, 8, 'b8.example', 9094], `v${v}`)
+        const b = await call(h, findCoordinator, v, { key: 'b', keyType: 0, coordinatorKeys: [] }, { count: 0 }, view)
+        assert.deepEqual([b.errorCode, b.nodeId], [code('COORDINATOR_NOT_AVAILABLE'), -1], `v${v}`)
+      }
+    }
+    // No leader at all (-1): not available either.
+    const none = await call(h, findCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: ['c'] }, { count: 0 }, { ...view, leaders: [-1, 7, 7] })
+    assert.equal(none.coordinators[0]!.errorCode, code('COORDINATOR_NOT_AVAILABLE'))
+    assert.match(none.coordinators[0]!.errorMessage ?? '', /has no leader/)
   })
 
   it('JoinGroup v0–9, SyncGroup v0–5, Heartbeat v0–4, LeaveGroup v0–5 encode in every version', async () => {

@@ -328,15 +328,13 @@ describe('OffsetsTopicPersistence', () => {
     }
     assert.ok(node.replicas.get(OFFSETS_TOPIC, 49)!.log.segmentCount > 5)
     const reads: number[] = []
-    const spy = {
-      require: node.replicas.require.bind(node.replicas),
-      append: node.replicas.append.bind(node.replicas),
-      read: (...args: Parameters<ReplicaManager['read']>) => {
-        reads.push(args[2])
-        return node.replicas.read(...args)
-      },
+    const log = node.replicas.get(OFFSETS_TOPIC, 49)!.log
+    const read = log.read.bind(log)
+    log.read = (...args: Parameters<typeof log.read>) => {
+      reads.push(args[1])
+      return read(...args)
     }
-    const loader = persistence(node, clock, { replicas: spy, loadChunkBytes: 300 })
+    const loader = persistence(node, clock, { loadChunkBytes: 300 })
     const events = await replay(loader)
     assert.deepEqual(
       events.map((e) => (e.kind === 'offset' ? e.value?.offset : -1)),

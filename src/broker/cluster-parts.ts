@@ -1,0 +1,111 @@
+// What a broker adds when it belongs to an etcd-coordinated cluster (DESIGN §1.5–1.6): replica
+// fetchers, the ReplicaSync that applies partition states to the local replicas, the leader
+// election the controller runs, and the wiring of group coordinators to the leadership of their
+// __consumer_offsets partitions. Built by the composition root (broker.ts) only when
+// etcd.endpoints is set.
+import type { Controller } from '../cluster/controller.js'
+import type { EtcdCluster } from '../cluster/etcd-broker.js'
+import type { EtcdMetadataStore } from '../cluster/etcd-store.js'
+import { LeaderElection } from '../cluster/leader-election.js'
+import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
+import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
+import { FetcherManager } from '../replication/replica-fetcher.js'
+import type { ReplicaManager } from '../replication/replica-manager.js'
+import { ReplicaSync } from '../replication/replica-sync.js'
+import type { Clock } from '../util/clock.js'
+import type { Logger } from '../util/logger.js'
+import type { BrokerConfig } from './config.js'
+
+/** Group coordinators serve the groups of the __consumer_offsets partitions this broker leads. */
+export function followOffsetsLeadership(groups: GroupCoordinator, sync: ReplicaSync, replicas: ReplicaManager): void {
+  sync.onLeadershipChange((topic, partition, leading, leaderEpoch) => {
+    if (topic !== OFFSETS_TOPIC) return
+    if (leading) void groups.onElection(partition, leaderEpoch)
+    else groups.onResignation(partition, leaderEpoch)
+  })
+  for (const p of replicas.all()) {
+    if (p.topic === OFFSETS_TOPIC && p.isLeader && p.state !== undefined) void groups.onElection(p.index, p.leaderEpoch)
+  }
+}
+
+/** The parts a broker adds when it belongs to an etcd-coordinated cluster. */
+export interface ClusterParts {
+  readonly sync: ReplicaSync
+  /** Leader elections (runs its sweep only while this broker is the controller). */
+  readonly election: LeaderElection
+  /** Once registered: fetch from leaders' registered endpoints, take part in leader election. */
+  attach(membership: NonNullable<EtcdCluster['membership']>): void
+  close(): Promise<void>
+}
+
+export function startClusterParts(
+  etcd: EtcdCluster,
+  config: BrokerConfig,
+  replicas: ReplicaManager,
+  controller: Controller,
+  clock: Clock,
+  logger: Logger,
+): ClusterParts {
+  const store: EtcdMetadataStore = etcd.store
+  const nodeId = config.nodeId
+  const interBroker = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name
+  const fetchers = new FetcherManager({
+    nodeId,
+    clock,
+    logger: logger.child('fetcher'),
+    config: {
+      partitionMaxBytes: config.get('replica.fetch.max.bytes'),
+      responseMaxBytes: config.get('replica.fetch.response.max.bytes'),
+      maxWaitMs: config.get('replica.fetch.wait.max.ms'),
+      minBytes: config.get('replica.fetch.min.bytes'),
+      backoffMs: config.get('replica.fetch.backoff.ms'),
+      socketTimeoutMs: config.get('replica.socket.timeout.ms'),
+    },
+    endpointOf: (id) => {
+      const b = etcd.membership?.brokers().find((x) => x.nodeId === id)
+      const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
+      return e ? { host: e.host, port: e.port } : undefined
+    },
+  })
+  const sync = new ReplicaSync({
+    nodeId,
+    store,
+    replicas,
+    fetchers,
+    clock,
+    logger: logger.child('replica-sync'),
+    logConfigOf: (t) => controller.logConfigOf(t),
+    replicaLagTimeMaxMs: config.get('replica.lag.time.max.ms'),
+  })
+  const election = new LeaderElection(
+    store,
+    () => new Set(etcd.membership?.brokers().map((b) => b.nodeId) ?? []),
+    clock,
+    logger.child('election'),
+    {
+      autoLeaderRebalance: config.get('auto.leader.rebalance.enable'),
+      imbalanceCheckIntervalMs: config.get('leader.imbalance.check.interval.seconds') * 1000,
+      imbalancePercentage: config.get('leader.imbalance.per.broker.percentage'),
+      uncleanElection: (t) => controller.effectiveConfig(t)['unclean.leader.election.enable'],
+    },
+  )
+  store.onChange((change) => {
+    if (change.kind === 'topic') sync.topicChanged(change.name)
+    else if (change.kind === 'partition') void sync.schedule(change.topic, change.partition)
+    if (change.kind !== 'brokerConfigs') election.trigger()
+  })
+  return {
+    sync,
+    election,
+    attach(membership) {
+      membership.onControllerChange((s) => election.setActive(s.isController))
+      membership.onBrokersChange(() => election.trigger())
+      election.setActive(membership.isController)
+    },
+    async close() {
+      election.setActive(false)
+      await sync.close()
+      await fetchers.close()
+    },
+  }
+}

@@ -1,0 +1,249 @@
+// One hosted partition replica and its replication state (DESIGN §1.6, Kafka's Partition class).
+//
+// A replica is the partition's leader or one of its followers, as the partition state in the
+// metadata store says (leader id, leader epoch, ISR, partition epoch). The leader:
+// - tracks each follower's log end offset from the offsets its replica fetches ask for, and when
+//   it last caught up: a follower is caught up when it fetches at the leader's log end offset, or
+//   at or past where the log ended at its previous fetch (Kafka's lastCaughtUpTimeMs rule);
+// - advances the high watermark to the smallest log end offset over the ISR (itself included),
+//   never backwards; a follower whose log end offset is not known yet (right after an election)
+//   holds it where it is;
+// - asks for the ISR to grow when a follower outside it reaches the high watermark and the start
+//   of the current leader epoch, and to shrink when an ISR follower has not caught up for
+//   replica.lag.time.max.ms. The change is written to the metadata store conditioned on the
+//   partition epoch (replica-sync.ts); until it comes back, the ISR in force is the stored one;
+// - completes acks=all appends once the high watermark passes them.
+// A follower's high watermark is the leader's, bounded by its own log end offset (the fetcher sets it).
+//
+// Losing leadership fails every acks=all append still waiting with NOT_LEADER_OR_FOLLOWER: the new
+// leader may not have those records, so they were not committed.
+import { KafkaError } from '../protocol/errors.js'
+import type { PartitionState } from '../cluster/metadata-store.js'
+import type { PartitionLog } from '../storage/partition-log.js'
+import type { Clock, Timer } from '../util/clock.js'
+
+export function partitionKey(topic: string, partition: number): string {
+  // ':' cannot appear in a topic name, so the key is unambiguous.
+  return `${topic}:${partition}`
+}
+
+export interface ReplicaProgress {
+  /** The follower's log end offset as of its last fetch; -1 while unknown. */
+  logEndOffset: number
+  /** Monotonic ms of the last time the follower was caught up with the leader. */
+  lastCaughtUpMs: number
+  /** Monotonic ms of its last fetch, and the leader's log end offset at that time. */
+  lastFetchMs: number
+  lastFetchLeaderLeo: number
+}
+
+interface HwWaiter {
+  offset: number
+  resolve: () => void
+  reject: (err: KafkaError) => void
+  timer: Timer
+}
+
+export type Role = 'leader' | 'follower'
+
+export class Partition {
+  leaderEpoch = 0
+  partitionEpoch = 0
+  /** The leader's broker id (-1: none known). */
+  leaderId: number
+  replicas: readonly number[]
+  isr: readonly number[]
+  /** The state this replica last applied (undefined on a single node, where nothing is stored). */
+  state: PartitionState | undefined
+  /** The log end offset when this replica became leader in the current epoch. */
+  epochStartOffset = 0
+  /** An ISR change written to the store and not seen back yet (one at a time, as Kafka). */
+  isrChangeInFlight = false
+  private readonly progress = new Map<number, ReplicaProgress>()
+  private hwWaiters: HwWaiter[] = []
+
+  constructor(
+    readonly topic: string,
+    readonly index: number,
+    readonly topicId: string,
+    readonly log: PartitionLog,
+    /** This broker's id. */
+    readonly localId: number,
+  ) {
+    this.leaderId = localId
+    this.replicas = [localId]
+    this.isr = [localId]
+  }
+
+  get key(): string {
+    return partitionKey(this.topic, this.index)
+  }
+
+  get isLeader(): boolean {
+    return this.leaderId === this.localId
+  }
+
+  /** FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH when the client's view of the leader is stale or ahead. */
+  checkLeaderEpoch(currentLeaderEpoch: number): void {
+    if (currentLeaderEpoch < 0 || currentLeaderEpoch === this.leaderEpoch) return
+    throw new KafkaError(currentLeaderEpoch < this.leaderEpoch ? 'FENCED_LEADER_EPOCH' : 'UNKNOWN_LEADER_EPOCH')
+  }
+
+  /**
+   * Applies a state that names this broker leader. A new leader epoch starts at the log end offset
+   * and every follower's position is unknown until it fetches (its catch-up clock starts now, so a
+   * follower in the ISR gets a full replica.lag.time.max.ms to show up).
+   */
+  becomeLeader(state: PartitionState, nowMs: number): { newEpoch: boolean } {
+    const newEpoch = !this.isLeader || state.leaderEpoch !== this.leaderEpoch || this.state === undefined
+    this.applyState(state)
+    if (newEpoch) {
+      this.epochStartOffset = this.log.logEndOffset
+      this.progress.clear()
+      for (const id of this.allReplicas()) {
+        if (id !== this.localId) this.progress.set(id, { logEndOffset: -1, lastCaughtUpMs: nowMs, lastFetchMs: 0, lastFetchLeaderLeo: -1 })
+      }
+    } else {
+      // Same epoch, new ISR or replicas (e.g. our own ISR change came back): keep what we know.
+      for (const id of this.allReplicas()) {
+        if (id !== this.localId && !this.progress.has(id)) {
+          this.progress.set(id, { logEndOffset: -1, lastCaughtUpMs: nowMs, lastFetchMs: 0, lastFetchLeaderLeo: -1 })
+        }
+      }
+      for (const id of [...this.progress.keys()]) if (!this.allReplicas().includes(id)) this.progress.delete(id)
+    }
+    this.maybeAdvanceHighWatermark()
+    return { newEpoch }
+  }
+
+  /** Applies a state that names another broker leader (or none): pending acks=all appends fail. */
+  becomeFollower(state: PartitionState): void {
+    const wasLeader = this.isLeader
+    this.applyState(state)
+    this.progress.clear()
+    if (wasLeader) this.failWaiters(new KafkaError('NOT_LEADER_OR_FOLLOWER', `${this.key}: leadership moved to broker ${state.leader}`))
+  }
+
+  private applyState(state: PartitionState): void {
+    this.state = state
+    this.leaderId = state.leader
+    this.leaderEpoch = state.leaderEpoch
+    this.partitionEpoch = state.partitionEpoch
+    this.replicas = state.replicas
+    this.isr = state.isr
+    this.isrChangeInFlight = false
+  }
+
+  /** Replicas plus those being added by a reassignment. */
+  private allReplicas(): readonly number[] {
+    const adding = this.state?.addingReplicas ?? []
+    return adding.length === 0 ? this.replicas : [...new Set([...this.replicas, ...adding])]
+  }
+
+  followerProgress(replicaId: number): ReplicaProgress | undefined {
+    return this.progress.get(replicaId)
+  }
+
+  /**
+   * A follower fetched at fetchOffset (leader only): records its position and catch-up time.
+   * NOT_LEADER_OR_FOLLOWER when this replica does not lead or the fetcher is not a replica.
+   */
+  recordFollowerFetch(replicaId: number, fetchOffset: number, nowMs: number): void {
+    if (!this.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `${this.key} is not led by broker ${this.localId}`)
+    const prog = this.progress.get(replicaId)
+    if (!prog) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${replicaId} is not a replica of ${this.key}`)
+    const leo = this.log.logEndOffset
+    if (fetchOffset >= leo) prog.lastCaughtUpMs = nowMs
+    else if (fetchOffset >= prog.lastFetchLeaderLeo && prog.lastFetchLeaderLeo >= 0) {
+      prog.lastCaughtUpMs = Math.max(prog.lastCaughtUpMs, prog.lastFetchMs)
+    }
+    prog.logEndOffset = fetchOffset
+    prog.lastFetchMs = nowMs
+    prog.lastFetchLeaderLeo = leo
+  }
+
+  /** The ISR this leader would like (undefined: no change): a caught-up follower joins. */
+  isrToExpand(replicaId: number): readonly number[] | undefined {
+    if (!this.isLeader || this.isr.includes(replicaId)) return undefined
+    const prog = this.progress.get(replicaId)
+    if (!prog || prog.logEndOffset < 0) return undefined
+    if (prog.logEndOffset < this.log.highWatermark || prog.logEndOffset < this.epochStartOffset) return undefined
+    // Replicas being removed by a reassignment do not rejoin.
+    if (this.state?.removingReplicas.includes(replicaId)) return undefined
+    return [...this.isr, replicaId]
+  }
+
+  /** The ISR without followers that have not caught up within lagMs (undefined: no change). */
+  isrToShrink(nowMs: number, lagMs: number): readonly number[] | undefined {
+    if (!this.isLeader) return undefined
+    const out = this.isr.filter((id) => {
+      if (id === this.localId) return false
+      const prog = this.progress.get(id)
+      return !prog || nowMs - prog.lastCaughtUpMs > lagMs
+    })
+    return out.length === 0 ? undefined : this.isr.filter((id) => !out.includes(id))
+  }
+
+  /**
+   * HW = min log end offset over the ISR (unknown positions hold it), never moving back. Wakes the
+   * acks=all appends it passes; returns true when it moved.
+   */
+  maybeAdvanceHighWatermark(): boolean {
+    if (!this.isLeader) return false
+    let hw = this.log.logEndOffset
+    for (const id of this.isr) {
+      if (id === this.localId) continue
+      const prog = this.progress.get(id)
+      const leo = prog ? prog.logEndOffset : -1
+      if (leo < 0) return false
+      if (leo < hw) hw = leo
+    }
+    if (hw <= this.log.highWatermark) return false
+    this.log.highWatermark = hw
+    this.releaseWaiters()
+    return true
+  }
+
+  /**
+   * Resolves once the high watermark reaches `offset` (acks=all); REQUEST_TIMED_OUT after
+   * timeoutMs, NOT_LEADER_OR_FOLLOWER if leadership moves first.
+   */
+  waitForHighWatermark(offset: number, timeoutMs: number, clock: Clock): Promise<void> {
+    if (this.log.highWatermark >= offset) return Promise.resolve()
+    if (!this.isLeader) return Promise.reject(new KafkaError('NOT_LEADER_OR_FOLLOWER'))
+    return new Promise((resolve, reject) => {
+      const w: HwWaiter = {
+        offset,
+        resolve,
+        reject,
+        timer: clock.setTimeout(() => {
+          this.hwWaiters = this.hwWaiters.filter((x) => x !== w)
+          reject(new KafkaError('REQUEST_TIMED_OUT', `${this.key}: the in-sync replicas did not reach offset ${offset} within ${timeoutMs} ms`))
+        }, Math.max(0, timeoutMs)),
+      }
+      this.hwWaiters.push(w)
+    })
+  }
+
+  private releaseWaiters(): void {
+    if (this.hwWaiters.length === 0) return
+    const hw = this.log.highWatermark
+    const ready = this.hwWaiters.filter((w) => w.offset <= hw)
+    if (ready.length === 0) return
+    this.hwWaiters = this.hwWaiters.filter((w) => w.offset > hw)
+    for (const w of ready) {
+      w.timer.cancel()
+      w.resolve()
+    }
+  }
+
+  /** Fails every waiting acks=all append (leadership lost, partition removed). */
+  failWaiters(err: KafkaError): void {
+    const all = this.hwWaiters
+    this.hwWaiters = []
+    for (const w of all) {
+      w.timer.cancel()
+      w.reject(err)
+    }
+  }
+}
