@@ -2,7 +2,7 @@
 // test/helpers/apache-kafka.ts): the command line is a Kafka tool, not a Tributary-only one. One
 // session walks through every command a user needs — cluster info, topic create/list/describe/
 // alter-config/add-partitions/delete, produce, consume (plain and as a group), group list/describe/
-// reset-offsets/delete — and checks each answer against what was done, and through kafkajs.
+// reset-offsets/delete, cluster reassignments/rebalance/elect-leaders — and checks each answer against what was done, and through kafkajs.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -123,6 +123,23 @@ describe('tributary commands against Apache Kafka', { timeout: 600_000 }, () => 
     const gone = await tributary(['group', 'describe', GROUP], { env })
     assert.equal(gone.code, 1)
     assert.match(gone.stderr, /does not exist/)
+  })
+
+  test('cluster reassignments, rebalance (dry run) and elect-leaders', async () => {
+    assert.deepEqual(await json(['cluster', 'reassignments']), [])
+    const plan = await json(['cluster', 'rebalance', '--topic', TOPIC])
+    const info = await json(['cluster', 'info'])
+    assert.deepEqual(plan.brokers, [info.brokers[0].id])
+    assert.deepEqual(plan.moves, [])
+    assert.equal(plan.executed, false)
+    assert.equal(plan.before[0].replicas, 4, 'one replica per partition of the topic (4 since add-partitions)')
+    // Every partition is led by its preferred (only) replica: nothing to elect, which Kafka says
+    // per named partition.
+    const elected: Array<{ partition: number; error: string | null }> = await json(['cluster', 'elect-leaders', '--topic', TOPIC])
+    assert.deepEqual(
+      elected.map((e) => [e.partition, e.error]).sort(),
+      [0, 1, 2, 3].map((p) => [p, 'ELECTION_NOT_NEEDED']),
+    )
   })
 
   test('topic delete; an unknown topic is named with a hint', async () => {
