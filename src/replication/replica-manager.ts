@@ -1,9 +1,11 @@
 // The partitions this broker hosts, and the produce/fetch/list-offsets paths over their logs.
 //
 // On a single node every hosted partition is led here with leader epoch 0, the ISR is this broker
-// alone, and the high watermark follows the log end offset as soon as an append completes. The
-// cluster issue adds followers; the shape (leader epoch checks, HW ≤ LEO, reads bounded by HW)
-// is already the one replication needs.
+// alone, and the high watermark follows the log end offset as soon as an append completes. In a
+// cluster a replica leads or follows as its partition state says (replica-sync.ts, partition.ts):
+// client requests go to leaders only (NOT_LEADER_OR_FOLLOWER elsewhere), the HW moves as the ISR
+// followers fetch (readForFollower), acks=all waits for it, and a leader whose registration may
+// have lapsed takes no write.
 //
 // Timestamps (Kafka's LogValidator, KIP-32 and KIP-937): a producer may not send a batch marked
 // LogAppendTime (INVALID_TIMESTAMP). On a LogAppendTime topic each batch gets the broker's clock as
