@@ -13,12 +13,6 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError, parseOverride } from '../broker/config.js'
 import { MetadataFileError } from '../cluster/local-store.js'
 import { createLogger, type Logger, type LogLevel } from '../util/logger.js'
-import { registerClusterCommand } from './cluster.js'
-import { registerConsumeCommand } from './consume.js'
-import { registerGroupCommand } from './group.js'
-import { registerPerfCommand } from './perf/command.js'
-import { registerProduceCommand } from './produce.js'
-import { registerTopicCommand } from './topic.js'
 
 /** What the CLI needs from startBroker (src/broker/start.ts). */
 export interface CliStartOptions {
@@ -73,12 +67,24 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
       await startCommand(positional, opts, deps)
     })
 
-  registerTopicCommand(program, deps)
-  registerProduceCommand(program, deps)
-  registerConsumeCommand(program, deps)
-  registerGroupCommand(program, deps)
-  registerClusterCommand(program, deps)
-  registerPerfCommand(program, deps)
+  // The client-side commands (and the client library under them) are loaded only when the command
+  // line may name one: `tributary start` does not pay for them (a third of its start-up time).
+  if (argv[2] !== 'start') {
+    const [topic, produce, consume, group, cluster, perf] = await Promise.all([
+      import('./topic.js'),
+      import('./produce.js'),
+      import('./consume.js'),
+      import('./group.js'),
+      import('./cluster.js'),
+      import('./perf/command.js'),
+    ])
+    topic.registerTopicCommand(program, deps)
+    produce.registerProduceCommand(program, deps)
+    consume.registerConsumeCommand(program, deps)
+    group.registerGroupCommand(program, deps)
+    cluster.registerClusterCommand(program, deps)
+    perf.registerPerfCommand(program, deps)
+  }
 
   try {
     await program.parseAsync([...argv])
