@@ -14,6 +14,7 @@
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../protocol/messages/01-fetch.js'
 import { partitionKey } from '../replication/replica-manager.js'
+import { readBuffers } from '../storage/read-buffers.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 const EMPTY = Buffer.alloc(0)
@@ -129,6 +130,10 @@ export default defineHandler(FetchRequest, FetchResponse, { minVersion: 4, maxVe
     const res = await readAll(ctx, req, byId, keys, seen)
     const waitMs = deadline - clock.monotonic()
     if (res.bytes >= req.minBytes || res.failed || waitMs <= 0 || keys.length === 0 || ctx.conn.closed.aborted) {
+      // The records point into pooled read buffers: they go back once the socket has the response.
+      ctx.afterResponse?.(() => {
+        for (const t of res.topics) for (const p of t.partitions) readBuffers.release(p.records)
+      })
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: res.topics }
     }
     await ctx.broker.replicas.waiters.wait(keys, waitMs, ctx.conn.closed, () => seen.some((moved) => moved()))

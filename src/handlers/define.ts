@@ -15,6 +15,8 @@ export interface RequestContext {
   readonly broker: BrokerServices
   /** The APIs and versions this broker serves (for ApiVersions). */
   readonly apis: readonly AdvertisedApi[]
+  /** Runs fn once the socket has taken the response (pooled read buffers go back then). */
+  afterResponse?(fn: () => void): void
 }
 
 /** A response, or null when the API sends none (Produce with acks=0). */

@@ -45,14 +45,30 @@ export class RequestDispatcher implements Dispatcher {
     } catch (err) {
       throw new CloseConnection(`malformed ${handler.request.name} v${version} request: ${(err as Error).message}`)
     }
-    const ctx: RequestContext = { header, apiVersion: version, conn, broker: this.broker, apis: this.registry.advertised }
+    let after: Array<() => void> | undefined
+    const ctx: RequestContext = {
+      header,
+      apiVersion: version,
+      conn,
+      broker: this.broker,
+      apis: this.registry.advertised,
+      afterResponse: (fn) => (after ??= []).push(fn),
+    }
+    const runAfter = () => {
+      for (const fn of after ?? []) fn()
+    }
     const respond = (res: unknown): ResponseChunks => {
-      if (res === null) return null
+      if (res === null) {
+        runAfter()
+        return null
+      }
       const w = new Writer(512)
       const flexible = handler.response.isFlexible(version)
       encodeResponseHeader(w, header.correlationId, responseHeaderVersion(header.apiKey, flexible))
       handler.response.codec(version).encode(w, res as never)
-      return w.toChunks()
+      const chunks: NonNullable<ResponseChunks> = w.toChunks()
+      if (after) chunks.onWritten = runAfter
+      return chunks
     }
     const out = handler.handle(ctx, req)
     return out instanceof Promise ? out.then(respond) : respond(out)

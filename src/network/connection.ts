@@ -54,6 +54,8 @@ interface Slot {
 /** open: reading and dispatching. draining: no new requests; writing what is owed, then ending. */
 type State = 'open' | 'draining' | 'closed'
 
+const EMPTY = Buffer.alloc(0)
+
 const MAX_RESPONSE_BYTES = 0x7fffffff
 
 export class Connection {
@@ -214,7 +216,10 @@ export class Connection {
         this.socket.cork()
         corked = true
       }
-      if (!this.writeResponse(slot.chunks)) break
+      if (!this.writeResponse(slot.chunks)) {
+        slot.chunks.onWritten?.()
+        break
+      }
       wrote = true
     }
     if (corked) this.socket.uncork()
@@ -222,7 +227,7 @@ export class Connection {
     if (this.state === 'draining' && this.slots.length === 0) this.endSocket()
   }
 
-  private writeResponse(chunks: Buffer[]): boolean {
+  private writeResponse(chunks: NonNullable<ResponseChunks>): boolean {
     let total = 0
     for (const chunk of chunks) total += chunk.length
     if (total > MAX_RESPONSE_BYTES) {
@@ -235,6 +240,9 @@ export class Connection {
     prefix.writeInt32BE(total, 0)
     this.socket.write(prefix)
     for (const chunk of chunks) if (chunk.length > 0) this.socket.write(chunk)
+    const written = chunks.onWritten
+    // The callback of the last write comes once every earlier one has been handed to the kernel too.
+    if (written) this.socket.write(EMPTY, () => written())
     return true
   }
 

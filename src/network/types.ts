@@ -21,8 +21,10 @@ export interface ConnectionInfo {
  * network layer computes. They are written one by one while the socket is corked, never concatenated,
  * so a Fetch response can be a header plus stored byte ranges (DESIGN §4).
  * null = no response (Produce with acks=0), but the request still keeps its place in the order.
+ * onWritten, when set, is called once the socket has taken every chunk (or will never take them):
+ * buffers the chunks point into may be reused from then on.
  */
-export type ResponseChunks = Buffer[] | null
+export type ResponseChunks = (Buffer[] & { onWritten?: () => void }) | null
 
 export interface Dispatcher {
   /**

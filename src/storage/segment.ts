@@ -36,6 +36,7 @@ import type { FileHandle, Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import { OffsetIndex } from './offset-index.js'
 import { TimeIndex } from './time-index.js'
+import { readBuffers } from './read-buffers.js'
 
 /** Largest offset − baseOffset an index can hold: relative offsets are int32. */
 export const MAX_RELATIVE_OFFSET = 0x7fffffff
@@ -240,11 +241,11 @@ export class LogSegment {
     return this.opening
   }
 
-  /** Up to length bytes at position (fewer if the file is shorter). */
+  /** Up to length bytes at position (fewer if the file is shorter); large reads use pooled buffers (read-buffers.ts). */
   async readAt(position: number, length: number): Promise<Buffer> {
     if (length <= 0) return EMPTY
     const fh = await this.handle()
-    const buf = Buffer.allocUnsafe(length)
+    const buf = readBuffers.acquire(length)
     let done = 0
     while (done < length) {
       const n = await fh.read(buf, done, length - done, position + done)
