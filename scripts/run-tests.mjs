@@ -27,7 +27,9 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--enable-source-maps', '--test', '--test-concurrency=2', ...files],
+  // --test-force-exit: a test file's process ends once its tests have run, even if a client library
+  // left a handle open (the etcd3 client's reconnect timers sometimes did, holding the run forever).
+  ['--enable-source-maps', '--test', '--test-force-exit', '--test-concurrency=2', ...files],
   { stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)

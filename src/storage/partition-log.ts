@@ -32,18 +32,7 @@
 // lookup (or the last-batch hint) and one positional read of max(maxBytes, 64 KiB), walking batch
 // headers in memory; append cost does not depend on the log's size.
 import { KafkaError } from '../protocol/errors.js'
-import {
-  BATCH_HEADER_SIZE,
-  BATCH_LENGTH_OFFSET,
-  type BatchHeader,
-  LAST_OFFSET_DELTA_OFFSET,
-  LOG_OVERHEAD,
-  NO_TIMESTAMP,
-  RECORD_COUNT_OFFSET,
-  readInt64,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
-} from '../protocol/records/batch.js'
+import { type BatchHeader, NO_TIMESTAMP, setBaseOffset, setPartitionLeaderEpoch } from '../protocol/records/batch.js'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
@@ -59,6 +48,7 @@ import {
   renameSegmentFiles,
   SWAP_SUFFIX,
 } from './segment.js'
+import { readSegments } from './log-read.js'
 import { SegmentDeleter } from './segment-deleter.js'
 import { SerialQueue } from './serial-queue.js'
 import { maxTimestampIn, type TimestampAndOffset, timestampInSegment } from './timestamp-lookup.js'
@@ -279,81 +269,31 @@ export class PartitionLog {
 
   private async doAppend(records: Buffer, batches: BatchHeader[], leaderEpoch: number): Promise<AppendInfo> {
     this.checkUsable()
-    const lastBatch = batches[batches.length - 1]
-    if (!lastBatch || batches[0]!.position !== 0 || lastBatch.position + lastBatch.sizeBytes !== records.length) {
-      throw new KafkaError('INVALID_RECORD', 'append needs the validated batches of the whole buffer')
-    }
+    checkWholeBuffer(records, batches)
     let count = 0
-    let maxTimestamp = NO_TIMESTAMP
-    for (const b of batches) {
-      count += b.lastOffsetDelta + 1
-      if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
-    }
-    const firstOffset = this.nextOffset
-    const lastOffset = firstOffset + count - 1
-    if (this.shouldRoll(records.length, lastOffset, batches.length)) await this.roll()
-    const seg = this.active
-
-    let offset = firstOffset
+    let offset = this.nextOffset
     for (const b of batches) {
       setBaseOffset(records, b.position, offset)
       setPartitionLeaderEpoch(records, b.position, leaderEpoch)
+      b.baseOffset = offset
+      b.partitionLeaderEpoch = leaderEpoch
+      count += b.lastOffsetDelta + 1
       offset += b.lastOffsetDelta + 1
     }
-    const position = seg.sizeBytes
-    try {
-      await seg.writeAtEnd([records])
-    } catch (err) {
-      await this.onWriteError(seg, err as Error)
-    }
-
-    offset = firstOffset
-    for (const b of batches) {
-      const last = offset + b.lastOffsetDelta
-      seg.onBatch(offset, last, b.maxTimestamp, position + b.position, b.sizeBytes)
-      offset = last + 1
-    }
-    seg.sizeBytes = position + records.length
-    this.totalBytes += records.length
-    this.nextOffset = lastOffset + 1
-
-    if (leaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(leaderEpoch, firstOffset)
-    this.unflushedMessages += count
-    await this.applyFlushPolicy()
-    return { baseOffset: firstOffset, lastOffset, maxTimestamp, logAppendTimeMs: -1 }
+    return this.writeBatches(records, batches, count)
   }
 
   /**
-   * Appends batches copied from the leader by a follower's fetch. Unlike a producer's append, the
-   * offsets and partition leader epochs are the leader's and are kept as they are: batches must
-   * follow the log end (a compacted leader may leave gaps between them) and each other. A batch of
-   * a newer leader epoch records that epoch's start, so this replica can answer OffsetForLeaderEpoch
-   * and truncate correctly if it leads later. Calls are serialized with every other append.
+   * Writes batches whose offsets and leader epochs are set, with one write at the end of the active
+   * segment (rolled first if needed), then indexes them, moves the log end, records a new leader
+   * epoch and applies the flush policy.
    */
-  appendAsFollower(records: Buffer, batches: BatchHeader[]): Promise<AppendInfo> {
-    return this.main.run(() => this.doAppendAsFollower(records, batches))
-  }
-
-  private async doAppendAsFollower(records: Buffer, batches: BatchHeader[]): Promise<AppendInfo> {
-    this.checkUsable()
-    const first = batches[0]
-    const lastBatch = batches[batches.length - 1]
-    if (!first || !lastBatch || first.position !== 0 || lastBatch.position + lastBatch.sizeBytes !== records.length) {
-      throw new KafkaError('INVALID_RECORD', 'append needs the whole buffer of batches')
-    }
-    let expected = this.nextOffset
+  private async writeBatches(records: Buffer, batches: BatchHeader[], count: number): Promise<AppendInfo> {
+    const first = batches[0]!
+    const last = batches[batches.length - 1]!
+    const lastOffset = last.baseOffset + last.lastOffsetDelta
     let maxTimestamp = NO_TIMESTAMP
-    let count = 0
-    for (const b of batches) {
-      if (b.baseOffset < expected) {
-        throw new KafkaError('OFFSET_OUT_OF_RANGE', `${this.topic}-${this.partition}: batch at ${b.baseOffset} is below the log end ${expected}`)
-      }
-      expected = b.baseOffset + b.lastOffsetDelta + 1
-      if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
-      count += b.recordCount
-    }
-    const firstOffset = first.baseOffset
-    const lastOffset = expected - 1
+    for (const b of batches) if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
     if (this.shouldRoll(records.length, lastOffset, batches.length)) await this.roll()
     const seg = this.active
     const position = seg.sizeBytes
@@ -371,7 +311,33 @@ export class PartitionLog {
     }
     this.unflushedMessages += count
     await this.applyFlushPolicy()
-    return { baseOffset: firstOffset, lastOffset, maxTimestamp, logAppendTimeMs: -1 }
+    return { baseOffset: first.baseOffset, lastOffset, maxTimestamp, logAppendTimeMs: -1 }
+  }
+
+  /**
+   * Appends batches copied from the leader by a follower's fetch. Unlike a producer's append, the
+   * offsets and partition leader epochs are the leader's and are kept as they are: batches must
+   * follow the log end (a compacted leader may leave gaps between them) and each other. A batch of
+   * a newer leader epoch records that epoch's start, so this replica can answer OffsetForLeaderEpoch
+   * and truncate correctly if it leads later. Calls are serialized with every other append.
+   */
+  appendAsFollower(records: Buffer, batches: BatchHeader[]): Promise<AppendInfo> {
+    return this.main.run(() => this.doAppendAsFollower(records, batches))
+  }
+
+  private async doAppendAsFollower(records: Buffer, batches: BatchHeader[]): Promise<AppendInfo> {
+    this.checkUsable()
+    checkWholeBuffer(records, batches)
+    let expected = this.nextOffset
+    let count = 0
+    for (const b of batches) {
+      if (b.baseOffset < expected) {
+        throw new KafkaError('OFFSET_OUT_OF_RANGE', `${this.topic}-${this.partition}: batch at ${b.baseOffset} is below the log end ${expected}`)
+      }
+      expected = b.baseOffset + b.lastOffsetDelta + 1
+      count += b.recordCount
+    }
+    return this.writeBatches(records, batches, count)
   }
 
   /** OffsetForLeaderEpoch on this log: the largest epoch ≤ requested and where it ends (KIP-101/279). */
@@ -498,42 +464,9 @@ export class PartitionLog {
       )
     }
     if (startOffset === result.logEndOffset) return result
-    const segs = this.segments
-    // Below the first segment: its segments were deleted after this read checked the log start.
-    if (startOffset < segs[0]!.baseOffset) {
-      throw new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${startOffset} of ${this.topic}-${this.partition} was deleted`)
-    }
-    // Batches emptied by the cleaner (it keeps a cleaned segment's last batch, see cleaner/) are
-    // skipped when a batch with records follows below maxOffset: clients that move by record
-    // offsets (kafkajs) would otherwise fetch the same offset forever. With nothing after them
-    // they are served, so clients that move by batch offsets (Java, librdkafka) reach the end.
-    let onlyEmpty: Buffer | null = null
-    let from = startOffset
-    for (let i = floorSegmentIndex(segs, from); i < segs.length; i++) {
-      const seg = segs[i]!
-      let buf: Buffer | null
-      try {
-        buf = await seg.read(from, maxBytes, maxOffset, minOneBatch, seg.sizeBytes)
-      } catch (err) {
-        if (!seg.deleted) throw err
-        throw new KafkaError(
-          'OFFSET_OUT_OF_RANGE',
-          `offset ${from} of ${this.topic}-${this.partition} was deleted; the log now starts at ${this.startOffset}`,
-        )
-      }
-      if (buf === null) continue
-      if (buf.length === 0) break
-      const skip = leadingEmptyBatchBytes(buf)
-      if (skip < buf.length) {
-        result.records = skip === 0 ? buf : buf.subarray(skip)
-        return result
-      }
-      onlyEmpty ??= buf
-      from = lastOffsetOfLastBatch(buf) + 1
-      if (from >= maxOffset) break
-      i-- // the rest of this segment, then the next ones
-    }
-    if (onlyEmpty) result.records = onlyEmpty
+    result.records = await readSegments(this.segments, startOffset, maxBytes, maxOffset, minOneBatch, (detail) =>
+      new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${startOffset} of ${this.topic}-${this.partition} ${detail}; the log now starts at ${this.startOffset}`),
+    )
     return result
   }
 
@@ -788,22 +721,11 @@ export class PartitionLog {
   }
 }
 
-/** Bytes of the batches at the start of buf that hold no records (0 when the first one has some). */
-function leadingEmptyBatchBytes(buf: Buffer): number {
-  let pos = 0
-  while (pos + BATCH_HEADER_SIZE <= buf.length && buf.readInt32BE(pos + RECORD_COUNT_OFFSET) === 0) {
-    pos += LOG_OVERHEAD + buf.readInt32BE(pos + BATCH_LENGTH_OFFSET)
+/** The batches must be the whole buffer, in order (what validation or the fetcher produced). */
+function checkWholeBuffer(records: Buffer, batches: BatchHeader[]): void {
+  const first = batches[0]
+  const last = batches[batches.length - 1]
+  if (!first || !last || first.position !== 0 || last.position + last.sizeBytes !== records.length) {
+    throw new KafkaError('INVALID_RECORD', 'append needs the batches of the whole buffer')
   }
-  return Math.min(pos, buf.length)
-}
-
-/** Last offset of the last whole batch in buf (a read result: whole batches only). */
-function lastOffsetOfLastBatch(buf: Buffer): number {
-  let pos = 0
-  let last = -1
-  while (pos + BATCH_HEADER_SIZE <= buf.length) {
-    last = readInt64(buf, pos) + buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET)
-    pos += LOG_OVERHEAD + buf.readInt32BE(pos + BATCH_LENGTH_OFFSET)
-  }
-  return last
 }
