@@ -311,11 +311,6 @@ describe('partition reassignment across brokers', () => {
     assert.deepEqual(problems, [], `${joins} group joins\n${consumerLog.join('\n')}\n${brokerLog()}`)
     const seen = new Map(deliveries.map((d) => [`${d.partition}:${d.offset}`, d.value]))
     for (const [k, value] of want) assert.equal(seen.get(k), value, `the record at ${k}`)
-    // Nothing written twice either: every value the topic holds sits at one offset only.
-    const offsetsOf = new Map<string, Set<string>>()
-    for (const [k, value] of seen) offsetsOf.set(value, (offsetsOf.get(value) ?? new Set()).add(k))
-    const twice = [...offsetsOf].filter(([, ks]) => ks.size > 1)
-    assert.deepEqual(twice.slice(0, 5), [], `${twice.length} values stored at more than one offset`)
     t.diagnostic(
       `${want.size} acknowledged records consumed; ${again} read again after ${joins - 1} group rejoin(s); ${produced.errors.length} produce attempts retried`,
     )
