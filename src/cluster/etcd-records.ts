@@ -2,7 +2,7 @@
 // and validation of every record read from etcd — a key that does not hold a valid record is
 // reported, never applied — and the checks and errors of the store's writes.
 import { KafkaError } from '../protocol/errors.js'
-import type { PartitionState, TopicRecord } from './metadata-store.js'
+import { freezeTopic, type PartitionState, type TopicRecord } from './metadata-store.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid } from './uuid.js'
 
@@ -17,19 +17,7 @@ export function staleVersion(what: string, read: number, found: number): KafkaEr
   )
 }
 
-export function checkCounts(partitions: number, replicationFactor: number): void {
-  if (!Number.isSafeInteger(partitions) || partitions < 1) {
-    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be larger than 0, not ${partitions}.`)
-  }
-  if (!Number.isSafeInteger(replicationFactor) || replicationFactor < 1) {
-    throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor must be larger than 0, not ${replicationFactor}.`)
-  }
-}
 
-export function freezeTopic(t: TopicRecord): TopicRecord {
-  Object.freeze(t.configs)
-  return Object.freeze(t)
-}
 
 export function sameTopic(a: TopicRecord, b: TopicRecord): boolean {
   return (

@@ -42,10 +42,8 @@ import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import {
   checkAssignment,
-  checkCounts,
   checkTransition,
   fencedEpoch,
-  freezeTopic,
   idInUse,
   initialState,
   parseBrokerConfigs,
@@ -61,7 +59,15 @@ import {
   unknownTopic,
 } from './etcd-records.js'
 import { EtcdMirror, type MirrorChange, type MirrorEntry, MirrorLagError } from './etcd-mirror.js'
-import type { MetadataStore, NewTopic, PartitionChange, PartitionState, TopicRecord } from './metadata-store.js'
+import {
+  checkCounts,
+  freezeTopic,
+  type MetadataStore,
+  type NewTopic,
+  type PartitionChange,
+  type PartitionState,
+  type TopicRecord,
+} from './metadata-store.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
 

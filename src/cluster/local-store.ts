@@ -26,7 +26,15 @@ import { KafkaError } from '../protocol/errors.js'
 import type { Fs } from '../storage/fs.js'
 import type { Clock } from '../util/clock.js'
 import { formatProperties, parseProperties } from '../util/properties.js'
-import type { MetadataStore, NewTopic, PartitionChange, PartitionState, TopicRecord } from './metadata-store.js'
+import {
+  checkCounts,
+  freezeTopic,
+  type MetadataStore,
+  type NewTopic,
+  type PartitionChange,
+  type PartitionState,
+  type TopicRecord,
+} from './metadata-store.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
 
@@ -309,22 +317,7 @@ export class LocalMetadataStore implements MetadataStore {
   }
 }
 
-function checkCounts(partitions: number, replicationFactor: number): void {
-  if (!Number.isSafeInteger(partitions) || partitions < 1) {
-    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be larger than 0, not ${partitions}.`)
-  }
-  if (!Number.isSafeInteger(replicationFactor) || replicationFactor < 1) {
-    throw new KafkaError(
-      'INVALID_REPLICATION_FACTOR',
-      `Replication factor must be larger than 0, not ${replicationFactor}.`,
-    )
-  }
-}
 
-function freezeTopic(t: TopicRecord): TopicRecord {
-  Object.freeze(t.configs)
-  return Object.freeze(t)
-}
 
 function serialize(img: Image): string {
   const file: FileV1 = {

@@ -14,6 +14,8 @@
 //   UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS, INVALID_REQUEST; a failed write leaves the
 //   image unchanged.
 
+import { KafkaError } from '../protocol/errors.js'
+
 export interface TopicRecord {
   name: string
   /** Kafka Uuid as base64url, 22 chars, like Kafka's Uuid.toString(). */
@@ -103,4 +105,20 @@ export interface MetadataStore {
   /** Durable allocation: producer ids in [start, start + size) are never handed out again. */
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }>
   close(): Promise<void>
+}
+
+/** Both stores' rule for a topic's counts: INVALID_PARTITIONS / INVALID_REPLICATION_FACTOR below 1. */
+export function checkCounts(partitions: number, replicationFactor: number): void {
+  if (!Number.isSafeInteger(partitions) || partitions < 1) {
+    throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be larger than 0, not ${partitions}.`)
+  }
+  if (!Number.isSafeInteger(replicationFactor) || replicationFactor < 1) {
+    throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor must be larger than 0, not ${replicationFactor}.`)
+  }
+}
+
+/** Records handed out by the stores are frozen (callers may cache per record object). */
+export function freezeTopic(t: TopicRecord): TopicRecord {
+  Object.freeze(t.configs)
+  return Object.freeze(t)
 }
