@@ -23,7 +23,7 @@ const json = args.includes('--json')
 const records = Number(args.find((a) => !a.startsWith('--')) ?? 2_000_000)
 const kills = flag('kills', 3)
 const sessionTimeoutMs = flag('session-timeout-ms', 2000)
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
+const CLI = fileURLToPath(new URL('../bin/tributary.js', import.meta.url))
 
 function perf(bootstrap: string, topic: string, acks: string): { recordsPerSec: number; p99Ms: number } {
   const r = spawnSync(

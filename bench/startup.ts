@@ -11,7 +11,7 @@ import { startBroker } from '../src/index.js'
 import { encodeRequestHeader } from '../src/protocol/header.js'
 import { Writer } from '../src/protocol/primitives/writer.js'
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
+const MAIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url))
 const runs = Number(process.argv[2] ?? 10)
 
 function apiVersionsFrame(): Buffer {

@@ -1,4 +1,4 @@
-// Starting and stopping the two brokers under test: Tributary (node dist/src/cli/main.js start) and
+// Starting and stopping the two brokers under test: Tributary (node dist/bin/tributary.js start) and
 // Apache Kafka 4.x in KRaft combined mode from the jars that bench/kafka/pom.xml fetches.
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -25,7 +25,7 @@ export interface Broker {
   logTail(lines?: number): string
 }
 
-export const TRIBUTARY_MAIN = join(ROOT, 'dist/src/cli/main.js')
+export const TRIBUTARY_MAIN = join(ROOT, 'dist/bin/tributary.js')
 export const KAFKA_DIR = join(ROOT, 'bench/kafka')
 
 /** Kafka's own defaults from kafka-run-class.sh (KAFKA_JVM_PERFORMANCE_OPTS), for broker and tools. */

@@ -140,7 +140,7 @@ export async function endToEndLatency(env: JavaEnv, bootstrap: string, topic: st
 
 // ---------------------------------------------------------------------------------------------
 // `tributary perf` (issue 6 item 1), the second load generator. It is being written alongside this
-// harness; the harness uses it when `node dist/src/cli/main.js perf --help` works, and otherwise
+// harness; the harness uses it when `node dist/bin/tributary.js perf --help` works, and otherwise
 // says it was skipped. The flags and the JSON it prints are mapped here, in one place.
 
 export interface PerfAvailability {
@@ -149,7 +149,7 @@ export interface PerfAvailability {
 }
 
 export async function tributaryPerfAvailable(): Promise<PerfAvailability> {
-  if (!existsSync(TRIBUTARY_MAIN)) return { available: false, reason: 'dist/src/cli/main.js is not built' }
+  if (!existsSync(TRIBUTARY_MAIN)) return { available: false, reason: 'dist/bin/tributary.js is not built' }
   const r = await run(process.execPath, [TRIBUTARY_MAIN, 'perf', '--help'], { timeoutMs: 30_000 })
   if (r.code !== 0 || !/produce/.test(r.stdout + r.stderr)) return { available: false, reason: '`tributary perf` is not in this build of the CLI yet' }
   return { available: true }

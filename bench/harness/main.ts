@@ -228,7 +228,7 @@ async function main(): Promise<number> {
     counts.mode === 'quick' && s.fullOnly && !selected.has(s.name) ? 'full runs only (it would take --quick past 2 minutes); name it with --scenario to run it with quick counts' : null
 
   if (!existsSync(TRIBUTARY_MAIN)) {
-    console.error('dist/src/cli/main.js is missing: run `npm run build` first (npm run bench does).')
+    console.error('dist/bin/tributary.js is missing: run `npm run build` first (npm run bench does).')
     return 1
   }
   say(`Tributary benchmark, ${counts.mode} mode (${counts.runs} run${counts.runs === 1 ? '' : 's'} per scenario${counts.runs < 3 ? '; fewer than 3, so a single run rather than a median' : ', median reported'})`)
@@ -439,7 +439,7 @@ async function main(): Promise<number> {
     runsPerScenario: counts.runs,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     machine,
-    tributary: { version: pkg.version, commit: gitCommit(), command: 'node dist/src/cli/main.js start --override listeners=… --override log.dirs=… --override group.initial.rebalance.delay.ms=0' },
+    tributary: { version: pkg.version, commit: gitCommit(), command: 'node dist/bin/tributary.js start --override listeners=… --override log.dirs=… --override group.initial.rebalance.delay.ms=0' },
     kafka: {
       version: tools?.kafkaVersion ?? null,
       skipped: kafkaSkip,

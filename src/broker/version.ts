@@ -1,6 +1,17 @@
-// The package version, read once from package.json (dist/src/broker → the package root).
+// The package version, read once from package.json: the nearest one above this module that is
+// Tributary's (dist/src/broker/ when compiled, dist/bin/ when bundled — the package root either way).
 import { readFileSync } from 'node:fs'
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version
+function packageVersion(): string {
+  for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'tributary' && typeof pkg.version === 'string') return pkg.version
+    } catch {
+      // no package.json here (or not JSON): look one level up
+    }
+    if (dir.pathname === '/') throw new Error(`no package.json of tributary above ${import.meta.url}`)
+  }
+}
+
+export const VERSION: string = packageVersion()

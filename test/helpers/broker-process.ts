@@ -1,4 +1,4 @@
-// Starts the real broker (dist/src/cli/main.js) as a child process for integration tests.
+// Starts the real broker (dist/bin/tributary.js, the bundled command) as a child process for integration tests.
 //
 // The broker prints one line to stderr containing `listening on PLAINTEXT://host:port` once it
 // serves; we wait for it (15 s), then hand back host/port and controls. Every child is tracked and
@@ -11,8 +11,8 @@ import { constants as osConstants, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** dist/test/helpers/broker-process.js → dist/src/cli/main.js */
-export const BROKER_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url))
+/** dist/test/helpers/broker-process.js → dist/bin/tributary.js */
+export const BROKER_MAIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url))
 
 const LISTENING_RE = /listening on (\w+):\/\/([^\s:]+|\[[^\]]+\]):(\d+)/
 const START_TIMEOUT_MS = 15_000

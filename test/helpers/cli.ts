@@ -1,4 +1,4 @@
-// Runs the `tributary` command line as a subprocess (dist/src/cli/main.js), as a user would.
+// Runs the `tributary` command line as a subprocess (dist/bin/tributary.js, the bundle `npm run build` makes), as a user would.
 import { spawn } from 'node:child_process'
 import { BROKER_MAIN } from './broker-process.js'
 
