@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import { crc32c } from '../../../../src/protocol/records/crc32c.js'
+import { crc32c, crc32cIsNative, crc32cJs } from '../../../../src/protocol/records/crc32c.js'
 
 /** Bit-at-a-time reference implementation. */
 function reference(buf: Uint8Array, start = 0, end = buf.length): number {
@@ -48,4 +48,27 @@ test('crc32c reads views at any byte offset, and every length around the 16-byte
 test('crc32c rejects a range outside the buffer', () => {
   assert.throws(() => crc32c(Buffer.alloc(4), 0, 5), RangeError)
   assert.throws(() => crc32c(Buffer.alloc(4), 3, 2), RangeError)
+})
+
+test('the native implementation loads here, and both implementations agree with the reference at every size around the switch-over', () => {
+  // @node-rs/crc32 ships a prebuilt binary for this platform: if it stopped loading, produce
+  // validation would silently fall back to the 3× slower loop.
+  assert.equal(crc32cIsNative, true)
+  const backing = randomBytes(70_000)
+  for (const [offset, len] of [
+    [0, 511],
+    [0, 512],
+    [3, 513],
+    [21, 1024],
+    [5, 4099],
+    [1, 65_536],
+    [0, 70_000],
+  ] as const) {
+    const want = reference(backing, offset, offset + len)
+    assert.equal(crc32c(backing, offset, offset + len), want, `dispatch, offset ${offset} len ${len}`)
+    assert.equal(crc32cJs(backing, offset, offset + len), want, `js, offset ${offset} len ${len}`)
+  }
+  // A view into a larger buffer at an odd offset goes to the native code with the right range.
+  const view = backing.subarray(777, 777 + 5000)
+  assert.equal(crc32c(view, 100, 4000), reference(view, 100, 4000))
 })
