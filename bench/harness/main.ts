@@ -30,7 +30,7 @@ import {
 import { COUNTS, type Counts, type RunContext, type Scenario, SCENARIO_NAMES, STARTUP, scenarios } from './scenarios.js'
 import { runSizePhase, sizeScenarios } from './size.js'
 import { createTopicAndWait, deleteTopic } from './topics.js'
-import { fmtNum, memOf, ROOT, sleep, watchMemory } from './util.js'
+import { cpuSecondsOf, fmtNum, memOf, ROOT, sleep, watchMemory } from './util.js'
 
 interface Options {
   quick: boolean
@@ -137,6 +137,7 @@ function summary(metrics: Record<string, number>): string {
   f('p50_ms', 'p50 ', ' ms')
   f('p99_ms', 'p99 ', ' ms')
   f('p999_ms', 'p99.9 ', ' ms')
+  f('broker_cpu_s', 'broker CPU ', ' s')
   f('peak_rss_mb', 'peak RSS ', ' MiB')
   f('idle_rss_mb', 'RSS ', ' MiB')
   return parts.join(', ')
@@ -391,9 +392,11 @@ async function main(): Promise<number> {
               }
             }
             const w = watchMemory(broker.pid)
+            const cpu0 = cpuSecondsOf(broker.pid)
             const t = performance.now()
             try {
               const m = await s.run(ctxFor(b, round))
+              m.broker_cpu_s = cpuSecondsOf(broker.pid) - cpu0
               m.peak_rss_mb = w.stop()
               r.runs[b].push(m)
               byRound.set(roundKey(s.name, b, round), m)

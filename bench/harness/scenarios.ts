@@ -121,6 +121,8 @@ export interface Scenario {
 }
 
 export const PEAK_RSS: Metric = { key: 'peak_rss_mb', label: 'broker peak RSS', unit: 'MiB', better: 'lower' }
+/** The broker process's CPU time during the run (all its threads): what it took from the two cores the generator shares. */
+export const BROKER_CPU: Metric = { key: 'broker_cpu_s', label: 'broker CPU time per run', unit: 's', better: 'lower' }
 
 const RPS: Metric = { key: 'records_per_sec', label: 'throughput', unit: 'records/s', better: 'higher' }
 const MBPS: Metric = { key: 'mb_per_sec', label: 'throughput', unit: 'MB/s', better: 'higher' }
@@ -309,7 +311,7 @@ export function scenarios(c: Counts): Scenario[] {
       },
     },
   )
-  for (const s of list) s.metrics = [...s.metrics, PEAK_RSS]
+  for (const s of list) s.metrics = [...s.metrics, BROKER_CPU, PEAK_RSS]
   return list
 }
 

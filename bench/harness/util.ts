@@ -167,6 +167,21 @@ export function memOf(pid: number): { rss: number; hwm: number } {
   }
 }
 
+/**
+ * CPU time (user + system, every thread) a process has used so far, in seconds, from
+ * /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s on Linux); NaN where unreadable.
+ */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** Resets VmHWM to the current RSS (Linux ≥ 4.0, `echo 5 > /proc/PID/clear_refs`); false if not allowed. */
 export function resetPeak(pid: number): boolean {
   try {

@@ -3,11 +3,12 @@
 // so a broker with storage: 'memory' behaves as one on disk. Then what only MemoryFs has: growth,
 // usage accounting, clear(), and the storage layer running on it.
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { type FileHandle, type Fs, nodeFs } from '../../../src/storage/fs.js'
+import { DIRECT_IO_MAX_BYTES, type FileHandle, type Fs, nodeFs } from '../../../src/storage/fs.js'
 import { defaultLogConfig } from '../../../src/storage/log-config.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { MemoryFs } from '../../../src/storage/memory-fs.js'
@@ -159,6 +160,37 @@ for (const subject of subjects) {
       await fh.writev([Buffer.from('X')], 9)
       assert.equal((await readAll(fh, 64)).toString(), '--abcdef-X')
       await fh.close()
+    })
+
+    test('reads and writes on either side of DIRECT_IO_MAX_BYTES (direct calls below, the thread pool above) agree', async (t) => {
+      const { fs, dir } = await setup(t)
+      const big = DIRECT_IO_MAX_BYTES + 4097
+      const fh = await fs.open(`${dir}/f`, 'w+')
+      const a = randomBytes(big)
+      const b = randomBytes(100)
+      const c = randomBytes(DIRECT_IO_MAX_BYTES)
+      await fh.write(a, 0) // large, positional
+      await fh.write(b, big) // small, positional
+      await fh.writev([c, b], big + 100) // large writev
+      await fh.writev([b, b], big + 200 + DIRECT_IO_MAX_BYTES) // small writev
+      const total = big + 400 + DIRECT_IO_MAX_BYTES
+      assert.equal(await fh.size(), total)
+      const whole = Buffer.alloc(total)
+      assert.equal(await fh.read(whole, 0, total, 0), total) // large read
+      assert.deepEqual(whole, Buffer.concat([a, b, c, b, b, b]))
+      const small = Buffer.alloc(64)
+      assert.equal(await fh.read(small, 0, 64, big - 32), 64) // small read across the first two writes
+      assert.deepEqual(small, Buffer.concat([a.subarray(big - 32), b.subarray(0, 32)]))
+      await fh.close()
+      const r = await fs.open(`${dir}/f`, 'r')
+      await assert.rejects(r.write(a, 0), code('EBADF'))
+      await assert.rejects(r.writev([a, b], 0), code('EBADF'))
+      await r.close()
+      const w = await fs.open(`${dir}/f`, 'a')
+      await assert.rejects(w.read(Buffer.alloc(big), 0, big, 0), code('EBADF'))
+      await w.write(a, null) // large append at the end
+      assert.equal(await w.size(), total + big)
+      await w.close()
     })
 
     test('a and a+ always write at the end, whatever the position; a+ can read', async (t) => {
