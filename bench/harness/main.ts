@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { type Broker, type BrokerName, type JavaEnv, prepareKafka, settle, startKafka, startTributary, TRIBUTARY_MAIN } from './brokers.js'
 import { createTopics, tributaryPerfAvailable } from './generators.js'
 import { describeMachine } from './machine.js'
@@ -42,6 +42,8 @@ interface Options {
   render?: string
   /** --size-mib SMALL,LARGE: other sizes for the size scenarios. */
   sizeMiB?: [number, number]
+  /** --out DIR: where the results and the chart go instead of bench/results (docs are then left alone). */
+  out?: string
 }
 
 const USAGE = `usage: npm run bench [-- --quick] [--scenario NAME ...] [--no-kafka] [--runs N] [--docs | --no-docs] [--keep]
@@ -55,6 +57,7 @@ const USAGE = `usage: npm run bench [-- --quick] [--scenario NAME ...] [--no-kaf
   --no-docs       never update docs/benchmarks.md
   --size-mib S,L  the size scenarios' small and large partitions in MiB (default 1024,10240; quick 50,500)
   --keep          keep the brokers' temporary directories (logs, data; the size scenarios' data is deleted regardless)
+  --out DIR       write the results and the chart to DIR instead of bench/results (docs/benchmarks.md is not updated)
   --render DATE   run nothing: rebuild the chart and docs/benchmarks.md from bench/results/DATE-*.json
 
 scenarios: ${ALL_NAMES(COUNTS.full).join(', ')}`
@@ -80,6 +83,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--no-docs') o.docs = false
     else if (a === '--keep') o.keep = true
     else if (a === '--render' || a.startsWith('--render=')) o.render = value()
+    else if (a === '--out' || a.startsWith('--out=')) o.out = resolve(value())
     else if (a === '--scenario' || a.startsWith('--scenario=')) o.scenarios.push(...value().split(',').filter(Boolean))
     else if (a === '--size-mib' || a.startsWith('--size-mib=')) {
       const [small, large, ...rest] = value().split(',').map(Number)
@@ -209,6 +213,8 @@ async function main(): Promise<number> {
   }
   const started = new Date()
   const t0 = performance.now()
+  // The commit that was built and is measured (files edited during a long run do not change it).
+  const commit = gitCommit()
   const base: Counts = opts.quick ? COUNTS.quick : COUNTS.full
   const counts: Counts = {
     ...base,
@@ -442,7 +448,7 @@ async function main(): Promise<number> {
     runsPerScenario: counts.runs,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     machine,
-    tributary: { version: pkg.version, commit: gitCommit(), command: 'node dist/bin/tributary.js start --override listeners=… --override log.dirs=… --override group.initial.rebalance.delay.ms=0' },
+    tributary: { version: pkg.version, commit, command: 'node dist/bin/tributary.js start --override listeners=… --override log.dirs=… --override group.initial.rebalance.delay.ms=0' },
     kafka: {
       version: tools?.kafkaVersion ?? null,
       skipped: kafkaSkip,
@@ -460,12 +466,14 @@ async function main(): Promise<number> {
   if (targets.length > 0) say(`Targets (issue 6), on each broker's median:\n${targets.map((t) => `  ${t}`).join('\n')}\n`)
   if (kafkaSkip) say(`The Apache Kafka side was skipped: ${kafkaSkip}.`)
   if (counts.runs < 3) say(`Each number is from ${counts.runs === 1 ? 'a single run' : `the median of ${counts.runs} runs`} (quick mode); a full run takes the median of 3.`)
-  const { files, chart } = writeResults(report)
-  say(`results: ${files.length} files in bench/results/ (${files.map((f) => f.split('/').pop()).join(', ')}), chart ${chart.split('/').pop()}`)
-  const updateDoc = opts.docs ?? (counts.mode === 'full' && opts.scenarios.length === 0 && !kafkaSkip)
+  const { files, chart } = writeResults(report, opts.out)
+  say(`results: ${files.length} files in ${opts.out ?? 'bench/results/'} (${files.map((f) => f.split('/').pop()).join(', ')}), chart ${chart.split('/').pop()}`)
+  const updateDoc = opts.out === undefined && (opts.docs ?? (counts.mode === 'full' && opts.scenarios.length === 0 && !kafkaSkip))
   if (updateDoc) {
     updateDocs(report, DOC_TEMPLATE, chart)
     say(`updated ${DOC.slice(ROOT.length)}`)
+  } else if (opts.out !== undefined) {
+    say('docs/benchmarks.md not updated (--out was given)')
   } else {
     say('docs/benchmarks.md not updated (it shows full runs beside Kafka; pass --docs to update it anyway)')
   }

@@ -236,24 +236,24 @@ export function svgChart(report: BenchReport): string {
 
 export const RESULTS_DIR = join(ROOT, 'bench/results')
 
-/** Writes bench/results/<date>-<scenario>.json (quick runs: <date>-quick-<scenario>.json) and the chart; returns the paths. */
-export function writeResults(report: BenchReport): { files: string[]; chart: string } {
-  mkdirSync(RESULTS_DIR, { recursive: true })
+/** Writes <dir>/<date>-<scenario>.json (quick runs: <date>-quick-<scenario>.json) and the chart; returns the paths. */
+export function writeResults(report: BenchReport, dir = RESULTS_DIR): { files: string[]; chart: string } {
+  mkdirSync(dir, { recursive: true })
   const prefix = report.mode === 'quick' ? `${report.date}-quick` : report.date
   const files: string[] = []
   const { scenarios, ...common } = report
   for (const s of scenarios) {
-    const f = join(RESULTS_DIR, `${prefix}-${s.name}.json`)
+    const f = join(dir, `${prefix}-${s.name}.json`)
     writeFileSync(f, `${JSON.stringify({ ...common, scenario: s }, null, 2)}\n`)
     files.push(f)
   }
-  return { files, chart: writeChart(report).chart }
+  return { files, chart: writeChart(report, dir).chart }
 }
 
-export function writeChart(report: BenchReport): { chart: string } {
-  mkdirSync(RESULTS_DIR, { recursive: true })
+export function writeChart(report: BenchReport, dir = RESULTS_DIR): { chart: string } {
+  mkdirSync(dir, { recursive: true })
   const prefix = report.mode === 'quick' ? `${report.date}-quick` : report.date
-  const chart = join(RESULTS_DIR, `${prefix}-chart.svg`)
+  const chart = join(dir, `${prefix}-chart.svg`)
   writeFileSync(chart, svgChart(report))
   return { chart }
 }
