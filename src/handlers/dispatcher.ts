@@ -4,11 +4,17 @@
 // Bad input (KAFKA-NOTES "How Kafka answers bad input"): an unknown API key, a version outside the
 // served range, or a body that does not parse closes the connection — except ApiVersions, which
 // answers an unknown version in v0 form with UNSUPPORTED_VERSION and our ranges (KIP-511).
-import { CloseConnection, type ConnectionInfo, type Dispatcher, type ResponseChunks } from '../network/types.js'
+import {
+  CloseConnection,
+  type ConnectionInfo,
+  type Dispatcher,
+  type RequestSummary,
+  type ResponseChunks,
+} from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'
 import { ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'
-import { DecodeError, Reader } from '../protocol/primitives/reader.js'
+import { Reader } from '../protocol/primitives/reader.js'
 import { Writer } from '../protocol/primitives/writer.js'
 import type { RequestContext } from './define.js'
 import type { HandlerRegistry } from './registry.js'
@@ -25,25 +31,37 @@ export class RequestDispatcher implements Dispatcher {
     try {
       header = decodeRequestHeader(frame, (k, v) => this.registry.isFlexible(k, v))
     } catch (err) {
-      throw new CloseConnection(`malformed request header: ${(err as Error).message}`)
+      throw new CloseConnection(`malformed request header: ${(err as Error).message}`, 'malformed-header', peekHeader(frame))
     }
     const handler = this.registry.get(header.apiKey)
     const version = header.apiVersion
+    const summary: RequestSummary = {
+      apiKey: header.apiKey,
+      apiVersion: version,
+      apiName: handler?.request.name,
+      correlationId: header.correlationId,
+      clientId: header.clientId,
+    }
     if (!handler || version < handler.minVersion || version > handler.maxVersion) {
       if (header.apiKey === API_VERSIONS_KEY) return this.unsupportedApiVersions(header.correlationId)
+      if (!handler) throw new CloseConnection(`unknown API key ${header.apiKey}`, 'unknown-api', summary)
       throw new CloseConnection(
-        handler
-          ? `${handler.request.name} v${version} is not supported (${handler.minVersion}-${handler.maxVersion})`
-          : `unknown API key ${header.apiKey}`,
+        `${handler.request.name} v${version} is not supported (${handler.minVersion}-${handler.maxVersion})`,
+        'unsupported-version',
+        summary,
       )
     }
     let req: unknown
     try {
-      const r = new Reader(frame, header.bodyOffset)
-      req = handler.request.codec(version).decode(r)
-      if (r.remaining !== 0) throw new DecodeError(`${r.remaining} trailing bytes`)
+      // Bytes left after the body are ignored, as Kafka does (librdkafka 2.12+ leaves three after an
+      // all-topics Metadata v12 request).
+      req = handler.request.codec(version).decode(new Reader(frame, header.bodyOffset))
     } catch (err) {
-      throw new CloseConnection(`malformed ${handler.request.name} v${version} request: ${(err as Error).message}`)
+      throw new CloseConnection(
+        `malformed ${handler.request.name} v${version} request: ${(err as Error).message}`,
+        'malformed-request',
+        summary,
+      )
     }
     let after: Array<() => void> | undefined
     const ctx: RequestContext = {
@@ -70,8 +88,29 @@ export class RequestDispatcher implements Dispatcher {
       if (after) chunks.onWritten = runAfter
       return chunks
     }
-    const out = handler.handle(ctx, req)
-    return out instanceof Promise ? out.then(respond) : respond(out)
+    // A failure past this point still names its request in the close log.
+    const failed = (err: unknown): never => {
+      if (err instanceof CloseConnection) {
+        err.request ??= summary
+        throw err
+      }
+      const msg = err instanceof Error ? err.message : String(err)
+      throw new CloseConnection(`${handler.request.name} v${version} failed: ${msg}`, 'request-failed', summary, {
+        cause: err,
+      })
+    }
+    let out: ReturnType<typeof handler.handle>
+    try {
+      out = handler.handle(ctx, req)
+    } catch (err) {
+      return failed(err)
+    }
+    if (out instanceof Promise) return out.then(respond).catch(failed)
+    try {
+      return respond(out)
+    } catch (err) {
+      return failed(err)
+    }
   }
 
   /** KIP-511: an ApiVersions version we do not know is answered in v0 form, so the client can retry lower. */
@@ -84,4 +123,10 @@ export class RequestDispatcher implements Dispatcher {
     })
     return w.toChunks()
   }
+}
+
+/** What can be read of a header that does not parse: the fixed fields, when there are enough bytes. */
+function peekHeader(frame: Buffer): RequestSummary | undefined {
+  if (frame.length < 8) return undefined
+  return { apiKey: frame.readInt16BE(0), apiVersion: frame.readInt16BE(2), correlationId: frame.readInt32BE(4), clientId: null }
 }

@@ -5,7 +5,7 @@
 // field section. Response header v0: correlation_id; v1 (flexible responses) adds tagged fields —
 // except ApiVersions, whose response always uses header v0 so that a client can parse it before it
 // knows which versions the broker speaks (KIP-511).
-import { DecodeError, Reader } from './primitives/reader.js'
+import { Reader } from './primitives/reader.js'
 import type { Writer } from './primitives/writer.js'
 
 export interface RequestHeader {
@@ -32,10 +32,9 @@ export function decodeRequestHeader(
   const apiKey = r.int16()
   const apiVersion = r.int16()
   const correlationId = r.int32()
+  // As Kafka's RequestHeaderData: any negative length is a null client id.
   const n = r.int16()
-  let clientId: string | null = null
-  if (n >= 0) clientId = r.utf8(n)
-  else if (n !== -1) throw new DecodeError('bad client_id length')
+  const clientId = n >= 0 ? r.utf8(n) : null
   const flexible = isFlexible(apiKey, apiVersion)
   if (flexible) {
     const tags = r.uvarint()

@@ -239,10 +239,9 @@ export function message<F extends Fields>(decl: MessageDecl<F>): Message<InferFi
       return w.toBuffer()
     },
     decode(version, buf) {
-      const r = new Reader(buf)
-      const v = msg.codec(version).decode(r)
-      if (r.remaining !== 0) throw new DecodeError(`${decl.name} v${version}: ${r.remaining} trailing bytes`)
-      return v
+      // Bytes left after the body are ignored, as Kafka ignores them (librdkafka 2.12+ leaves three
+      // after every all-topics Metadata v12 request).
+      return msg.codec(version).decode(new Reader(buf))
     },
   }
   return msg
@@ -316,7 +315,9 @@ function primitiveCodec(name: PrimitiveName, nullable: boolean, flexible: boolea
     case 'uint32':
       return [(w, v) => w.uint32(v ?? 0), (r) => r.uint32()]
     case 'int64':
-      return [(w, v) => w.int64(v ?? 0), (r) => r.int64()]
+      // Kafka accepts any int64; values past 2^53 (Long.MAX_VALUE as "no limit", say) are clamped
+      // to the safe range instead of refused, which keeps their meaning (see Reader.int64Clamped).
+      return [(w, v) => w.int64(v ?? 0), (r) => r.int64Clamped()]
     case 'float64':
       return [(w, v) => w.float64(v ?? 0), (r) => r.float64()]
     case 'uuid':
@@ -346,11 +347,14 @@ function stringCodec(nullable: boolean, flexible: boolean): [Enc, Dec] {
     w.utf8(v, n)
   }
   const dec: Dec = (r) => {
-    const n = flexible ? r.uvarint() - 1 : r.int16()
+    const n = flexible ? r.compactLength() : r.int16()
     if (n < 0) {
+      // Kafka's generated readers: any negative length is null; refused where null is not allowed.
       if (!nullable) throw new DecodeError('null in a non-nullable string')
       return null
     }
+    // Kafka refuses a string longer than an int16 length could say, in compact form too.
+    if (n > 0x7fff) throw new DecodeError(`string of ${n} bytes exceeds 32767`)
     return r.utf8(n)
   }
   return [enc, dec]
@@ -370,7 +374,7 @@ function bytesCodec(nullable: boolean, flexible: boolean, isRecords: boolean): [
     else w.bytes(v)
   }
   const dec: Dec = (r) => {
-    const n = flexible ? r.uvarint() - 1 : r.int32()
+    const n = flexible ? r.compactLength() : r.int32()
     if (n < 0) {
       if (!nullable) throw new DecodeError('null in non-nullable bytes')
       return null
@@ -394,7 +398,7 @@ function arrayCodec(item: [Enc, Dec], nullable: boolean, flexible: boolean, item
     for (let i = 0; i < v.length; i++) encItem(w, v[i])
   }
   const dec: Dec = (r) => {
-    const n = flexible ? r.uvarint() - 1 : r.int32()
+    const n = flexible ? r.compactLength() : r.int32()
     if (n < 0) {
       if (!nullable) throw new DecodeError('null in a non-nullable array')
       return null
@@ -538,22 +542,20 @@ export function buildCodec(type: StructType<any>, version: number, flexible: boo
       out[op.name] = op.kind === 'inline' ? op.dec(r) : op.def()
     }
     if (flexible) {
+      // As Kafka's generated readers: tags in any order (a repeated tag: the last one wins), unknown
+      // tags skipped (KIP-482), a known field's bytes past what its type needs ignored.
       const n = r.uvarint()
-      let lastTag = -1
       for (let i = 0; i < n; i++) {
         const tag = r.uvarint()
-        if (tag <= lastTag) throw new DecodeError('tagged fields out of order')
-        lastTag = tag
         const size = r.uvarint()
         r.need(size)
         const op = byTag.get(tag)
         if (!op) {
-          r.skip(size) // unknown tags are skipped (KIP-482)
+          r.skip(size)
           continue
         }
         const sub = new Reader(r.buf, r.pos, r.pos + size)
         out[op.name] = op.dec(sub)
-        if (sub.remaining !== 0) throw new DecodeError(`tagged field ${op.name} has trailing bytes`)
         r.pos += size
       }
     }

@@ -82,6 +82,31 @@ export class Reader {
     return v
   }
 
+  /**
+   * int64 for protocol fields, where Kafka accepts any value: outside the safe integer range it is
+   * clamped to ±Number.MAX_SAFE_INTEGER (Long.MAX_VALUE as "no limit" keeps its meaning, and the
+   * value can be written back). Storage keeps the strict int64() above.
+   */
+  int64Clamped(): number {
+    this.need(8)
+    const hi = this.buf.readInt32BE(this.pos)
+    const lo = this.buf.readUInt32BE(this.pos + 4)
+    this.pos += 8
+    const v = hi * TWO_32 + lo
+    if (v > Number.MAX_SAFE_INTEGER) return Number.MAX_SAFE_INTEGER
+    if (v < -Number.MAX_SAFE_INTEGER) return -Number.MAX_SAFE_INTEGER
+    return v
+  }
+
+  /**
+   * The length of a compact string, bytes or array (unsigned varint N+1; N < 0 is null). Like
+   * Kafka's ByteUtils.readUnsignedVarint the varint is read as a 32-bit int, so a length of 2^31
+   * or more reads as negative, i.e. null.
+   */
+  compactLength(): number {
+    return (this.uvarint() | 0) - 1
+  }
+
   float64(): number {
     this.need(8)
     const v = this.buf.readDoubleBE(this.pos)
@@ -89,7 +114,10 @@ export class Reader {
     return v
   }
 
-  /** Unsigned LEB128 varint, at most 5 bytes (32 bits). */
+  /**
+   * Unsigned LEB128 varint, at most 5 bytes. As Kafka's ByteUtils.readUnsignedVarint, bits of the
+   * fifth byte past the 32nd are dropped; a sixth byte is refused.
+   */
   uvarint(): number {
     let result = 0
     let shift = 0
@@ -97,10 +125,7 @@ export class Reader {
       this.need(1)
       const b = this.buf[this.pos++]!
       result += (b & 0x7f) * 2 ** shift
-      if ((b & 0x80) === 0) {
-        if (result > 0xffffffff) throw new DecodeError('varint overflows 32 bits')
-        return result
-      }
+      if ((b & 0x80) === 0) return result % 4294967296
       shift += 7
     }
     throw new DecodeError('varint longer than 5 bytes')

@@ -7,7 +7,7 @@ import type { BrokerServices } from '../../../src/handlers/services.js'
 import { CloseConnection, type ConnectionInfo } from '../../../src/network/types.js'
 import { encodeRequestHeader } from '../../../src/protocol/header.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../../src/protocol/messages/18-api-versions.js'
-import { MetadataRequest } from '../../../src/protocol/messages/03-metadata.js'
+import { MetadataRequest, MetadataResponse } from '../../../src/protocol/messages/03-metadata.js'
 import { Reader } from '../../../src/protocol/primitives/reader.js'
 import { Writer } from '../../../src/protocol/primitives/writer.js'
 import { silentLogger } from '../../../src/util/logger.js'
@@ -59,9 +59,62 @@ test('a body that does not parse closes the connection', () => {
   assert.throws(() => dispatcher.dispatch(frame(3, 1, Buffer.from([0, 0, 0x03, 0xe8]), false), conn), CloseConnection)
 })
 
-test('trailing bytes after a body close the connection', () => {
-  const body = Buffer.concat([MetadataRequest.encode(1, { topics: null }), Buffer.from([1])])
-  assert.throws(() => dispatcher.dispatch(frame(3, 1, body, false), conn), CloseConnection)
+test('bytes left after a body are ignored, as Kafka ignores them', async () => {
+  const body = Buffer.concat([MetadataRequest.encode(1, { topics: null }), Buffer.from([1, 2, 3])])
+  const out = await answer(frame(3, 1, body, false))
+  assert.equal(out.readInt32BE(0), 42)
+})
+
+test("librdkafka 2.12+'s all-topics Metadata v12 request (3 bytes after the body) is answered", async () => {
+  // Captured from confluent-kafka 2.16.1 (librdkafka 2.16.0) listing topics: header v2 (key 3, v12,
+  // correlation id 3, client id "rdkafka", no tags), then topics = null (compact 0), three bytes of
+  // the client's 4-byte array-count placeholder, allow_auto_topic_creation, the authorized-operations
+  // flag and the tag count. Kafka reads the first four body bytes and ignores the rest.
+  const captured = Buffer.from('0003000c00000003000772646b61666b610000000000010000', 'hex')
+  const out = await answer(captured)
+  const r = new Reader(out)
+  assert.equal(r.int32(), 3)
+  r.uvarint() // response header v1 tags
+  const res = MetadataResponse.codec(12).decode(r)
+  assert.equal(res.brokers.length, 1)
+  assert.deepEqual(res.topics, [])
+})
+
+test('a failure inside a handler closes with the request it was answering', async () => {
+  const failing = new RequestDispatcher(createRegistry(), {
+    ...services,
+    topics: {
+      list: () => {
+        throw new Error('store down')
+      },
+    },
+  } as unknown as BrokerServices)
+  await assert.rejects(
+    async () => failing.dispatch(frame(3, 1, MetadataRequest.encode(1, { topics: null }), false), conn),
+    (err: unknown) => {
+      assert.ok(err instanceof CloseConnection)
+      assert.equal(err.kind, 'request-failed')
+      assert.deepEqual(err.request, { apiKey: 3, apiVersion: 1, apiName: 'Metadata', correlationId: 42, clientId: 'test' })
+      assert.match(err.message, /Metadata v1 failed: store down/)
+      return true
+    },
+  )
+})
+
+test('closes name their kind and request: unknown key, unsupported version, malformed body', () => {
+  const kinds: Array<[Buffer, string]> = [
+    [frame(9999, 0, Buffer.alloc(0), false), 'unknown-api'],
+    [frame(3, 99, Buffer.alloc(0), false), 'unsupported-version'],
+    [frame(3, 1, Buffer.from([0, 0, 0x03, 0xe8]), false), 'malformed-request'],
+    [Buffer.from([0, 3, 0, 1, 0, 0, 0, 9, 0x7f]), 'malformed-header'],
+  ]
+  for (const [f, kind] of kinds) {
+    assert.throws(
+      () => dispatcher.dispatch(f, conn),
+      (err: unknown) => err instanceof CloseConnection && err.kind === kind && err.request?.apiVersion !== undefined,
+      kind,
+    )
+  }
 })
 
 test('ApiVersions of an unknown version is answered in v0 form with UNSUPPORTED_VERSION (KIP-511)', async () => {
