@@ -27,6 +27,7 @@
 import type { Socket } from 'node:net'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import type { ProtocolCloseLog } from './close-log.js'
 import { FrameDecoder, FrameSizeError } from './framing.js'
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type ResponseChunks } from './types.js'
 
@@ -41,6 +42,8 @@ export interface ConnectionOptions {
   dispatcher: Dispatcher
   clock: Clock
   logger: Logger
+  /** Where protocol closes are logged (rate-limited) and counted; shared by the server's connections. */
+  closeLog: ProtocolCloseLog
   onClose: (conn: Connection) => void
 }
 
@@ -140,7 +143,7 @@ export class Connection {
         } catch (err) {
           if (!(err instanceof FrameSizeError)) throw err
           // Kafka: InvalidReceiveException closes the channel.
-          this.log.info('closing connection: invalid request size', { ...this.fields(), size: err.sizeBytes })
+          this.reportClose('invalid-frame-size', err.message)
           this.socket.destroy()
           return
         }
@@ -231,7 +234,7 @@ export class Connection {
     let total = 0
     for (const chunk of chunks) total += chunk.length
     if (total > MAX_RESPONSE_BYTES) {
-      this.log.error('closing connection: response larger than 2 GiB', { ...this.fields(), size: total })
+      this.reportClose('response-too-large', `response of ${total} bytes is larger than 2 GiB`)
       this.socket.destroy()
       return false
     }
@@ -339,9 +342,27 @@ export class Connection {
 
   private logFailure(err: unknown): void {
     if (err instanceof CloseConnection) {
-      this.log.debug('closing connection on request', { ...this.fields(), reason: err.message })
+      this.opts.closeLog.record({
+        ...this.where(),
+        kind: err.kind,
+        reason: err.message,
+        request: err.request,
+        cause: err.kind === 'request-failed' ? err.cause : undefined,
+      })
     } else {
-      this.log.warn('closing connection: request failed', { ...this.fields(), err: errorText(err) })
+      this.opts.closeLog.record({ ...this.where(), kind: 'request-failed', reason: 'request failed', cause: err })
+    }
+  }
+
+  private reportClose(kind: 'invalid-frame-size' | 'response-too-large', reason: string): void {
+    this.opts.closeLog.record({ ...this.where(), kind, reason })
+  }
+
+  private where(): { conn: number; listener: string; remote: string } {
+    return {
+      conn: this.info.id,
+      listener: this.info.listenerName,
+      remote: `${this.info.remoteAddress}:${this.info.remotePort}`,
     }
   }
 
@@ -352,8 +373,4 @@ export class Connection {
       remote: `${this.info.remoteAddress}:${this.info.remotePort}`,
     }
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err)
 }

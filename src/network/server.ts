@@ -6,6 +6,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import { ProtocolCloseLog } from './close-log.js'
 import { Connection } from './connection.js'
 import { DEFAULT_NETWORK_CONFIG, type Dispatcher, type ListenerConfig, type NetworkConfig } from './types.js'
 
@@ -26,6 +27,8 @@ export class NetworkServer {
   private readonly bound: Bound[] = []
   private readonly connections = new Set<Connection>()
   private readonly log: Logger
+  /** Connections closed for a protocol reason, logged and counted by kind. */
+  readonly protocolCloses: ProtocolCloseLog
   private nextConnectionId = 1
   private started = false
   private closing: Promise<void> | undefined
@@ -34,6 +37,7 @@ export class NetworkServer {
   constructor(private readonly opts: NetworkServerOptions) {
     validate(opts)
     this.log = opts.logger
+    this.protocolCloses = new ProtocolCloseLog({ clock: opts.clock, logger: opts.logger })
   }
 
   /** Binds every listener; rejects (and unbinds those already bound) if one cannot be bound. */
@@ -109,6 +113,7 @@ export class NetworkServer {
       dispatcher: this.opts.dispatcher,
       clock: this.opts.clock,
       logger: this.log,
+      closeLog: this.protocolCloses,
       onClose: (c) => this.onConnectionClosed(c),
     })
     this.connections.add(conn)

@@ -36,9 +36,47 @@ export interface Dispatcher {
   dispatch(frame: Buffer, conn: ConnectionInfo): Promise<ResponseChunks> | ResponseChunks
 }
 
+/**
+ * Why a connection was closed for a protocol reason (each is logged and counted, see close-log.ts):
+ * - invalid-frame-size: a size prefix ≤ 0 or past socket.request.max.bytes;
+ * - malformed-header / malformed-request: a header or body that does not parse;
+ * - unknown-api / unsupported-version: an API key or version the broker does not serve;
+ * - on-request: the handler closes on purpose (a Produce with acks=0 that failed: the producer's
+ *   only way to learn of it);
+ * - request-failed: an unexpected error while answering;
+ * - response-too-large: a response past 2 GiB.
+ */
+export type CloseKind =
+  | 'invalid-frame-size'
+  | 'malformed-header'
+  | 'malformed-request'
+  | 'unknown-api'
+  | 'unsupported-version'
+  | 'on-request'
+  | 'request-failed'
+  | 'response-too-large'
+
+/** The request a close is about, as far as its header was read. */
+export interface RequestSummary {
+  apiKey: number
+  apiVersion: number
+  /** The API's name when the broker serves it. */
+  apiName?: string
+  correlationId: number
+  clientId: string | null
+}
+
 /** Thrown by a dispatcher to close the connection on purpose; the message is the reason, for logs. */
 export class CloseConnection extends Error {
   override name = 'CloseConnection'
+  constructor(
+    message: string,
+    readonly kind: CloseKind = 'on-request',
+    public request?: RequestSummary,
+    options?: ErrorOptions,
+  ) {
+    super(message, options)
+  }
 }
 
 export interface ListenerConfig {

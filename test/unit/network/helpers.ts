@@ -5,7 +5,7 @@
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { systemClock, type Clock } from '../../../src/util/clock.js'
-import { silentLogger } from '../../../src/util/logger.js'
+import { type Logger, silentLogger } from '../../../src/util/logger.js'
 import { NetworkServer } from '../../../src/network/server.js'
 import type { Dispatcher, NetworkConfig } from '../../../src/network/types.js'
 
@@ -20,13 +20,14 @@ export async function startServer(
   dispatcher: Dispatcher,
   config: Partial<NetworkConfig> = {},
   clock: Clock = systemClock,
+  logger: Logger = silentLogger,
 ): Promise<{ server: NetworkServer; port: number }> {
   const server = new NetworkServer({
     listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0 }],
     config: { ...TEST_CONFIG, ...config },
     dispatcher,
     clock,
-    logger: silentLogger,
+    logger,
   })
   await server.start()
   return { server, port: server.boundPorts().get('PLAINTEXT')! }
