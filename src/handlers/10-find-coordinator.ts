@@ -10,7 +10,10 @@
 // key_type 0 (group): a group id longer than 255 characters is answered INVALID_GROUP_ID (our
 //   limit, coordinator/group/limits.ts: the same answer the group APIs give; Kafka has no limit);
 //   the empty id is a valid key, as in Kafka (OffsetCommit/OffsetFetch accept it).
-// key_type 1 (transaction): COORDINATOR_NOT_AVAILABLE — transactions are not served yet.
+// key_type 1 (transaction): UNSUPPORTED_VERSION with a message — transactions are not served yet.
+//   Not COORDINATOR_NOT_AVAILABLE: clients retry that for as long as they run (a Kafka Streams
+//   exactly_once_v2 application or a franz-go transactional client hangs without a word), whereas
+//   a non-retriable code makes them stop with a clear error, as a missing API does.
 // Any other key type (2 = share groups, …): INVALID_REQUEST, as Kafka answers an unknown type.
 import { groupIdError } from '../coordinator/group/limits.js'
 import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
@@ -57,7 +60,9 @@ export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { 
   const offsetsTopic = broker.topics.get(OFFSETS_TOPIC)
 
   const answer = (key: string): Answer => {
-    if (keyType === TRANSACTION) return fail(key, 'COORDINATOR_NOT_AVAILABLE', 'transactions are not supported yet')
+    if (keyType === TRANSACTION) {
+      return fail(key, 'UNSUPPORTED_VERSION', 'this broker does not support transactions (transactional.id)')
+    }
     if (keyType !== GROUP) return fail(key, 'INVALID_REQUEST', `unknown coordinator key type ${keyType}`)
     const invalid = groupIdError(key, 'admin')
     if (invalid) return fail(key, 'INVALID_GROUP_ID', invalid)

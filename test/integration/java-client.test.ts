@@ -124,4 +124,23 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
       console.log(`java-client: Java program took ${r.ms} ms`)
     },
   )
+
+  test(
+    'a transactional producer and a Kafka Streams exactly_once_v2 application stop with a clear error (transactions not served yet)',
+    { timeout: RUN_TIMEOUT_MS + 30_000 },
+    async () => {
+      assert.ok(built, 'the Maven build failed (see the first test)')
+      assert.ok(broker, 'broker not started')
+      const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.FailFast', broker.bootstrap, `${TOPIC}-ff`], RUN_TIMEOUT_MS)
+      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+      assert.equal(r.code, 0, `FailFast failed: ${context()}`)
+      const lines = r.stdout.split(/\r?\n/)
+      assert.ok(lines.includes('FAILFAST OK'), context())
+      // Both name the broker's reason, not a timeout.
+      for (const check of ['producer', 'streams']) {
+        const line = lines.find((l) => l.startsWith(`FAILFAST ${check} `))
+        assert.match(line ?? '', /does not support transactions/, `${check}: ${context()}`)
+      }
+    },
+  )
 })
