@@ -27,6 +27,7 @@ import type { BrokerConfig } from './config.js'
 import { BrokerConfigService } from './config-service.js'
 import { topicDefaults } from './topic-config.js'
 import { type ClusterParts, followOffsetsLeadership, startClusterParts } from './cluster-parts.js'
+import { ClientTelemetry } from '../telemetry/client-telemetry.js'
 
 /**
  * Requests of one connection handled at once. Kafka handles one at a time per connection; a few
@@ -186,6 +187,7 @@ export class Broker {
           clock,
           logger: logger.child('reassignment'),
         }),
+        telemetry: new ClientTelemetry({ clock }),
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),

@@ -12,21 +12,13 @@ import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metadata.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import { defineHandler, type RequestContext } from './define.js'
+import { partitionMetadata } from './partition-metadata.js'
 
 function describeTopic(ctx: RequestContext, topic: TopicRecord, live: ReadonlySet<number>) {
   const partitions = []
   for (let i = 0; i < topic.partitions; i++) {
-    const st = ctx.broker.topics.partitionState(topic.name, i)
-    const leader = st && st.leader >= 0 && live.has(st.leader) ? st.leader : -1
-    partitions.push({
-      errorCode: leader >= 0 ? 0 : ErrorCode.LEADER_NOT_AVAILABLE.code,
-      partitionIndex: i,
-      leaderId: leader,
-      leaderEpoch: st?.leaderEpoch ?? -1,
-      replicaNodes: st ? [...st.replicas] : [],
-      isrNodes: st ? [...st.isr] : [],
-      offlineReplicas: st ? st.replicas.filter((b) => !live.has(b)) : [],
-    })
+    const p = partitionMetadata(ctx.broker, topic.name, i, live)
+    partitions.push({ errorCode: p.leaderId >= 0 ? 0 : ErrorCode.LEADER_NOT_AVAILABLE.code, ...p })
   }
   return {
     errorCode: 0,

@@ -29,6 +29,9 @@ import alterPartitionReassignments from './45-alter-partition-reassignments.js'
 import listPartitionReassignments from './46-list-partition-reassignments.js'
 import offsetDelete from './47-offset-delete.js'
 import describeCluster from './60-describe-cluster.js'
+import getTelemetrySubscriptions from './71-get-telemetry-subscriptions.js'
+import pushTelemetry from './72-push-telemetry.js'
+import describeTopicPartitions from './75-describe-topic-partitions.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
 
@@ -63,6 +66,9 @@ export const allHandlers: Handler[] = [
   listPartitionReassignments,
   offsetDelete,
   describeCluster,
+  getTelemetrySubscriptions,
+  pushTelemetry,
+  describeTopicPartitions,
 ]
 
 export function createRegistry(): HandlerRegistry {

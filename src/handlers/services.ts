@@ -7,6 +7,7 @@ import type { AppendWaiters } from '../replication/append-waiters.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { KafkaError } from '../protocol/errors.js'
+import type { TelemetryService } from '../telemetry/client-telemetry.js'
 
 export interface BrokerEndpoint {
   nodeId: number
@@ -365,4 +366,6 @@ export interface BrokerServices {
   readonly groups: GroupService
   readonly logDirs: LogDirService
   readonly partitionAdmin: PartitionAdminService
+  /** Client telemetry (KIP-714): subscriptions and the last pushed metrics per client instance. */
+  readonly telemetry: TelemetryService
 }

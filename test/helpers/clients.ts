@@ -388,7 +388,7 @@ export async function assertServes(host: string, port: number): Promise<void> {
     assert.equal(res.errorCode, 0, 'ApiVersions error code on a fresh connection')
     const av = res.apiKeys.find((k) => k.apiKey === 18)
     assert.ok(av, 'ApiVersions lists itself')
-    assert.equal(av.maxVersion, 4)
+    assert.equal(av.maxVersion, 5)
   } finally {
     c.close()
   }

@@ -1,10 +1,14 @@
 // The official Apache Kafka Java client (kafka-clients, see test/interop/java/pom.xml) against a
 // real broker process. The Maven project is built once (its first build downloads the client from
 // Maven Central into ~/.m2; later builds take seconds), then its one program runs end to end:
-// AdminClient createTopics / describeCluster / describeConfigs, a default (idempotent, acks=all)
+// AdminClient createTopics / describeCluster / describeTopics (DescribeTopicPartitions, paged) /
+// describeFeatures / describeConfigs, a default (idempotent, acks=all)
 // KafkaProducer sending 1,000 keyed records with headers, a group-less KafkaConsumer (assign + seek)
 // checking every record and the murmur2 partition of each key, AdminClient listOffsets, deleteTopics.
 // It prints `INTEROP OK <n>` on success. Missing java or mvn fails this file; it never skips.
+// The client's NetworkClient logs each request it sends at debug: that log shows that
+// describeTopics went through DescribeTopicPartitions (75) and that the clients, with their default
+// enable.metrics.push=true, asked for telemetry subscriptions (71) and logged no telemetry error.
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -21,6 +25,8 @@ const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR,
 const MAIN_CLASS = 'io.tributary.interop.Interop'
 const TOPIC = 'it-java-client'
 const COUNT = 1000
+/** slf4j-simple's per-logger level property for the client's NetworkClient. */
+const NETWORK_CLIENT_LOG = 'org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient'
 
 const BUILD_TIMEOUT_MS = 5 * 60_000
 const RUN_TIMEOUT_MS = 3 * 60_000
@@ -113,7 +119,7 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
     async () => {
       assert.ok(built, 'the Maven build failed (see the previous test)')
       assert.ok(broker, 'broker not started')
-      const r = await run(javaCommand(), ['-cp', CLASSPATH, MAIN_CLASS, broker.bootstrap, TOPIC], RUN_TIMEOUT_MS, {
+      const r = await run(javaCommand(), [`-D${NETWORK_CLIENT_LOG}=debug`, '-cp', CLASSPATH, MAIN_CLASS, broker.bootstrap, TOPIC], RUN_TIMEOUT_MS, {
         INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
       })
       const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
@@ -121,6 +127,12 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
       const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
       assert.ok(lines.includes(`INTEROP OK ${COUNT}`), `no 'INTEROP OK ${COUNT}' line: ${context()}`)
       assert.ok(broker.alive(), 'broker died during the Java client run')
+      const sent = (api: string) => new RegExp(`Sending ${api} request`).test(r.stderr)
+      assert.ok(sent('DESCRIBE_TOPIC_PARTITIONS'), `describeTopics did not use DescribeTopicPartitions: ${context()}`)
+      assert.ok(sent('API_VERSIONS'), `no ApiVersions request in the client log (is the debug log on?): ${context()}`)
+      assert.ok(sent('GET_TELEMETRY_SUBSCRIPTIONS'), `the clients never asked for telemetry subscriptions: ${context()}`)
+      const telemetryTrouble = r.stderr.split(/\r?\n/).filter((l) => /\b(WARN|ERROR)\b/.test(l) && /telemetry/i.test(l))
+      assert.deepEqual(telemetryTrouble, [], `telemetry warnings or errors in the client log: ${context()}`)
       console.log(`java-client: Java program took ${r.ms} ms`)
     },
   )

@@ -1,22 +1,30 @@
-// ApiVersions (key 18), v0–4; flexible from v3 (KIP-511 adds the client's software name/version).
-// The response always travels with response header v0, even in flexible versions (see header.ts).
-import { f, message } from '../schema.js'
+// ApiVersions (key 18), v0–5; flexible from v3. The response always travels with response header
+// v0, even in flexible versions (see header.ts).
+//   v1  throttle time in the response       v2  same layout (responses sent before throttling)
+//   v3  flexible; the client's software name and version (KIP-511); supported/finalized features
+//       as tagged fields (KIP-584)
+//   v4  same layout; features whose supported minimum is 0 may now be listed (KAFKA-17011)
+//   v5  the client may name the cluster and node it means to reach (KIP-1242); a broker that is
+//       not that node answers REBOOTSTRAP_REQUIRED
+import { f, type Infer, message } from '../schema.js'
 
 export const ApiVersionsRequest = message({
   apiKey: 18,
   name: 'ApiVersions',
-  versions: '0-4',
+  versions: '0-5',
   flexible: '3+',
   fields: {
     clientSoftwareName: f.string('3+'),
     clientSoftwareVersion: f.string('3+'),
+    clusterId: f.string('5+', { nullable: '5+', default: null }),
+    nodeId: f.int32('5+', { default: -1 }),
   },
 })
 
 export const ApiVersionsResponse = message({
   apiKey: 18,
   name: 'ApiVersions',
-  versions: '0-4',
+  versions: '0-5',
   flexible: '3+',
   fields: {
     errorCode: f.int16('0+'),
@@ -40,3 +48,6 @@ export const ApiVersionsResponse = message({
     zkMigrationReady: f.bool('3+', { tagged: '3+', tag: 3, default: false }),
   },
 })
+
+export type ApiVersionsRequestData = Infer<typeof ApiVersionsRequest>
+export type ApiVersionsResponseData = Infer<typeof ApiVersionsResponse>

@@ -30,6 +30,9 @@ import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './46-list-partition-reassignments.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js'
+import { GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse } from './71-get-telemetry-subscriptions.js'
+import { PushTelemetryRequest, PushTelemetryResponse } from './72-push-telemetry.js'
+import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js'
 
 export interface ApiDecl {
   request: Message<any>
@@ -69,6 +72,9 @@ export const apis: ApiDecl[] = [
   pair(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
   pair(OffsetDeleteRequest, OffsetDeleteResponse),
   pair(DescribeClusterRequest, DescribeClusterResponse),
+  pair(GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse),
+  pair(PushTelemetryRequest, PushTelemetryResponse),
+  pair(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
 ]
 
 export const apiByKey = new Map<number, ApiDecl>(apis.map((a) => [a.request.apiKey, a]))

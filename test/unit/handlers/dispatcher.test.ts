@@ -123,7 +123,7 @@ test('ApiVersions of an unknown version is answered in v0 form with UNSUPPORTED_
   assert.equal(r.int32(), 42) // response header v0: correlation id only
   const body = ApiVersionsResponse.codec(0).decode(r)
   assert.equal(body.errorCode, 35)
-  assert.deepEqual(body.apiKeys, [{ apiKey: 18, minVersion: 0, maxVersion: 4 }])
+  assert.deepEqual(body.apiKeys, [{ apiKey: 18, minVersion: 0, maxVersion: 5 }])
 })
 
 test('ApiVersions v3 uses response header v0 despite its flexible body', async () => {

@@ -18,6 +18,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.FeatureMetadata;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.SupportedVersionRange;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -33,6 +37,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -44,7 +49,8 @@ import org.apache.kafka.common.utils.Utils;
  * Drives the official Apache Kafka Java client against a running broker and checks every answer.
  *
  * <p>Usage: {@code Interop HOST:PORT TOPIC}. Steps: AdminClient createTopics / describeCluster /
- * describeTopics / describeConfigs; a KafkaProducer with default settings (idempotent, acks=all)
+ * describeTopics (DescribeTopicPartitions, paged two partitions at a time, and a missing topic) /
+ * describeFeatures / describeConfigs; a KafkaProducer with default settings (idempotent, acks=all)
  * sends {@value #COUNT} keyed records with headers; a group-less KafkaConsumer (assign + seek)
  * reads them back and compares every field; AdminClient listOffsets earliest/latest; deleteTopics.
  *
@@ -148,6 +154,46 @@ public final class Interop {
           "describeTopics: expected " + PARTITIONS + " partitions, got " + td.partitions().size());
       td.partitions().forEach(p -> check(p.replicas().size() == 1 && p.leader() != null,
           "describeTopics: partition " + p.partition() + " expected 1 replica and a leader, got " + p));
+
+      // Java 4.x Admin describes topics with DescribeTopicPartitions when the broker serves it; two
+      // partitions per answer makes it follow the cursor.
+      step = "admin.describeTopics.paged";
+      TopicDescription paged = await(admin.describeTopics(List.of(topic),
+          new DescribeTopicsOptions().partitionSizeLimitPerResponse(2)).allTopicNames()).get(topic);
+      check(paged.partitions().size() == PARTITIONS,
+          "describeTopics (2 per response): expected " + PARTITIONS + " partitions, got " + paged.partitions());
+      for (int p = 0; p < PARTITIONS; p++) {
+        check(paged.partitions().get(p).partition() == p, "describeTopics (paged): partition order " + paged.partitions());
+        check(paged.partitions().get(p).elr().isEmpty() && paged.partitions().get(p).lastKnownElr().isEmpty(),
+            "describeTopics (paged): expected empty ELR, got " + paged.partitions().get(p));
+      }
+      check(paged.topicId().equals(td.topicId()), "describeTopics: topic id differs between calls");
+      log("describeTopics " + topic + " id=" + paged.topicId() + " partitions=" + paged.partitions().size());
+
+      step = "admin.describeTopics.missing";
+      try {
+        await(admin.describeTopics(List.of(topic + "-missing")).allTopicNames());
+        throw new Mismatch("describeTopics of a missing topic succeeded");
+      } catch (ExecutionException e) {
+        check(e.getCause() instanceof UnknownTopicOrPartitionException,
+            "describeTopics of a missing topic: expected UnknownTopicOrPartitionException, got " + describe(e.getCause()));
+      }
+
+      step = "admin.describeFeatures";
+      FeatureMetadata features = await(admin.describeFeatures().featureMetadata());
+      log("describeFeatures " + features);
+      FinalizedVersionRange mv = features.finalizedFeatures().get("metadata.version");
+      check(mv != null && mv.minVersionLevel() == mv.maxVersionLevel() && mv.maxVersionLevel() >= 7,
+          "describeFeatures: metadata.version not finalized: " + features);
+      SupportedVersionRange mvRange = features.supportedFeatures().get("metadata.version");
+      check(mvRange != null && mvRange.minVersion() <= mv.maxVersionLevel() && mv.maxVersionLevel() <= mvRange.maxVersion(),
+          "describeFeatures: finalized metadata.version outside its supported range: " + features);
+      check(features.finalizedFeaturesEpoch().isPresent() && features.finalizedFeaturesEpoch().get() >= 0,
+          "describeFeatures: no finalized features epoch: " + features);
+      for (String off : List.of("transaction.version", "group.version", "share.version")) {
+        check(!features.finalizedFeatures().containsKey(off) && !features.supportedFeatures().containsKey(off),
+            "describeFeatures: " + off + " advertised but not implemented: " + features);
+      }
 
       step = "admin.describeConfigs";
       ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);

@@ -1,0 +1,93 @@
+// The cluster features Tributary supports and has finalized (KIP-584), as a Kafka 4.x broker lists
+// them in ApiVersions (org.apache.kafka.server.common.Feature, BrokerFeatures). This table is the
+// one place their levels live: raising a feature's level (when Tributary implements what it gates)
+// is a change here and nowhere else.
+//
+// What a level means to clients: a *supported* range says which levels this broker could run at;
+// the *finalized* level is the one the cluster runs at, and it is what clients act on — e.g. a
+// Kafka 4 producer uses transaction protocol v2 (KIP-890) only when transaction.version is
+// finalized at ≥ 2, and a KIP-848 consumer needs group.version ≥ 1. So a level must never be
+// finalized above what Tributary implements.
+//
+// As Kafka's BrokerFeatures does, a feature whose supported maximum is 0 is not listed at all, and a
+// feature finalized at level 0 is not listed among the finalized ones: a client reads "absent" as
+// level 0.
+
+export interface FeatureLevels {
+  readonly name: string
+  /** Lowest level this broker can run at. */
+  readonly minVersion: number
+  /** Highest level this broker can run at; 0 = not supported (not advertised). */
+  readonly maxVersion: number
+  /** The level the cluster runs at (0 = off). Never above maxVersion. */
+  readonly finalizedLevel: number
+}
+
+/**
+ * metadata.version 21 is IBP_3_9_IV0: the API versions Tributary serves are those of a Kafka 3.9
+ * broker (Produce ≤ 11, Fetch ≤ 17, Metadata ≤ 12, ListOffsets ≤ 9, DescribeTopicPartitions 0 and
+ * client telemetry); 4.0's levels (22+) come with Metadata v13, Produce v12 and transaction
+ * protocol v2, none of which are served yet. Its minimum, 7 (IBP_3_3_IV3), is a 4.x broker's
+ * minimum (MetadataVersion.MINIMUM_VERSION).
+ */
+export const METADATA_VERSION_LEVEL = 21
+
+export const FEATURES: readonly FeatureLevels[] = [
+  // The metadata format level, always finalized. See METADATA_VERSION_LEVEL.
+  { name: 'metadata.version', minVersion: 7, maxVersion: METADATA_VERSION_LEVEL, finalizedLevel: METADATA_VERSION_LEVEL },
+  // KIP-853 dynamic KRaft quorums: Tributary keeps its metadata in the local store or etcd, not in
+  // a KRaft quorum, so there is no KRaft version to report.
+  { name: 'kraft.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-890 transactions v2 (2) — Tributary has no transactions yet; at 2 the Java 4 clients
+  // switch to Produce v12 implicit partition adds and EndTxn v5 epoch bumps.
+  { name: 'transaction.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-848 consumer groups (1) — only classic groups so far.
+  { name: 'group.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-966 eligible leader replicas (1) — leaders are elected from the ISR only; the ELR lists
+  // in DescribeTopicPartitions stay empty.
+  { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-932 share groups (1) — not implemented yet.
+  { name: 'share.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-1071 streams groups (1) — not implemented.
+  { name: 'streams.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+]
+
+export interface SupportedFeature {
+  name: string
+  minVersion: number
+  maxVersion: number
+}
+
+export interface FinalizedFeature {
+  name: string
+  minVersionLevel: number
+  maxVersionLevel: number
+}
+
+/**
+ * The supported features as ApiVersions lists them. Below v4 a feature whose minimum is 0 is left
+ * out: older clients failed to parse such a range (KAFKA-17011, ApiVersionsResponse's
+ * alterFeatureLevel0).
+ */
+export function supportedFeatures(apiVersion: number, table: readonly FeatureLevels[] = FEATURES): SupportedFeature[] {
+  return table
+    .filter((f) => f.maxVersion > 0 && (apiVersion >= 4 || f.minVersion > 0))
+    .map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion }))
+}
+
+/** The finalized features (min = max = the level, as Kafka reports them); level 0 is left out. */
+export function finalizedFeatures(table: readonly FeatureLevels[] = FEATURES): FinalizedFeature[] {
+  return table
+    .filter((f) => f.finalizedLevel > 0)
+    .map((f) => ({ name: f.name, minVersionLevel: f.finalizedLevel, maxVersionLevel: f.finalizedLevel }))
+}
+
+/**
+ * The epoch of the finalized levels (≥ 0, so clients trust them). Kafka uses the metadata log
+ * offset; Java clients keep the finalized features of the highest epoch they have seen, so the
+ * epoch must grow whenever a level does. Levels only ever rise between Tributary releases, hence
+ * their sum.
+ */
+export function finalizedFeaturesEpoch(table: readonly FeatureLevels[] = FEATURES): number {
+  return table.reduce((sum, f) => sum + f.finalizedLevel, 0)
+}
