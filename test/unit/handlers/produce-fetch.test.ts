@@ -1,6 +1,7 @@
-// Produce (0) over real services on a temp dir (metadata store, logs, controller, broker config),
-// every request and answer going through the message codec at the version under test: v13 names
-// topics by id (KIP-516), and a batch refused for some of its records names them (KIP-467, v8+).
+// Produce (0) and Fetch (1) over real services on a temp dir (metadata store, logs, controller,
+// broker config), every request and answer going through the message codec at the version under
+// test: Produce v13 names topics by id (KIP-516), a batch refused for some of its records names them
+// (KIP-467, v8+), and a Fetch v18 follower behind on the high watermark is answered at once (KIP-1166).
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -12,11 +13,13 @@ import { topicDefaults } from '../../../src/broker/topic-config.js'
 import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import produce from '../../../src/handlers/00-produce.js'
+import fetch from '../../../src/handlers/01-fetch.js'
 import type { RequestContext } from '../../../src/handlers/define.js'
 import type { BrokerServices } from '../../../src/handlers/services.js'
 import type { ConnectionInfo } from '../../../src/network/types.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { type ProduceRequestData, ProduceResponse, type ProduceResponseData } from '../../../src/protocol/messages/00-produce.js'
+import { type FetchRequestData, FetchResponse, type FetchResponseData } from '../../../src/protocol/messages/01-fetch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { iterateBatches } from '../../../src/protocol/records/iterator.js'
 import type { Encodable } from '../../../src/protocol/schema.js'
@@ -81,6 +84,20 @@ async function send(h: Harness, version: number, req: Encodable<ProduceRequestDa
   const res = await produce.handle(ctx, decoded)
   assert.ok(res !== null)
   return ProduceResponse.decode(version, ProduceResponse.encode(version, res as Encodable<ProduceResponseData>))
+}
+
+async function sendFetch(h: Harness, version: number, req: Encodable<FetchRequestData>): Promise<FetchResponseData> {
+  const decoded = fetch.request.decode(version, fetch.request.encode(version, req))
+  const ctx: RequestContext = {
+    header: { apiKey: 1, apiVersion: version, correlationId: 1, clientId: 't', bodyOffset: 0 },
+    apiVersion: version,
+    conn: conn(),
+    broker: h.services,
+    apis: [],
+  }
+  const res = await fetch.handle(ctx, decoded)
+  assert.ok(res !== null)
+  return FetchResponse.decode(version, FetchResponse.encode(version, res as Encodable<FetchResponseData>))
 }
 
 async function createTopic(h: Harness, name: string, configs: Record<string, string> = {}) {
@@ -225,5 +242,61 @@ describe('Produce handler', () => {
     const p = res.responses[0]!.partitionResponses[0]!
     assert.notEqual(p.errorCode, 0)
     assert.deepEqual(p.recordErrors, [])
+  })
+})
+
+describe('Fetch handler v18 (KIP-1166)', () => {
+  let dir: string
+  let h: Harness
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tributary-fetch-'))
+    h = await open(dir)
+  })
+
+  afterEach(async () => {
+    await h.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  /** A follower's long-poll at the log end (nothing to read), telling the high watermark it knows (or not). */
+  const followerFetch = (topicId: string, fetchOffset: number, highWatermark?: number) =>
+    sendFetch(h, 18, {
+      replicaState: { replicaId: 1, replicaEpoch: -1 },
+      maxWaitMs: 30_000,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      topics: [{ topicId, partitions: [{ partition: 0, fetchOffset, partitionMaxBytes: 1 << 20, ...(highWatermark === undefined ? {} : { highWatermark }) }] }],
+    })
+
+  it('a follower behind on the high watermark is answered at once; one that is not waits', async () => {
+    const topicId = await createTopic(h, 'replicated')
+    const p = h.replicas.require('replicated', 0)
+    // Broker 1 follows; the ISR is the leader alone, so the high watermark follows the leader's log.
+    p.becomeLeader({ replicas: [0, 1], isr: [0], leader: 0, leaderEpoch: p.leaderEpoch, partitionEpoch: 1, addingReplicas: [], removingReplicas: [] }, h.clock.now())
+    const appended = await send(h, 9, { ...request({ name: 'replicated' }, 0, batch([{ key: 'k', timestamp: h.clock.now() }])), acks: 1 })
+    assert.equal(appended.responses[0]!.partitionResponses[0]!.errorCode, 0)
+    assert.equal(p.log.highWatermark, 1)
+
+    // The follower has the record (fetches from 1) but knows high watermark 0: it learns 1 now,
+    // with no record to send and the clock not moved.
+    const behind = await followerFetch(topicId, 1, 0)
+    const part = behind.responses[0]!.partitions[0]!
+    assert.equal(part.errorCode, 0)
+    assert.equal(part.highWatermark, 1)
+    assert.equal(part.records?.length ?? 0, 0)
+
+    // Knowing 1 (or not saying, as before v18), the same fetch long-polls until max_wait_ms.
+    for (const hw of [1, undefined]) {
+      let done = false
+      const waiting = followerFetch(topicId, 1, hw).then((r) => {
+        done = true
+        return r
+      })
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(done, false, `highWatermark ${hw}: still waiting`)
+      h.clock.advance(30_000)
+      assert.equal((await waiting).responses[0]!.partitions[0]!.highWatermark, 1)
+    }
   })
 })
