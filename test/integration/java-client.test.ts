@@ -4,7 +4,9 @@
 // AdminClient createTopics / describeCluster / describeConfigs, a default (idempotent, acks=all)
 // KafkaProducer sending 1,000 keyed records with headers, a group-less KafkaConsumer (assign + seek)
 // checking every record and the murmur2 partition of each key, AdminClient listOffsets, deleteTopics.
-// It prints `INTEROP OK <n>` on success. Missing java or mvn fails this file; it never skips.
+// It prints `INTEROP OK <n>` on success. A second program (RecordErrors) checks how the producer
+// surfaces KIP-467 record errors: per record, from Produce v13. Missing java or mvn fails this file;
+// it never skips.
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -124,4 +126,15 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
       console.log(`java-client: Java program took ${r.ms} ms`)
     },
   )
+
+  test('record errors (KIP-467): each named record fails with its own message, the rest of its batch as part of it', { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
+    assert.ok(built, 'the Maven build failed (see the first test)')
+    assert.ok(broker, 'broker not started')
+    const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.RecordErrors', broker.bootstrap, 'it-java-record-errors'], RUN_TIMEOUT_MS, {
+      INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
+    })
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `RecordErrors program failed: ${context()}`)
+    assert.ok(r.stdout.split(/\r?\n/).map((l) => l.trim()).includes('RECORD ERRORS OK'), `no 'RECORD ERRORS OK' line: ${context()}`)
+  })
 })
