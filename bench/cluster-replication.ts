@@ -51,7 +51,7 @@ async function writeOnce(client: KafkaClient, topic: string): Promise<boolean> {
         timeoutMs: 5000,
         topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
       },
-      { nodeId: leader },
+      { nodeId: leader, maxVersion: 12 }, // by topic name (v13 names topics by id)
     )
     return res.responses[0]?.partitionResponses[0]?.errorCode === 0
   } catch {

@@ -31,6 +31,7 @@
 import { ProduceRequest, type ProduceRequestData, ProduceResponse } from '../protocol/messages/00-produce.js'
 import { BATCH_HEADER_SIZE } from '../protocol/records/batch.js'
 import { buildRecordBatch, type RecordHeader } from '../protocol/records/builder.js'
+import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable } from '../protocol/schema.js'
 import type { KafkaClient } from './client.js'
 import { ClientError, errorName } from './errors.js'
@@ -137,6 +138,8 @@ export function recordSizeUpperBound(r: ProducerRecord): number {
 
 export class Producer<R extends ProducerRecord = ProducerRecord> {
   readonly topic: string
+  /** The topic's id as of the last metadata (ZERO_UUID when the broker gave none). */
+  private topicId = ZERO_UUID
   readonly acks: number
   private readonly client: KafkaClient
   private readonly batchSizeBytes: number
@@ -286,6 +289,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   }
 
   private updatePartitions(info: TopicInfo): void {
+    this.topicId = info.topicId
     const count = Math.max(this.partitions.length, ...info.partitions.map((p) => p.partition + 1))
     for (let i = this.partitions.length; i < count; i++) this.partitions.push({ index: i, open: null, queue: [], inFlight: false })
   }
@@ -373,7 +377,8 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       transactionalId: null,
       acks: this.acks,
       timeoutMs: this.client.requestTimeoutMs,
-      topicData: [{ name: this.topic, partitionData: batches.map((b) => ({ index: b.partition, records: b.bytes! })) }],
+      // Both: the version chosen decides which one travels (the id from Produce v13, KIP-516).
+      topicData: [{ name: this.topic, topicId: this.topicId, partitionData: batches.map((b) => ({ index: b.partition, records: b.bytes! })) }],
     }
     let outcomes: Array<{ baseOffset: number; error: ClientError | null }>
     try {
@@ -395,9 +400,11 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   }
 
   private async sendWithAcks(leader: number, body: Encodable<ProduceRequestData>, batches: Batch<R>[]) {
-    const res = await this.client.request(ProduceRequest, ProduceResponse, body, { nodeId: leader })
+    const res = await this.client.request(ProduceRequest, ProduceResponse, body, { nodeId: leader, maxVersion: this.maxProduceVersion() })
     const byPartition = new Map<number, (typeof res.responses)[number]['partitionResponses'][number]>()
-    for (const t of res.responses) if (t.name === this.topic) for (const p of t.partitionResponses) byPartition.set(p.index, p)
+    for (const t of res.responses) {
+      if (t.name === this.topic || t.topicId === this.topicId) for (const p of t.partitionResponses) byPartition.set(p.index, p)
+    }
     return batches.map((b) => {
       const p = byPartition.get(b.partition)
       if (!p) return { baseOffset: -1, error: new ClientError('UNKNOWN_SERVER_ERROR', `no answer for ${this.topic}-${b.partition}`) }
@@ -408,10 +415,15 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     })
   }
 
+  /** Produce v13 names the topic by id: without one (metadata older than v10) stay at v12, as Kafka's producer does. */
+  private maxProduceVersion(): number {
+    return this.topicId === ZERO_UUID ? 12 : Number.MAX_SAFE_INTEGER
+  }
+
   /** acks=0: the broker answers nothing; a batch is done once its bytes are handed to the kernel. */
   private async sendWithoutAcks(leader: number, body: Encodable<ProduceRequestData>, batches: Batch<R>[]) {
     const conn = await this.client.connection(leader)
-    const version = conn.versions!.pick(ProduceRequest, ProduceResponse)
+    const version = conn.versions!.pick(ProduceRequest, ProduceResponse, this.maxProduceVersion())
     const codec = ProduceRequest.codec(version)
     await conn.sendOneWay({
       apiKey: ProduceRequest.apiKey,

@@ -1,5 +1,10 @@
-// Produce, accepted v3–11 (record batch v2 only), advertised from v0 because librdkafka breaks on a
+// Produce, accepted v3–13 (record batch v2 only), advertised from v0 because librdkafka breaks on a
 // higher advertised minimum (KAFKA-18659).
+// v12 is v11's layout: it tells the broker that a transactional producer on transaction protocol v2
+// (KIP-890) adds partitions implicitly; with no transaction coordinator yet, a transactional batch
+// is handled as at every other version. v13 names topics by id (KIP-516): the id is looked up in the
+// topic records (no auto-creation by id) and an unknown one is UNKNOWN_TOPIC_ID, as Kafka's
+// KafkaApis answers it.
 // acks: 0 (no response; any error closes the connection, the producer's only way to learn),
 // 1 (answered once the leader has written the records) and -1 (answered once the high watermark
 // passes them, i.e. every in-sync replica has them; NOT_ENOUGH_REPLICAS before the append when
@@ -12,6 +17,9 @@
 // INVALID_TIMESTAMP (message.timestamp.before/after.max.ms, KIP-937), KAFKA_STORAGE_ERROR,
 // UNSUPPORTED_COMPRESSION_TYPE (codec ids 5-7; zstd before v7, as Kafka's ProduceRequest rule);
 // INVALID_RECORD also for a record without a key on a compacted topic (cleanup.policy compact).
+// Record errors (KIP-467, v8+): when the batch is refused for some of its records (no key on a
+// compacted topic, a timestamp out of bounds) the answer lists each as record_errors (its index in
+// the batch and why) with Kafka's summary as error_message (a RecordValidationError, record-errors.ts).
 // A compressed batch is decompressed (bounded: a bomb gets INVALID_RECORD, undecodable data
 // CORRUPT_MESSAGE) and its records checked; the topic's compression.type decides whether it is
 // stored as sent or recompressed (replica-manager.ts).
@@ -24,7 +32,7 @@
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import type { TopicRecord } from '../cluster/metadata-store.js'
 import { CloseConnection, type ConnectionInfo } from '../network/types.js'
-import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
+import { ErrorCode, KafkaError, RecordValidationError, toErrorCode } from '../protocol/errors.js'
 import { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js'
 import type { AppendPolicy } from '../replication/replica-manager.js'
 import { defineHandler, type RequestContext } from './define.js'
@@ -35,7 +43,14 @@ interface PartitionResult {
   baseOffset: number
   logAppendTimeMs: number
   logStartOffset: number
+  recordErrors: Array<{ batchIndex: number; batchIndexErrorMessage: string | null }>
   errorMessage: string | null
+}
+
+interface TopicResult {
+  name: string
+  topicId: string
+  partitionResponses: PartitionResult[]
 }
 
 const failed = (index: number, err: unknown): PartitionResult => ({
@@ -44,17 +59,25 @@ const failed = (index: number, err: unknown): PartitionResult => ({
   baseOffset: -1,
   logAppendTimeMs: -1,
   logStartOffset: -1,
+  recordErrors:
+    err instanceof RecordValidationError ? err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })) : [],
   errorMessage: err instanceof KafkaError && err.message !== err.errorName ? err.message : null,
 })
 
 /** Per connection: settles once the previous Produce request has issued all of its appends. */
 const appendsIssued = new WeakMap<ConnectionInfo, Promise<void>>()
 
-/** The topic, auto-created if allowed; a KafkaError otherwise. */
-async function resolveTopic(ctx: RequestContext, name: string): Promise<TopicRecord> {
-  if (INTERNAL_TOPICS.has(name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot produce to internal topic ${name}`)
+/** The topic by name (auto-created if allowed) or, from v13, by id; a KafkaError otherwise. */
+async function resolveTopic(ctx: RequestContext, t: { name: string; topicId: string }): Promise<TopicRecord> {
   const { topics } = ctx.broker
-  const topic = topics.get(name) ?? (await topics.getOrAutoCreate(name, true))
+  let topic: TopicRecord | undefined
+  if (ctx.apiVersion >= 13) {
+    topic = topics.getById(t.topicId)
+    if (!topic) throw new KafkaError('UNKNOWN_TOPIC_ID', `no topic has the id ${t.topicId}`)
+  }
+  const name = topic?.name ?? t.name
+  if (INTERNAL_TOPICS.has(name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot produce to internal topic ${name}`)
+  topic ??= topics.get(name) ?? (await topics.getOrAutoCreate(name, true))
   if (!topic) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
   return topic
 }
@@ -87,7 +110,7 @@ function appendOne(
     if (compressionType === 'gzip') policy.compressionLevel = config['compression.gzip.level']
     else if (compressionType === 'zstd') policy.compressionLevel = config['compression.zstd.level']
     return replicas.append(p, records, config['max.message.bytes'], policy).then(
-      (res) => ({ index, errorCode: 0, ...res, errorMessage: null }),
+      (res) => ({ index, errorCode: 0, ...res, recordErrors: [], errorMessage: null }),
       (err) => {
         if (!(err instanceof KafkaError)) logger.error('produce failed', { topic: topic.name, partition: index, err })
         return failed(index, err)
@@ -101,25 +124,29 @@ function appendOne(
 export default defineHandler(
   ProduceRequest,
   ProduceResponse,
-  { minVersion: 3, maxVersion: 11, advertisedMinVersion: 0 },
+  { minVersion: 3, maxVersion: 13, advertisedMinVersion: 0 },
   async (ctx, req) => {
     const acks = req.acks
-    let responses: Array<{ name: string; partitionResponses: PartitionResult[] }>
+    let responses: TopicResult[]
     if (acks !== 0 && acks !== 1 && acks !== -1) {
       const invalid = new KafkaError('INVALID_REQUIRED_ACKS')
-      responses = req.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => failed(p.index, invalid)) }))
+      responses = req.topicData.map((t) => ({
+        name: t.name,
+        topicId: t.topicId,
+        partitionResponses: t.partitionData.map((p) => failed(p.index, invalid)),
+      }))
     } else {
       const previous = appendsIssued.get(ctx.conn)
       let issued!: () => void
       appendsIssued.set(ctx.conn, new Promise<void>((resolve) => (issued = resolve)))
-      let pending: Array<{ name: string; partitionResponses: Promise<PartitionResult>[] }>
+      let pending: Array<{ name: string; topicId: string; partitionResponses: Promise<PartitionResult>[] }>
       try {
         if (previous) await previous
         // Every topic first (auto-creation may wait), then every append issued with no await in
         // between, so the log receives them in request order.
         const resolved = await Promise.all(
           req.topicData.map((t) =>
-            resolveTopic(ctx, t.name).then(
+            resolveTopic(ctx, t).then(
               (topic) => ({ topic, err: null }),
               (err: unknown) => ({ topic: null, err }),
             ),
@@ -129,6 +156,7 @@ export default defineHandler(
           const { topic, err } = resolved[i]!
           return {
             name: t.name,
+            topicId: t.topicId,
             partitionResponses: t.partitionData.map((p) =>
               topic ? appendOne(ctx, topic, p.index, p.records, acks, req.timeoutMs) : Promise.resolve(failed(p.index, err)),
             ),
@@ -137,7 +165,9 @@ export default defineHandler(
       } finally {
         issued()
       }
-      responses = await Promise.all(pending.map(async (t) => ({ name: t.name, partitionResponses: await Promise.all(t.partitionResponses) })))
+      responses = await Promise.all(
+        pending.map(async (t) => ({ name: t.name, topicId: t.topicId, partitionResponses: await Promise.all(t.partitionResponses) })),
+      )
     }
     if (acks === 0) {
       const bad = responses.flatMap((t) => t.partitionResponses).find((p) => p.errorCode !== ErrorCode.NONE.code)

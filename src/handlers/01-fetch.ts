@@ -1,4 +1,4 @@
-// Fetch v4–17. Returns whole stored batches, the first containing the fetch offset (clients drop
+// Fetch v4–18. Returns whole stored batches, the first containing the fetch offset (clients drop
 // the records before their position), bounded by the high watermark, partition_max_bytes and the
 // response's max_bytes — at least one batch for the first partition with data (KIP-74).
 // Long-poll: with fewer than min_bytes available the request waits up to max_wait_ms and wakes
@@ -7,6 +7,9 @@
 // tells the client to keep sending full fetches; an unknown session id gets
 // FETCH_SESSION_ID_NOT_FOUND so the client starts over.
 // v13+ name topics by id: an unknown id gets UNKNOWN_TOPIC_ID.
+// v18 (KIP-1166): a follower says which high watermark it knows; when that is behind the leader's,
+// its fetch is answered at once instead of long-polling, so the follower learns the new one.
+// Consumers do not send it (absent, it is "not supported" and changes nothing).
 // Replica fetches (a replica id ≥ 0: the request's replicaId before v15, replicaState from v15) come
 // from followers: they must be sent to the leader, read up to the log end rather than the high
 // watermark, and tell the leader where the follower is (ReplicaManager.readForFollower). Consumers
@@ -56,11 +59,12 @@ async function readAll(
   byId: boolean,
   keys: string[],
   seen: Array<() => boolean>,
-): Promise<{ topics: TopicOut[]; bytes: number; failed: boolean }> {
+): Promise<{ topics: TopicOut[]; bytes: number; failed: boolean; followerBehind: boolean }> {
   const { topics, replicas, settings } = ctx.broker
   let remaining = Math.min(req.maxBytes, settings.fetchMaxBytes)
   let bytes = 0
   let failed = false
+  let followerBehind = false
   const out: TopicOut[] = []
   const readCommitted = req.isolationLevel === 1
   const replicaId = ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId
@@ -88,6 +92,8 @@ async function readAll(
         } else {
           read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
         }
+        // Absent, the follower's highWatermark is the largest number: never behind.
+        if (replicaId >= 0 && fp.highWatermark < read.highWatermark) followerBehind = true
         bytes += read.records.length
         remaining -= read.records.length
         partitions.push({
@@ -108,10 +114,10 @@ async function readAll(
     }
     out.push({ topic: name, topicId: record?.topicId ?? t.topicId, partitions })
   }
-  return { topics: out, bytes, failed }
+  return { topics: out, bytes, failed, followerBehind }
 }
 
-export default defineHandler(FetchRequest, FetchResponse, { minVersion: 4, maxVersion: 17 }, async (ctx, req) => {
+export default defineHandler(FetchRequest, FetchResponse, { minVersion: 4, maxVersion: 18 }, async (ctx, req) => {
   const version = ctx.apiVersion
   if (version >= 7) {
     if (req.sessionId !== 0) {
@@ -129,7 +135,7 @@ export default defineHandler(FetchRequest, FetchResponse, { minVersion: 4, maxVe
     const seen: Array<() => boolean> = []
     const res = await readAll(ctx, req, byId, keys, seen)
     const waitMs = deadline - clock.monotonic()
-    if (res.bytes >= req.minBytes || res.failed || waitMs <= 0 || keys.length === 0 || ctx.conn.closed.aborted) {
+    if (res.bytes >= req.minBytes || res.failed || res.followerBehind || waitMs <= 0 || keys.length === 0 || ctx.conn.closed.aborted) {
       // The records point into pooled read buffers: they go back once the socket has the response.
       ctx.afterResponse?.(() => {
         for (const t of res.topics) for (const p of t.partitions) readBuffers.release(p.records)

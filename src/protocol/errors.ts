@@ -166,3 +166,24 @@ export class KafkaError extends Error {
 export function toErrorCode(err: unknown): number {
   return err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code
 }
+
+/** One record that made its batch be refused (KIP-467): its 0-based index in the batch, and why. */
+export interface RecordError {
+  readonly batchIndex: number
+  readonly message: string | null
+}
+
+/**
+ * A batch refused because of some of its records (Kafka's RecordValidationException): Produce v8+
+ * answers with every one of them as record_errors and this error's message as the partition's
+ * error_message.
+ */
+export class RecordValidationError extends KafkaError {
+  constructor(
+    name: ErrorName,
+    message: string,
+    readonly recordErrors: readonly RecordError[],
+  ) {
+    super(name, message)
+  }
+}

@@ -15,6 +15,10 @@
 // uncompressed batch is checked; a compressed batch by the smallest and largest record timestamps
 // found when its records were walked (which is the same as checking every record).
 //
+// Record errors (KIP-467): a batch refused for some of its records — out of those bounds, or
+// without a key on a compacted topic — is refused with a RecordValidationError that names each of
+// them (record-errors.ts); the Produce handler answers with them as record_errors.
+//
 // Compression (Kafka's LogValidator): a compressed batch is decompressed — bounded by
 // tributary.max.decompressed.batch.bytes, so a compression bomb is refused with INVALID_RECORD
 // rather than followed — and its records walked (count, offset deltas, structure) before anything is
@@ -42,6 +46,7 @@ import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { AppendWaiters } from './append-waiters.js'
 import { Partition, partitionKey } from './partition.js'
+import { type RecordRules, recordValidationError } from './record-errors.js'
 
 export { Partition, partitionKey } from './partition.js'
 
@@ -230,8 +235,9 @@ export class ReplicaManager {
       ...(timestamps.produceVersion === undefined ? {} : { produceVersion: timestamps.produceVersion }),
     })
     const now = this.clock.now()
-    applyTimestampPolicy(records, batches, timestamps, now)
-    if (timestamps.requireKeys) requireKeys(records, batches, maxDecompressedBytes, `${p.topic}-${p.index}`)
+    const keyRules: KeyRules = { partition: `${p.topic}-${p.index}`, requireKeys: timestamps.requireKeys === true, maxDecompressedBytes }
+    applyTimestampPolicy(records, batches, timestamps, now, keyRules)
+    if (keyRules.requireKeys) requireKeys(records, batches, keyRules)
     ;({ records, batches } = applyCompressionPolicy(records, batches, timestamps, maxBatchBytes, maxDecompressedBytes))
     const info = await p.log.append(records, batches, p.leaderEpoch)
     p.maybeAdvanceHighWatermark()
@@ -324,8 +330,24 @@ export class ReplicaManager {
   }
 }
 
-/** See the header comment: refuse client-set LogAppendTime, stamp LogAppendTime, check CreateTime bounds. */
-export function applyTimestampPolicy(records: Buffer, batches: BatchHeader[], policy: TimestampPolicy, now: number): void {
+/** What a batch's records are checked against besides the timestamp bounds (see record-errors.ts). */
+export type KeyRules = Omit<RecordRules, 'timestampBounds'>
+
+const NO_KEY_RULE: KeyRules = { partition: '', requireKeys: false, maxDecompressedBytes: DEFAULT_MAX_DECOMPRESSED_BYTES }
+
+/**
+ * See the header comment: refuse client-set LogAppendTime, stamp LogAppendTime, check CreateTime
+ * bounds. A batch with a record out of bounds is refused with a RecordValidationError naming every
+ * offending record of it (keyRules: so that a keyless record of a compacted topic is named as Kafka
+ * names it, the key rule first).
+ */
+export function applyTimestampPolicy(
+  records: Buffer,
+  batches: BatchHeader[],
+  policy: TimestampPolicy,
+  now: number,
+  keyRules: KeyRules = NO_KEY_RULE,
+): void {
   for (const b of batches) {
     if (b.timestampType === TimestampType.LogAppendTime) {
       throw new KafkaError('INVALID_TIMESTAMP', 'Invalid timestamp type in batch: producers must not set LogAppendTime')
@@ -337,24 +359,22 @@ export function applyTimestampPolicy(records: Buffer, batches: BatchHeader[], po
   }
   const bounded = policy.beforeMaxMs < Number.MAX_SAFE_INTEGER || policy.afterMaxMs < Number.MAX_SAFE_INTEGER
   if (!bounded) return
-  const earliest = now - policy.beforeMaxMs
-  const latest = now + policy.afterMaxMs
-  const check = (timestamp: number, offsetDelta: number) => {
-    if (timestamp === NO_TIMESTAMP || (timestamp >= earliest && timestamp <= latest)) return
-    throw new KafkaError(
-      'INVALID_TIMESTAMP',
-      `Timestamp ${timestamp} of message with offset delta ${offsetDelta} is out of range. The timestamp should be within [${earliest}, ${latest}]`,
-    )
-  }
+  const timestampBounds = { earliest: now - policy.beforeMaxMs, latest: now + policy.afterMaxMs }
+  const ok = (timestamp: number) =>
+    timestamp === NO_TIMESTAMP || (timestamp >= timestampBounds.earliest && timestamp <= timestampBounds.latest)
+  const refuse = (b: BatchHeader) => recordValidationError(records, b, { ...keyRules, timestampBounds })
   for (const b of batches as ProducedBatch[]) {
     if (b.compression === CompressionType.None) {
-      for (const r of iterateRecords(records, b.position)) check(r.timestamp, r.offset - b.baseOffset)
+      for (const r of iterateRecords(records, b.position)) if (!ok(r.timestamp)) throw refuse(b)
     } else if (b.records) {
-      check(b.records.minTimestamp, b.records.minTimestampDelta)
-      check(b.records.maxTimestamp, b.records.maxTimestampDelta)
-    } else {
-      check(b.baseTimestamp, 0)
-      check(b.maxTimestamp, b.lastOffsetDelta)
+      if (!ok(b.records.minTimestamp) || !ok(b.records.maxTimestamp)) throw refuse(b)
+    } else if (!ok(b.baseTimestamp) || !ok(b.maxTimestamp)) {
+      // Headers alone (a caller that did not walk the compressed records): no record to name.
+      const t = ok(b.baseTimestamp) ? b.maxTimestamp : b.baseTimestamp
+      throw new KafkaError(
+        'INVALID_TIMESTAMP',
+        `Timestamp ${t} is out of range. The timestamp should be within [${timestampBounds.earliest}, ${timestampBounds.latest}]`,
+      )
     }
   }
 }
@@ -396,13 +416,14 @@ export function applyCompressionPolicy(
   return { records: out, batches: rebuilt }
 }
 
-/** Kafka's LogValidator rule for compacted topics: every record needs a key (the cleaner keeps records by key). */
-export function requireKeys(records: Buffer, batches: BatchHeader[], maxDecompressedBytes: number, partition: string): void {
+/**
+ * Kafka's LogValidator rule for compacted topics: every record needs a key (the cleaner keeps
+ * records by key). The first batch with a keyless record is refused, naming each such record.
+ */
+export function requireKeys(records: Buffer, batches: BatchHeader[], keyRules: KeyRules): void {
   for (const b of batches) {
-    for (const r of iterateRecords(records, b.position, maxDecompressedBytes)) {
-      if (r.key === null) {
-        throw new KafkaError('INVALID_RECORD', `Compacted topic cannot accept message without key in topic partition ${partition}.`)
-      }
+    for (const r of iterateRecords(records, b.position, keyRules.maxDecompressedBytes)) {
+      if (r.key === null) throw recordValidationError(records, b, { ...keyRules, requireKeys: true, timestampBounds: null })
     }
   }
 }

@@ -257,7 +257,7 @@ describe('bad input', () => {
   })
 
   test('fetch beyond the log end → OFFSET_OUT_OF_RANGE (1)', async () => {
-    for (const version of [4, 11, 12, 13, 17]) {
+    for (const version of [4, 11, 12, 13, 17, 18]) {
       const res = await withClient((c) =>
         c.request(FetchRequest, FetchResponse, version, {
           replicaId: -1,

@@ -44,7 +44,7 @@ async function produceTo(client: KafkaClient, nodeId: number, topic: string, ack
       timeoutMs: 5000,
       topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(value) }] }) }] }],
     },
-    { nodeId, timeoutMs: 30_000 },
+    { nodeId, timeoutMs: 30_000, maxVersion: 12 }, // by topic name (v13 names topics by id)
   )
   return codeName(res.responses[0]!.partitionResponses[0]!.errorCode)
 }

@@ -5,10 +5,12 @@
 // describeFeatures / describeConfigs, a default (idempotent, acks=all)
 // KafkaProducer sending 1,000 keyed records with headers, a group-less KafkaConsumer (assign + seek)
 // checking every record and the murmur2 partition of each key, AdminClient listOffsets, deleteTopics.
-// It prints `INTEROP OK <n>` on success. Missing java or mvn fails this file; it never skips.
-// The client's NetworkClient logs each request it sends at debug: that log shows that
-// describeTopics went through DescribeTopicPartitions (75) and that the clients, with their default
-// enable.metrics.push=true, asked for telemetry subscriptions (71) and logged no telemetry error.
+// It prints `INTEROP OK <n>` on success. The client's NetworkClient logs each request it sends at
+// debug: that log shows that describeTopics went through DescribeTopicPartitions (75) and that the
+// clients, with their default enable.metrics.push=true, asked for telemetry subscriptions (71) and
+// logged no telemetry error. Further programs: RecordErrors (how the producer surfaces KIP-467 record
+// errors, per record), FailFast (transactions refused at once, Kafka Streams exactly_once_v2 too).
+// Missing java or mvn fails this file; it never skips.
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -155,4 +157,15 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
       }
     },
   )
+
+  test('record errors (KIP-467): each named record fails with its own message, the rest of its batch as part of it', { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
+    assert.ok(built, 'the Maven build failed (see the first test)')
+    assert.ok(broker, 'broker not started')
+    const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.RecordErrors', broker.bootstrap, 'it-java-record-errors'], RUN_TIMEOUT_MS, {
+      INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
+    })
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `RecordErrors program failed: ${context()}`)
+    assert.ok(r.stdout.split(/\r?\n/).map((l) => l.trim()).includes('RECORD ERRORS OK'), `no 'RECORD ERRORS OK' line: ${context()}`)
+  })
 })

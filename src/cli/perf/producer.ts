@@ -28,6 +28,8 @@ import { type BatchTemplate, finishBatch, newBatchBuffer } from './batch-templat
 import type { Meter } from './stats.js'
 
 const MAX_REQUEST_BYTES = 1024 * 1024
+/** The generator names its topic; Produce v13 would need the topic's id instead (KIP-516). */
+const NAMED_TOPICS_MAX_VERSION = 12
 
 export interface ProducerTarget {
   /** Partition index and the connection to its leader. */
@@ -133,7 +135,7 @@ export class PerfProducer {
       if (!b) {
         const conn = opts.connections.get(p.leader)
         if (!conn?.versions) throw new ClientError('BROKER_NOT_AVAILABLE', `no connection to node ${p.leader}`)
-        b = { nodeId: p.leader, conn, version: conn.versions.pick(ProduceRequest, ProduceResponse), inFlight: 0, partitions: [], next: 0 }
+        b = { nodeId: p.leader, conn, version: conn.versions.pick(ProduceRequest, ProduceResponse, NAMED_TOPICS_MAX_VERSION), inFlight: 0, partitions: [], next: 0 }
         byNode.set(p.leader, b)
       }
       b.partitions.push(this.partitions[i]!)

@@ -1,22 +1,27 @@
-// Produce (key 0). Declared for v3–11 (record batch v2 only; we advertise min 0 but accept ≥3, see
+// Produce (key 0). Declared for v3–13 (record batch v2 only; we advertise min 0 but accept ≥3, see
 // KAFKA-18659 in DESIGN §1.1). Flexible from v9.
 //   v3  transactionalId          v5  logStartOffset in the response
-//   v7  zstd allowed             v8  per-record errors and an error message in the response
+//   v7  zstd allowed             v8  per-record errors and an error message in the response (KIP-467)
 //   v9  flexible                 v10 currentLeader / nodeEndpoints tagged fields (KIP-951)
 //   v11 TRANSACTION_ABORTABLE may be returned (KIP-890); same layout as v10.
+//   v12 same layout as v11: a transactional producer on transaction protocol v2 (KIP-890) sends it
+//       to add the partition to its transaction implicitly.
+//   v13 topics named by id instead of name, in the request and the response (KIP-516); an unknown
+//       id is UNKNOWN_TOPIC_ID.
 import { f, type Infer, message } from '../schema.js'
 
 export const ProduceRequest = message({
   apiKey: 0,
   name: 'Produce',
-  versions: '3-11',
+  versions: '3-13',
   flexible: '9+',
   fields: {
     transactionalId: f.string('3+', { nullable: '3+', default: null }),
     acks: f.int16('0+'),
     timeoutMs: f.int32('0+'),
     topicData: f.array('0+', {
-      name: f.string('0+'),
+      name: f.string('0-12'),
+      topicId: f.uuid('13+'),
       partitionData: f.array('0+', {
         index: f.int32('0+'),
         records: f.records('0+', { nullable: '0+' }),
@@ -28,11 +33,12 @@ export const ProduceRequest = message({
 export const ProduceResponse = message({
   apiKey: 0,
   name: 'Produce',
-  versions: '3-11',
+  versions: '3-13',
   flexible: '9+',
   fields: {
     responses: f.array('0+', {
-      name: f.string('0+'),
+      name: f.string('0-12'),
+      topicId: f.uuid('13+'),
       partitionResponses: f.array('0+', {
         index: f.int32('0+'),
         errorCode: f.int16('0+'),

@@ -1,4 +1,4 @@
-// Fetch (key 1). Declared for v4–17 (record batch v2 only). Flexible from v12.
+// Fetch (key 1). Declared for v4–18 (record batch v2 only). Flexible from v12.
 //   v4  isolationLevel, abortedTransactions, lastStableOffset   v5  logStartOffset
 //   v7  incremental fetch sessions (sessionId/sessionEpoch, forgottenTopicsData)
 //   v9  currentLeaderEpoch       v10 zstd allowed         v11 rackId, preferredReadReplica
@@ -7,12 +7,19 @@
 //   v13 topic ids replace topic names                     v14 same layout as v13
 //   v15 replicaState (tagged) replaces replicaId (KIP-903)
 //   v16 nodeEndpoints in the response (KIP-951)           v17 replicaDirectoryId (KIP-853)
+//   v18 highWatermark (tagged) per requested partition: the high watermark a follower knows
+//       (KIP-1166; -1 unknown). Kafka's default, 2^63-1 ("not supported"), is beyond a JS safe
+//       integer: an absent tag reads as Number.MAX_SAFE_INTEGER instead. Kafka's generated code
+//       sends the tag only when it differs from that default. The response is the same as v17.
 import { f, type Infer, message, T } from '../schema.js'
+
+/** A Fetch v18 partition's highWatermark when the tag is absent (Kafka's 2^63-1, see the header). */
+export const NOT_SENT_HIGH_WATERMARK = Number.MAX_SAFE_INTEGER
 
 export const FetchRequest = message({
   apiKey: 1,
   name: 'Fetch',
-  versions: '4-17',
+  versions: '4-18',
   flexible: '12+',
   fields: {
     clusterId: f.string('12+', { nullable: '12+', default: null, tagged: '12+', tag: 0 }),
@@ -42,6 +49,7 @@ export const FetchRequest = message({
         logStartOffset: f.int64('5+', { default: -1 }),
         partitionMaxBytes: f.int32('0+'),
         replicaDirectoryId: f.uuid('17+', { tagged: '17+', tag: 0 }),
+        highWatermark: f.int64('18+', { default: NOT_SENT_HIGH_WATERMARK, tagged: '18+', tag: 1 }),
       }),
     }),
     forgottenTopicsData: f.array('7+', {
@@ -56,7 +64,7 @@ export const FetchRequest = message({
 export const FetchResponse = message({
   apiKey: 1,
   name: 'Fetch',
-  versions: '4-17',
+  versions: '4-18',
   flexible: '12+',
   fields: {
     throttleTimeMs: f.int32('1+'),

@@ -132,7 +132,8 @@ describe('KafkaClient', () => {
     const [dup] = await createTopics(client, [{ name: 'described', numPartitions: 1 }])
     assert.equal(dup!.error, 'TOPIC_ALREADY_EXISTS')
     await createTopics(client, [{ name: 'offsets', numPartitions: 2 }])
-    await client.metadata(['offsets'])
+    // Produce v13 names the topic by id (KIP-516): the name is kept for older versions.
+    const { topicId } = (await client.metadata(['offsets'])).topics.get('offsets')!
     const records = buildRecordBatch({
       records: [1, 2, 3].map((i) => ({ key: null, value: Buffer.from(String(i)) })),
       baseTimestamp: Date.now(),
@@ -140,7 +141,7 @@ describe('KafkaClient', () => {
     const res = await client.request(
       ProduceRequest,
       ProduceResponse,
-      { acks: -1, timeoutMs: 5000, topicData: [{ name: 'offsets', partitionData: [{ index: 1, records }, { index: 5, records }] }] },
+      { acks: -1, timeoutMs: 5000, topicData: [{ name: 'offsets', topicId, partitionData: [{ index: 1, records }, { index: 5, records }] }] },
       { nodeId: client.leaderOf('offsets', 1) },
     )
     const parts = res.responses[0]!.partitionResponses

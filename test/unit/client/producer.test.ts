@@ -89,6 +89,7 @@ function forgedProduceResponse(frame: Buffer, errorCode: number): Buffer {
   const body = ProduceResponse.encode(h.apiVersion, {
     responses: req.topicData.map((t) => ({
       name: t.name,
+      topicId: t.topicId,
       partitionResponses: t.partitionData.map((p) => ({ index: p.index, errorCode, baseOffset: -1, recordErrors: [], errorMessage: null })),
     })),
   })

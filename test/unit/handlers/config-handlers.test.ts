@@ -425,7 +425,8 @@ describe('produce-side topic configs', () => {
     assert.equal((await send(batch(10, now - 30_000))).errorCode, 0)
     const old = await send(batch(10, now - 120_000))
     assert.equal(old.errorCode, code('INVALID_TIMESTAMP'))
-    assert.match(old.errorMessage ?? '', /out of range/)
+    assert.equal(old.errorMessage, 'One or more records have been rejected due to invalid timestamp')
+    assert.match(old.recordErrors[0]?.batchIndexErrorMessage ?? '', /out of range/)
     assert.equal((await send(batch(10, now + 5_000))).errorCode, code('INVALID_TIMESTAMP'))
     // A producer may not claim LogAppendTime itself.
     const forged = buildRecordBatch({ records: [{ key: null, value: Buffer.from('x'), timestamp: now }], attributes: 0x08 })

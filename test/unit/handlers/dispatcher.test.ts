@@ -134,7 +134,7 @@ test('ApiVersions v3 uses response header v0 despite its flexible body', async (
   assert.equal(body.errorCode, 0)
   assert.equal(r.remaining, 0)
   const produce = body.apiKeys.find((a) => a.apiKey === 0)
-  assert.deepEqual(produce, { apiKey: 0, minVersion: 0, maxVersion: 11 }) // KAFKA-18659: advertised from 0
+  assert.deepEqual(produce, { apiKey: 0, minVersion: 0, maxVersion: 13 }) // KAFKA-18659: advertised from 0
 })
 
 test('a flexible response (Metadata v9) carries response header v1 with its tag section', async () => {

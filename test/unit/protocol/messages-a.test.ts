@@ -46,7 +46,7 @@ const fixtures: Fixture[] = [
       transactionalId: null,
       acks: -1,
       timeoutMs: 30000,
-      topicData: [{ name: 't', partitionData: [{ index: 0, records: Buffer.from('deadbeef', 'hex') }] }],
+      topicData: [{ name: 't', topicId: ZERO_UUID /* v13+ */, partitionData: [{ index: 0, records: Buffer.from('deadbeef', 'hex') }] }],
     },
     sparse: {
       acks: -1,
@@ -74,7 +74,7 @@ const fixtures: Fixture[] = [
       transactionalId: 'tx',
       acks: 1,
       timeoutMs: 1000,
-      topicData: [{ name: 'ab', partitionData: [{ index: 2, records: null }] }],
+      topicData: [{ name: 'ab', topicId: ZERO_UUID /* v13+ */, partitionData: [{ index: 2, records: null }] }],
     },
   },
   {
@@ -99,6 +99,7 @@ const fixtures: Fixture[] = [
       responses: [
         {
           name: 't',
+          topicId: ZERO_UUID, // v13+
           partitionResponses: [
             {
               index: 0,
@@ -151,6 +152,7 @@ const fixtures: Fixture[] = [
       responses: [
         {
           name: 't',
+          topicId: ZERO_UUID, // v13+
           partitionResponses: [
             {
               index: 0,
@@ -218,6 +220,7 @@ const fixtures: Fixture[] = [
               logStartOffset: -1,
               partitionMaxBytes: 1048576,
               replicaDirectoryId: ZERO_UUID, // v17+
+              highWatermark: Number.MAX_SAFE_INTEGER, // v18+ (Kafka's default, 2^63-1, as a safe integer)
             },
           ],
         },
@@ -280,6 +283,7 @@ const fixtures: Fixture[] = [
               logStartOffset: 0,
               partitionMaxBytes: 1048576,
               replicaDirectoryId: ZERO_UUID, // v17+
+              highWatermark: Number.MAX_SAFE_INTEGER, // v18+ (Kafka's default, 2^63-1, as a safe integer)
             },
           ],
         },
