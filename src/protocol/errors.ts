@@ -135,6 +135,7 @@ export const ErrorCode = {
   TELEMETRY_TOO_LARGE: e(118, 'TELEMETRY_TOO_LARGE'),
   INVALID_REGISTRATION: e(119, 'INVALID_REGISTRATION'),
   TRANSACTION_ABORTABLE: e(120, 'TRANSACTION_ABORTABLE'),
+  REBOOTSTRAP_REQUIRED: e(129, 'REBOOTSTRAP_REQUIRED'),
 } as const satisfies Record<string, KafkaErrorCode>
 
 export type ErrorName = keyof typeof ErrorCode

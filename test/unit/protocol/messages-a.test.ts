@@ -428,6 +428,7 @@ const fixtures: Fixture[] = [
       replicaId: -1,
       isolationLevel: 0, // v2+
       topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+      timeoutMs: 0, // v10+
     },
   },
   {
@@ -450,6 +451,7 @@ const fixtures: Fixture[] = [
       replicaId: -1,
       isolationLevel: 1,
       topics: [{ name: 't', partitions: [{ partitionIndex: 2, currentLeaderEpoch: 5, timestamp: -3 }] }],
+      timeoutMs: 0, // v10+
     },
   },
   {
@@ -600,6 +602,7 @@ const fixtures: Fixture[] = [
         },
       ],
       clusterAuthorizedOperations: -2147483648, // v8-10
+      errorCode: 0, // v13+
     },
   },
   {
@@ -659,6 +662,7 @@ const fixtures: Fixture[] = [
         },
       ],
       clusterAuthorizedOperations: -2147483648, // v8-10 only
+      errorCode: 0, // v13+
     },
   },
 ]
