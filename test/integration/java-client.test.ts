@@ -4,7 +4,10 @@
 // AdminClient createTopics / describeCluster / describeConfigs, a default (idempotent, acks=all)
 // KafkaProducer sending 1,000 keyed records with headers, a group-less KafkaConsumer (assign + seek)
 // checking every record and the murmur2 partition of each key, AdminClient listOffsets, deleteTopics.
-// It prints `INTEROP OK <n>` on success. Missing java or mvn fails this file; it never skips.
+// It prints `INTEROP OK <n>` on success. A second program (Kafka44.java) exercises the versions
+// raised to Kafka 4.4's maxima (ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6,
+// DeleteGroups v3, a classic consumer group's commits) and prints `KAFKA44 OK`. Missing java or mvn
+// fails this file; it never skips.
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -19,7 +22,9 @@ const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.
 const POM = join(PROJECT_DIR, 'pom.xml')
 const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR, 'target', 'lib', '*')].join(delimiter)
 const MAIN_CLASS = 'io.tributary.interop.Interop'
+const KAFKA44_CLASS = 'io.tributary.interop.Kafka44'
 const TOPIC = 'it-java-client'
+const KAFKA44_TOPIC = 'it-java-kafka44'
 const COUNT = 1000
 
 const BUILD_TIMEOUT_MS = 5 * 60_000
@@ -122,6 +127,23 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
       assert.ok(lines.includes(`INTEROP OK ${COUNT}`), `no 'INTEROP OK ${COUNT}' line: ${context()}`)
       assert.ok(broker.alive(), 'broker died during the Java client run')
       console.log(`java-client: Java program took ${r.ms} ms`)
+    },
+  )
+
+  test(
+    'Kafka 4.4 versions: ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, group commits',
+    { timeout: RUN_TIMEOUT_MS + 30_000 },
+    async () => {
+      assert.ok(built, 'the Maven build failed (see the first test)')
+      assert.ok(broker, 'broker not started')
+      const r = await run(javaCommand(), ['-cp', CLASSPATH, KAFKA44_CLASS, broker.bootstrap, KAFKA44_TOPIC], RUN_TIMEOUT_MS, {
+        INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
+      })
+      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+      assert.equal(r.code, 0, `Kafka44 program failed: ${context()}`)
+      const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
+      assert.ok(lines.includes('KAFKA44 OK'), `no 'KAFKA44 OK' line: ${context()}`)
+      assert.ok(broker.alive(), 'broker died during the Kafka44 run')
     },
   )
 })
