@@ -26,6 +26,7 @@ import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/16-l
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/messages/42-delete-groups.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js'
 import { listOffsets } from './admin.js'
+import { OFFSET_COMMIT_BY_NAME_MAX_VERSION, OFFSET_FETCH_BY_NAME_MAX_VERSION } from './api-versions.js'
 import type { KafkaClient } from './client.js'
 import { ClientError, errorName, throwIfError } from './errors.js'
 
@@ -227,7 +228,7 @@ export async function fetchCommittedOffsets(client: KafkaClient, groupId: string
           ? { groups: [{ groupId, memberId: null, memberEpoch: -1, topics: null }], requireStable: false }
           : { groupId, topics: null, requireStable: false }
       },
-      { nodeId },
+      { nodeId, maxVersion: OFFSET_FETCH_BY_NAME_MAX_VERSION },
     )
     let topics: typeof res.topics
     if (version >= 8) {
@@ -280,7 +281,7 @@ export async function commitOffsets(
           partitions: list.map((p) => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
         })),
       },
-      { nodeId },
+      { nodeId, maxVersion: OFFSET_COMMIT_BY_NAME_MAX_VERSION },
     )
     throwIfCoordinatorError(
       res.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)),

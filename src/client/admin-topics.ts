@@ -341,6 +341,8 @@ async function offsetsAtLeaders(client: KafkaClient, infos: TopicInfo[], timesta
             name: t.topic,
             partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, currentLeaderEpoch: -1, timestamp })),
           })),
+          // v10+: how long a broker with tiered storage may spend on remote lookups (KIP-1075).
+          timeoutMs: client.requestTimeoutMs,
         },
         { nodeId },
       )

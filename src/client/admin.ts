@@ -90,6 +90,8 @@ export async function listOffsets(
           replicaId: -1,
           isolationLevel: 0,
           topics: [{ name: topic, partitions: list.map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp })) }],
+          // v10+: how long a broker with tiered storage may spend on remote lookups (KIP-1075).
+          timeoutMs: client.requestTimeoutMs,
         },
         { nodeId },
       )

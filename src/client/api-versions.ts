@@ -19,6 +19,14 @@ export interface VersionRange {
 
 const UNSUPPORTED_VERSION = 35
 
+/**
+ * The last OffsetCommit and OffsetFetch versions that name topics: from v10 they are named by id
+ * only (KIP-848). This client commits and fetches by name, as Kafka's classic ConsumerCoordinator
+ * and its Admin do (OffsetCommitRequest.Builder.forTopicNames stops at v9).
+ */
+export const OFFSET_COMMIT_BY_NAME_MAX_VERSION = 9
+export const OFFSET_FETCH_BY_NAME_MAX_VERSION = 9
+
 export class ApiVersionTable {
   constructor(readonly broker: ReadonlyMap<number, VersionRange>) {}
 

@@ -20,7 +20,7 @@ import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable, Message } from '../protocol/schema.js'
 import { negotiateApiVersions } from './api-versions.js'
 import { Connection, DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js'
-import { ClientError } from './errors.js'
+import { ClientError, throwIfError } from './errors.js'
 import { type BrokerInfo, type ClusterMetadata, parseMetadata, type TopicInfo } from './metadata.js'
 
 export interface KafkaClientOptions {
@@ -152,6 +152,9 @@ export class KafkaClient {
       allowAutoTopicCreation: opts.autoCreate ?? false,
       includeTopicAuthorizedOperations: false,
     }))
+    // v13 (KIP-1102): a broker may ask the client to bootstrap again; this client has no
+    // rebootstrap, so it reports the answer rather than keeping metadata the broker calls stale.
+    throwIfError(res.errorCode, 'Metadata')
     const md = parseMetadata(res)
     this.brokers = md.brokers
     this.clusterId = md.clusterId

@@ -37,7 +37,7 @@ import { LeaveGroupRequest, LeaveGroupResponse } from '../protocol/messages/13-l
 import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseData } from '../protocol/messages/14-sync-group.js'
 import type { Encodable, Message } from '../protocol/schema.js'
 import { decodeSubscriptionTopics, encodeSubscription } from '../coordinator/group/consumer-protocol.js'
-import { negotiateApiVersions } from './api-versions.js'
+import { negotiateApiVersions, OFFSET_COMMIT_BY_NAME_MAX_VERSION, OFFSET_FETCH_BY_NAME_MAX_VERSION } from './api-versions.js'
 import type { KafkaClient } from './client.js'
 import { Connection } from './connection.js'
 import type { TopicPartition, TopicPartitionOffset } from './consumer.js'
@@ -261,10 +261,15 @@ export class ConsumerGroupMember {
     const byTopic = groupByTopic(partitions)
     const topics = [...byTopic].map(([name, list]) => ({ name, partitionIndexes: list }))
     for (let attempt = 0; ; attempt++) {
-      const res = await this.send(OffsetFetchRequest, OffsetFetchResponse, (v) =>
-        v >= 8
-          ? { groups: [{ groupId: this.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: false }
-          : { groupId: this.groupId, topics, requireStable: false },
+      const res = await this.send(
+        OffsetFetchRequest,
+        OffsetFetchResponse,
+        (v) =>
+          v >= 8
+            ? { groups: [{ groupId: this.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: false }
+            : { groupId: this.groupId, topics, requireStable: false },
+        undefined,
+        OFFSET_FETCH_BY_NAME_MAX_VERSION,
       )
       const group = res.groups?.[0]
       const code = group ? group.errorCode : (res.errorCode ?? 0)
@@ -291,17 +296,23 @@ export class ConsumerGroupMember {
     const byTopic = new Map<string, TopicPartitionOffset[]>()
     for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o])
     for (let attempt = 0; ; attempt++) {
-      const res = await this.send(OffsetCommitRequest, OffsetCommitResponse, () => ({
-        groupId: this.groupId,
-        generationIdOrMemberEpoch: this.generation,
-        memberId: this.memberIdValue,
-        groupInstanceId: null,
-        retentionTimeMs: -1,
-        topics: [...byTopic].map(([name, list]) => ({
-          name,
-          partitions: list.map((o) => ({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
-        })),
-      }))
+      const res = await this.send(
+        OffsetCommitRequest,
+        OffsetCommitResponse,
+        () => ({
+          groupId: this.groupId,
+          generationIdOrMemberEpoch: this.generation,
+          memberId: this.memberIdValue,
+          groupInstanceId: null,
+          retentionTimeMs: -1,
+          topics: [...byTopic].map(([name, list]) => ({
+            name,
+            partitions: list.map((o) => ({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
+          })),
+        }),
+        undefined,
+        OFFSET_COMMIT_BY_NAME_MAX_VERSION,
+      )
       const error = res.topics.flatMap((t) => t.partitions).find((p) => p.errorCode !== 0)?.errorCode ?? 0
       if (error === 0) return
       if (await this.shouldRetry(error, attempt)) continue
@@ -533,9 +544,15 @@ export class ConsumerGroupMember {
   }
 
   /** Sends a request to the coordinator in the highest common version. */
-  private async send<Req, Res>(req: Message<Req>, res: Message<Res>, body: (version: number) => Encodable<Req>, timeoutMs?: number): Promise<Res> {
+  private async send<Req, Res>(
+    req: Message<Req>,
+    res: Message<Res>,
+    body: (version: number) => Encodable<Req>,
+    timeoutMs?: number,
+    maxVersion?: number,
+  ): Promise<Res> {
     const conn = await this.coordinatorConnection()
-    const version = conn.versions!.pick(req, res)
+    const version = conn.versions!.pick(req, res, maxVersion)
     return conn.request(req, res, version, body(version), timeoutMs !== undefined ? { timeoutMs } : {})
   }
 

@@ -1,8 +1,11 @@
-// Metadata v0–12. Topics: null (v1+) or an empty list in v0 = all topics; an empty list in v1+ =
+// Metadata v0–13. Topics: null (v1+) or an empty list in v0 = all topics; an empty list in v1+ =
 // none. A missing topic is auto-created when auto.create.topics.enable and the request's
 // allow_auto_topic_creation (v4+) both allow it; creation is synchronous here, so the answer
 // already carries the new topic's partitions. v10+ may name topics by id (UNKNOWN_TOPIC_ID).
 // Errors per topic: UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INVALID_TOPIC_EXCEPTION.
+// v13's top-level error code is always NONE: as Kafka's KafkaApis, this broker never asks a client
+// to bootstrap again (REBOOTSTRAP_REQUIRED, KIP-1102, is for brokers that know the client's view
+// of the cluster is stale, and every broker here answers with the current cluster).
 // Partitions: leader, leader epoch, replicas and ISR from the partition state in the metadata
 // store; replicas on brokers that are not registered are listed offline, and a partition whose
 // leader is gone (or none) answers LEADER_NOT_AVAILABLE with leader -1 until one is elected.
@@ -29,7 +32,7 @@ function describeTopic(ctx: RequestContext, topic: TopicRecord, live: ReadonlySe
   }
 }
 
-export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0, maxVersion: 12 }, async (ctx, req) => {
+export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0, maxVersion: 13 }, async (ctx, req) => {
   const { topics } = ctx.broker
   const all = req.topics === null || (ctx.apiVersion === 0 && req.topics.length === 0)
   const out = []
@@ -64,5 +67,6 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
     clusterId: ctx.broker.clusterId,
     controllerId: ctx.broker.controllerId(),
     topics: out,
+    errorCode: 0,
   }
 })

@@ -1,35 +1,43 @@
-// OffsetCommit v2–9. Partitions of unknown topics (or beyond a topic's partition count) are
+// OffsetCommit v2–10. Partitions of unknown topics (or beyond a topic's partition count) are
 // answered UNKNOWN_TOPIC_OR_PARTITION here, as Kafka's KafkaApis does before the coordinator sees
-// the request; the rest go to the group coordinator in one commit, answered once durable.
+// the request; the rest go to the group coordinator in one commit, answered once durable. v10
+// names topics by id: an id no topic has (the zero id included) answers UNKNOWN_TOPIC_ID for all
+// its partitions, as KafkaApis does; the answer carries the ids back.
 // generation -1 with an empty member id commits for a group without members (simple consumers,
 // admin offset resets); v2–4 retention_time_ms is honoured (-1 = offsets.retention.minutes).
 // Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, OFFSET_METADATA_TOO_LARGE, INVALID_GROUP_ID,
 // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS,
-// GROUP_ID_NOT_FOUND (v9, unknown group), COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR,
+// UNKNOWN_TOPIC_ID (v10), GROUP_ID_NOT_FOUND (v9+, unknown group), COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR,
 // COORDINATOR_NOT_AVAILABLE.
 import { ErrorCode } from '../protocol/errors.js'
 import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
 import { defineHandler } from './define.js'
 import type { OffsetToCommit } from './services.js'
 
-export default defineHandler(OffsetCommitRequest, OffsetCommitResponse, { minVersion: 2, maxVersion: 9 }, async (ctx, req) => {
+export default defineHandler(OffsetCommitRequest, OffsetCommitResponse, { minVersion: 2, maxVersion: 10 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker
+  const byId = ctx.apiVersion >= 10
   const results = req.topics.map((t) => ({
     name: t.name,
+    topicId: t.topicId,
     partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })),
   }))
   const offsets: OffsetToCommit[] = []
   const slots: Array<{ errorCode: number }> = []
   req.topics.forEach((t, ti) => {
-    const topic = topics.get(t.name)
+    const topic = byId ? topics.getById(t.topicId) : topics.get(t.name)
     t.partitions.forEach((p, pi) => {
       const slot = results[ti]!.partitions[pi]!
+      if (!topic && byId) {
+        slot.errorCode = ErrorCode.UNKNOWN_TOPIC_ID.code
+        return
+      }
       if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) {
         slot.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
         return
       }
       offsets.push({
-        topic: t.name,
+        topic: topic.name,
         partition: p.partitionIndex,
         offset: p.committedOffset,
         leaderEpoch: p.committedLeaderEpoch,

@@ -1,19 +1,25 @@
-// OffsetFetch v1–9. v8+ asks for several groups at once (groups[]); topics = null (v2+) means
+// OffsetFetch v1–10. v8+ asks for several groups at once (groups[]); topics = null (v2+) means
 // every committed offset of the group. A partition without a commit answers offset -1, leader
 // epoch -1, metadata "". require_stable (v7+, KIP-447) never gets UNSTABLE_OFFSET_COMMIT: no
 // transactional commit can be pending yet. v1 has no top-level error code, so a group-level
 // error (INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR) is put on every
 // requested partition, as Kafka answers v0–1. v9's member id/epoch concern KIP-848 groups only.
-import { OffsetFetchRequest, OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js'
-import { defineHandler } from './define.js'
-import type { FetchOffsetsResult } from './services.js'
+// v10 names topics by id: as Kafka's KafkaApis, an id no topic has answers UNKNOWN_TOPIC_ID on
+// each of its partitions (offset -1), and every topic of the answer carries its id (the zero id
+// for a committed topic that no longer exists).
+import { ErrorCode } from '../protocol/errors.js'
+import { OffsetFetchRequest, OffsetFetchResponse, type OffsetFetchRequestData } from '../protocol/messages/09-offset-fetch.js'
+import { ZERO_UUID } from '../protocol/primitives/uuid.js'
+import { defineHandler, type RequestContext } from './define.js'
+import type { FetchedOffset, FetchOffsetsResult } from './services.js'
 
 type RequestedTopics = Array<{ name: string; partitionIndexes: number[] }> | null
 
-export default defineHandler(OffsetFetchRequest, OffsetFetchResponse, { minVersion: 1, maxVersion: 9 }, (ctx, req) => {
+export default defineHandler(OffsetFetchRequest, OffsetFetchResponse, { minVersion: 1, maxVersion: 10 }, (ctx, req) => {
   const fetch = (groupId: string, topics: RequestedTopics): FetchOffsetsResult =>
     ctx.broker.groups.fetchOffsets(groupId, topics?.map((t) => ({ name: t.name, partitions: t.partitionIndexes })) ?? null, req.requireStable)
 
+  if (ctx.apiVersion >= 10) return { throttleTimeMs: 0, groups: req.groups.map((g) => fetchByTopicId(ctx, g, fetch)) }
   if (ctx.apiVersion >= 8) {
     return {
       throttleTimeMs: 0,
@@ -41,3 +47,36 @@ export default defineHandler(OffsetFetchRequest, OffsetFetchResponse, { minVersi
   }
   return { throttleTimeMs: 0, errorCode: r.errorCode, topics: r.topics }
 })
+
+type RequestGroup = OffsetFetchRequestData['groups'][number]
+
+/** One group of a v10 request: ids resolved to names for the coordinator, and back for the answer. */
+function fetchByTopicId(ctx: RequestContext, g: RequestGroup, fetch: (groupId: string, topics: RequestedTopics) => FetchOffsetsResult) {
+  const { topics } = ctx.broker
+  const idOf = (name: string) => topics.get(name)?.topicId ?? ZERO_UUID
+  if (g.topics === null) {
+    const r = fetch(g.groupId, null)
+    return { groupId: g.groupId, errorCode: r.errorCode, topics: r.topics.map((t) => ({ ...t, topicId: idOf(t.name) })) }
+  }
+  const requested = g.topics.map((t) => ({ ...t, record: topics.getById(t.topicId) }))
+  const known = requested.flatMap((t) => (t.record ? [{ name: t.record.name, partitionIndexes: t.partitionIndexes }] : []))
+  const r = fetch(g.groupId, known)
+  if (r.errorCode !== 0) return { groupId: g.groupId, errorCode: r.errorCode, topics: [] }
+  const answered = new Map(r.topics.map((t) => [t.name, t.partitions]))
+  const unknownId = (partitionIndex: number): FetchedOffset => ({
+    partitionIndex,
+    committedOffset: -1,
+    committedLeaderEpoch: -1,
+    metadata: '',
+    errorCode: ErrorCode.UNKNOWN_TOPIC_ID.code,
+  })
+  return {
+    groupId: g.groupId,
+    errorCode: 0,
+    topics: requested.map((t) => ({
+      name: t.record?.name ?? '',
+      topicId: t.topicId,
+      partitions: t.record ? (answered.get(t.record.name) ?? []) : t.partitionIndexes.map(unknownId),
+    })),
+  }
+}

@@ -1,11 +1,27 @@
-// DeleteGroups v0–2: removes Empty groups with their committed offsets (tombstones for the group
-// and every offset in `__consumer_offsets`).
+// DeleteGroups v0–3: removes Empty groups with their committed offsets (tombstones for the group
+// and every offset in `__consumer_offsets`). v3 carries a message with each failed group (null on
+// success). Kafka's GROUP_DELETION_FAILED concerns the topology of streams groups, which do not
+// exist here, so it is never answered.
 // Errors per group: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP (members remain), INVALID_GROUP_ID,
 // COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, a failed write's code.
+import { errorByCode } from '../protocol/errors.js'
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/messages/42-delete-groups.js'
 import { defineHandler } from './define.js'
 
-export default defineHandler(DeleteGroupsRequest, DeleteGroupsResponse, { minVersion: 0, maxVersion: 2 }, async (ctx, req) => ({
+function errorMessage(groupId: string, errorCode: number): string | null {
+  if (errorCode === 0) return null
+  const name = errorByCode(errorCode)?.name ?? `error code ${errorCode}`
+  switch (name) {
+    case 'GROUP_ID_NOT_FOUND':
+      return `Group ${groupId} not found.`
+    case 'NON_EMPTY_GROUP':
+      return `Group ${groupId} is not empty: it still has members.`
+    default:
+      return `Group ${groupId} could not be deleted: ${name}.`
+  }
+}
+
+export default defineHandler(DeleteGroupsRequest, DeleteGroupsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => ({
   throttleTimeMs: 0,
-  results: await ctx.broker.groups.deleteGroups(req.groupsNames),
+  results: (await ctx.broker.groups.deleteGroups(req.groupsNames)).map((r) => ({ ...r, errorMessage: errorMessage(r.groupId, r.errorCode) })),
 }))

@@ -285,7 +285,9 @@ export class ReplicaManager {
   /**
    * ListOffsets for one partition. Special timestamps: -2 earliest, -1 latest (the HW; there are
    * no transactions yet, so the LSO equals it), -3 the record with the largest timestamp (KIP-734),
-   * -4 earliest local (KIP-1005; no tiered storage, so the log start).
+   * -4 earliest local (KIP-405; no tiered storage, so the log start), -5 latest tiered (KIP-1005)
+   * and -6 earliest pending upload (KIP-1023): with nothing tiered there is no such offset, and
+   * the answer is -1, as Kafka's UnifiedLog gives for a topic without remote storage.
    */
   async listOffset(p: Partition, timestamp: number): Promise<{ offset: number; timestamp: number }> {
     switch (timestamp) {
@@ -294,6 +296,9 @@ export class ReplicaManager {
         return { offset: p.log.logStartOffset, timestamp: -1 }
       case -1:
         return { offset: p.log.highWatermark, timestamp: -1 }
+      case -5:
+      case -6:
+        return { offset: -1, timestamp: -1 }
       case -3:
         return (await p.log.maxTimestampAndOffset()) ?? { offset: -1, timestamp: -1 }
       default: {

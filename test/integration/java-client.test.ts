@@ -8,9 +8,11 @@
 // It prints `INTEROP OK <n>` on success. The client's NetworkClient logs each request it sends at
 // debug: that log shows that describeTopics went through DescribeTopicPartitions (75) and that the
 // clients, with their default enable.metrics.push=true, asked for telemetry subscriptions (71) and
-// logged no telemetry error. Further programs: RecordErrors (how the producer surfaces KIP-467 record
-// errors, per record), FailFast (transactions refused at once, Kafka Streams exactly_once_v2 too).
-// Missing java or mvn fails this file; it never skips.
+// logged no telemetry error. Further programs: Kafka44 (the versions raised to Kafka 4.4's maxima:
+// ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, a classic group's
+// commits), RecordErrors (how the producer surfaces KIP-467 record errors, per record), FailFast
+// (transactions refused at once, Kafka Streams exactly_once_v2 too). Missing java or mvn fails this
+// file; it never skips.
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -25,7 +27,9 @@ const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.
 const POM = join(PROJECT_DIR, 'pom.xml')
 const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR, 'target', 'lib', '*')].join(delimiter)
 const MAIN_CLASS = 'io.tributary.interop.Interop'
+const KAFKA44_CLASS = 'io.tributary.interop.Kafka44'
 const TOPIC = 'it-java-client'
+const KAFKA44_TOPIC = 'it-java-kafka44'
 const COUNT = 1000
 /** slf4j-simple's per-logger level property for the client's NetworkClient. */
 const NETWORK_CLIENT_LOG = 'org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient'
@@ -136,6 +140,23 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
       const telemetryTrouble = r.stderr.split(/\r?\n/).filter((l) => /\b(WARN|ERROR)\b/.test(l) && /telemetry/i.test(l))
       assert.deepEqual(telemetryTrouble, [], `telemetry warnings or errors in the client log: ${context()}`)
       console.log(`java-client: Java program took ${r.ms} ms`)
+    },
+  )
+
+  test(
+    'Kafka 4.4 versions: ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, group commits',
+    { timeout: RUN_TIMEOUT_MS + 30_000 },
+    async () => {
+      assert.ok(built, 'the Maven build failed (see the first test)')
+      assert.ok(broker, 'broker not started')
+      const r = await run(javaCommand(), ['-cp', CLASSPATH, KAFKA44_CLASS, broker.bootstrap, KAFKA44_TOPIC], RUN_TIMEOUT_MS, {
+        INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
+      })
+      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+      assert.equal(r.code, 0, `Kafka44 program failed: ${context()}`)
+      const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
+      assert.ok(lines.includes('KAFKA44 OK'), `no 'KAFKA44 OK' line: ${context()}`)
+      assert.ok(broker.alive(), 'broker died during the Kafka44 run')
     },
   )
 

@@ -1,4 +1,4 @@
-// Metadata (key 3). Declared for v0–12. Flexible from v9.
+// Metadata (key 3). Declared for v0–13. Flexible from v9.
 //   v0  an empty topic list means "all topics"; from v1 a null list means all, an empty one none
 //   v1  broker rack, controllerId, isInternal               v2  clusterId
 //   v3  throttleTimeMs           v4  allowAutoTopicCreation  v5  offlineReplicas
@@ -6,12 +6,14 @@
 //   v9  flexible                 v10 topic ids (request and response); name nullable in the request
 //   v11 cluster authorized operations dropped (DescribeCluster serves them, KIP-700)
 //   v12 lookup by topic id (request name null); response topic name nullable
+//   v13 a top-level error code in the response (KIP-1102: REBOOTSTRAP_REQUIRED tells the client to
+//       bootstrap again); the request is unchanged
 import { f, type Infer, message, T } from '../schema.js'
 
 export const MetadataRequest = message({
   apiKey: 3,
   name: 'Metadata',
-  versions: '0-12',
+  versions: '0-13',
   flexible: '9+',
   fields: {
     topics: f.array(
@@ -31,7 +33,7 @@ export const MetadataRequest = message({
 export const MetadataResponse = message({
   apiKey: 3,
   name: 'Metadata',
-  versions: '0-12',
+  versions: '0-13',
   flexible: '9+',
   fields: {
     throttleTimeMs: f.int32('3+'),
@@ -60,6 +62,7 @@ export const MetadataResponse = message({
       topicAuthorizedOperations: f.int32('8+', { default: -2147483648 }),
     }),
     clusterAuthorizedOperations: f.int32('8-10', { default: -2147483648 }),
+    errorCode: f.int16('13+', { default: 0 }),
   },
 })
 

@@ -1,14 +1,15 @@
-// OffsetFetch (key 9), v1–9; flexible from v6. v2 allows topics = null (all committed topics) and
+// OffsetFetch (key 9), v1–10; flexible from v6. v2 allows topics = null (all committed topics) and
 // adds a top-level error code; v5 returns the committed leader epoch; v7 adds requireStable;
 // v8 asks for several groups at once (groups[] replaces groupId/topics, and the answer moves into
-// groups[] too); v9 adds the KIP-848 member id and epoch. Version 0 (ZooKeeper offsets) is not
-// served.
+// groups[] too); v9 adds the KIP-848 member id and epoch; v10 names the topics of groups[] by id
+// only, in the request and the response (KIP-848), and may answer UNKNOWN_TOPIC_ID. Version 0
+// (ZooKeeper offsets) is not served.
 import { f, type Infer, message, T } from '../schema.js'
 
 export const OffsetFetchRequest = message({
   apiKey: 9,
   name: 'OffsetFetch',
-  versions: '1-9',
+  versions: '1-10',
   flexible: '6+',
   fields: {
     groupId: f.string('0-7'),
@@ -27,7 +28,8 @@ export const OffsetFetchRequest = message({
       topics: f.array(
         '8+',
         {
-          name: f.string('8+'),
+          name: f.string('8-9'),
+          topicId: f.uuid('10+'),
           partitionIndexes: f.arrayOf('8+', T.int32),
         },
         { nullable: '8+' },
@@ -40,7 +42,7 @@ export const OffsetFetchRequest = message({
 export const OffsetFetchResponse = message({
   apiKey: 9,
   name: 'OffsetFetch',
-  versions: '1-9',
+  versions: '1-10',
   flexible: '6+',
   fields: {
     throttleTimeMs: f.int32('3+'),
@@ -59,7 +61,8 @@ export const OffsetFetchResponse = message({
     groups: f.array('8+', {
       groupId: f.string('8+'),
       topics: f.array('8+', {
-        name: f.string('8+'),
+        name: f.string('8-9'),
+        topicId: f.uuid('10+'),
         partitions: f.array('8+', {
           partitionIndex: f.int32('8+'),
           committedOffset: f.int64('8+'),

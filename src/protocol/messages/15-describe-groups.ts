@@ -1,11 +1,12 @@
-// DescribeGroups (key 15), v0–5; flexible from v5. v3 adds authorized operations; v4 adds each
-// member's groupInstanceId. (Kafka 4's v6 adds a per-group error message; not declared.)
+// DescribeGroups (key 15), v0–6; flexible from v5. v3 adds authorized operations; v4 adds each
+// member's groupInstanceId; v6 adds a per-group error message, and an unknown group is answered
+// GROUP_ID_NOT_FOUND instead of an error-free "Dead" (KIP-1043).
 import { f, type Infer, message, T } from '../schema.js'
 
 export const DescribeGroupsRequest = message({
   apiKey: 15,
   name: 'DescribeGroups',
-  versions: '0-5',
+  versions: '0-6',
   flexible: '5+',
   fields: {
     groups: f.arrayOf('0+', T.string),
@@ -16,12 +17,13 @@ export const DescribeGroupsRequest = message({
 export const DescribeGroupsResponse = message({
   apiKey: 15,
   name: 'DescribeGroups',
-  versions: '0-5',
+  versions: '0-6',
   flexible: '5+',
   fields: {
     throttleTimeMs: f.int32('1+'),
     groups: f.array('0+', {
       errorCode: f.int16('0+'),
+      errorMessage: f.string('6+', { nullable: '6+', default: null }),
       groupId: f.string('0+'),
       groupState: f.string('0+'),
       protocolType: f.string('0+'),

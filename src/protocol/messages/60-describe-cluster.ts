@@ -1,23 +1,25 @@
-// DescribeCluster (key 60), v0–1; flexible in every version. v1 adds the endpoint type
-// (1 = brokers, 2 = controllers, KIP-919). Clients use it once Metadata ≥ 11 stopped carrying
+// DescribeCluster (key 60), v0–2; flexible in every version. v1 adds the endpoint type
+// (1 = brokers, 2 = controllers, KIP-919); v2 lets the caller ask for fenced brokers too and
+// flags each broker as fenced or not (KIP-1073). Clients use it once Metadata ≥ 11 stopped carrying
 // the cluster's authorized operations.
 import { f, type Infer, message } from '../schema.js'
 
 export const DescribeClusterRequest = message({
   apiKey: 60,
   name: 'DescribeCluster',
-  versions: '0-1',
+  versions: '0-2',
   flexible: '0+',
   fields: {
     includeClusterAuthorizedOperations: f.bool('0+'),
     endpointType: f.int8('1+', { default: 1 }),
+    includeFencedBrokers: f.bool('2+', { default: false }),
   },
 })
 
 export const DescribeClusterResponse = message({
   apiKey: 60,
   name: 'DescribeCluster',
-  versions: '0-1',
+  versions: '0-2',
   flexible: '0+',
   fields: {
     throttleTimeMs: f.int32('0+'),
@@ -31,6 +33,7 @@ export const DescribeClusterResponse = message({
       host: f.string('0+'),
       port: f.int32('0+'),
       rack: f.string('0+', { nullable: '0+', default: null }),
+      isFenced: f.bool('2+', { default: false }),
     }),
     /** Bit field of ACL operations; INT32_MIN when not requested. */
     clusterAuthorizedOperations: f.int32('0+', { default: -2147483648 }),

@@ -88,6 +88,7 @@ describe('admin helpers against a broker without DescribeCluster and DescribeLog
             { errorCode: 0, name: '__consumer_offsets', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', isInternal: true, partitions: [], topicAuthorizedOperations: 0 },
           ],
           clusterAuthorizedOperations: 0,
+          errorCode: 0,
         })
         return
       case 2: {

@@ -432,6 +432,7 @@ const fixtures: Fixture[] = [
       replicaId: -1,
       isolationLevel: 0, // v2+
       topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }],
+      timeoutMs: 0, // v10+
     },
   },
   {
@@ -454,6 +455,7 @@ const fixtures: Fixture[] = [
       replicaId: -1,
       isolationLevel: 1,
       topics: [{ name: 't', partitions: [{ partitionIndex: 2, currentLeaderEpoch: 5, timestamp: -3 }] }],
+      timeoutMs: 0, // v10+
     },
   },
   {
@@ -604,6 +606,7 @@ const fixtures: Fixture[] = [
         },
       ],
       clusterAuthorizedOperations: -2147483648, // v8-10
+      errorCode: 0, // v13+
     },
   },
   {
@@ -663,6 +666,7 @@ const fixtures: Fixture[] = [
         },
       ],
       clusterAuthorizedOperations: -2147483648, // v8-10 only
+      errorCode: 0, // v13+
     },
   },
 ]

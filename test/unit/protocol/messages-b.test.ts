@@ -456,7 +456,7 @@ describe('DescribeCluster fixtures', () => {
     fixture(
       DescribeClusterRequest,
       0,
-      { includeClusterAuthorizedOperations: true, endpointType: 1 },
+      { includeClusterAuthorizedOperations: true, endpointType: 1, includeFencedBrokers: false },
       hex(
         '01', // includeClusterAuthorizedOperations: true
         '00', // tagged fields
@@ -472,7 +472,7 @@ describe('DescribeCluster fixtures', () => {
       endpointType: 1,
       clusterId: 'c',
       controllerId: 1,
-      brokers: [{ brokerId: 1, host: 'h', port: 9092, rack: null }],
+      brokers: [{ brokerId: 1, host: 'h', port: 9092, rack: null, isFenced: false }],
       clusterAuthorizedOperations: -2147483648,
     }
     const bytes = hex(
@@ -623,7 +623,7 @@ describe('OffsetCommit / OffsetFetch fixtures', () => {
       memberId: 'm',
       groupInstanceId: null,
       retentionTimeMs: -1,
-      topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      topics: [{ name: 't', topicId: ZERO_ID, partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     }
     const bytes = hex(
       '0001 67', // groupId: "g"
