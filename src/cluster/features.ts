@@ -24,11 +24,11 @@ export interface FeatureLevels {
 }
 
 /**
- * metadata.version 21 is IBP_3_9_IV0: the API versions Tributary serves are those of a Kafka 3.9
- * broker (Produce ≤ 11, Fetch ≤ 17, Metadata ≤ 12, ListOffsets ≤ 9, DescribeTopicPartitions 0 and
- * client telemetry); 4.0's levels (22+) come with Metadata v13, Produce v12 and transaction
- * protocol v2, none of which are served yet. Its minimum, 7 (IBP_3_3_IV3), is a 4.x broker's
- * minimum (MetadataVersion.MINIMUM_VERSION).
+ * metadata.version 21 is IBP_3_9_IV0. The levels above it (Kafka 4.x) gate KRaft-controller records
+ * and inter-broker behaviour Tributary does not run (its metadata lives in the local store or etcd);
+ * clients do not read metadata.version to pick request versions (those come from the API ranges),
+ * and what clients do act on has a feature of its own below. Its minimum, 7 (IBP_3_3_IV3), is a 4.x
+ * broker's minimum (MetadataVersion.MINIMUM_VERSION).
  */
 export const METADATA_VERSION_LEVEL = 21
 
