@@ -175,7 +175,7 @@ describe('bad input', () => {
 
   test('unsupported Metadata version → connection closed', async () => {
     await expectClosed(frame(Buffer.concat([header(3, 99, false), Buffer.from([0, 0, 0, 0])])), 'Metadata v99')
-    await expectClosed(frame(Buffer.concat([header(3, 13, true), Buffer.from([1, 0, 0, 0])])), 'Metadata v13')
+    await expectClosed(frame(Buffer.concat([header(3, 14, true), Buffer.from([1, 0, 0, 0])])), 'Metadata v14')
   })
 
   test('ApiVersions v99 → v0 response with UNSUPPORTED_VERSION (35) and the supported ranges', async () => {
