@@ -4,10 +4,8 @@
 import { statfs } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { Controller, logConfigOf } from '../cluster/controller.js'
-import type { EtcdCluster } from '../cluster/etcd-broker.js'
-import type { BrokerRegistration } from '../cluster/etcd-membership.js'
 import { LocalMetadataStore } from '../cluster/local-store.js'
-import type { MetadataStore } from '../cluster/metadata-store.js'
+import { type BrokerRegistration, type ClusterBackend, localClusterBackend } from '../cluster/membership.js'
 import { ProducerIdManager } from '../cluster/producer-ids.js'
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OffsetsTopicPersistence } from '../coordinator/group/offsets-topic.js'
@@ -49,13 +47,12 @@ export class Broker {
   private constructor(
     readonly config: BrokerConfig,
     private readonly logger: Logger,
-    private readonly store: MetadataStore,
     private readonly replicas: ReplicaManager,
     private readonly groups: GroupCoordinator,
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
-    private readonly etcd: EtcdCluster | undefined,
-    private readonly cluster: ClusterParts | undefined,
+    private readonly backend: ClusterBackend,
+    private readonly cluster: ClusterParts,
   ) {}
 
   static async start(deps: BrokerDeps): Promise<Broker> {
@@ -66,10 +63,17 @@ export class Broker {
     const [logDir, ...otherDirs] = config.logDirs
     if (otherDirs.length > 0) logger.warn('several log.dirs are not supported yet; using the first', { logDir })
 
-    // With etcd.endpoints the metadata lives in etcd and the broker joins a cluster (DESIGN §1.5).
-    const etcd = await openEtcd(config, fs, logDir!, clock, logger)
-    const store: MetadataStore =
-      etcd?.store ?? (await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }))
+    // With etcd.endpoints the metadata lives in etcd and the broker joins a cluster; without, it
+    // is a cluster of one on its local store. Either way the same parts follow the metadata.
+    const rack = config.get('broker.rack') ?? null
+    const backend: ClusterBackend =
+      (await openEtcd(config, fs, logDir!, clock, logger)) ??
+      localClusterBackend(await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }), {
+        nodeId,
+        rack,
+        clock,
+      })
+    const store = backend.store
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
     let cluster: ClusterParts | undefined
@@ -88,17 +92,20 @@ export class Broker {
         maxDecompressedBatchBytes: config.get('tributary.max.decompressed.batch.bytes'),
         nodeId,
         // A leader whose registration may have lapsed writes nothing: another broker may lead now.
-        ...(etcd ? { leaseAlive: () => etcd.membership?.leaseValid ?? false } : {}),
+        leaseAlive: () => backend.membership?.leaseValid ?? false,
         partitionExists: (topic, partition) => store.partitionState(topic, partition) !== undefined,
       })
-      replicas.loadExisting(!store.distributed)
-      const liveBrokers = () =>
-        etcd?.membership?.brokers().map((b) => ({ id: b.nodeId, rack: b.rack })) ?? [{ id: nodeId, rack: config.get('broker.rack') ?? null }]
-      const controller = new Controller(store, replicas, configs.config, nodeId, logger.child('controller'), liveBrokers)
+      replicas.loadExisting()
+      // Until this broker is registered (its ports are known only once the listeners are bound)
+      // it places replicas on itself alone.
+      const liveBrokers = () => backend.membership?.brokers().map((b) => ({ id: b.nodeId, rack: b.rack })) ?? [{ id: nodeId, rack }]
+      const controller = new Controller(store, replicas, configs.config, logger.child('controller'), liveBrokers, (topic) =>
+        parts.sync.settled(topic),
+      )
       configs.onChange((c) => controller.updateBrokerConfig(c))
-      await controller.reconcile()
-      cluster = etcd ? startClusterParts(etcd, config, replicas, controller, clock, logger) : undefined
-      await cluster?.sync.start()
+      const parts = startClusterParts(backend, config, replicas, controller, clock, logger)
+      cluster = parts
+      await parts.sync.start()
       // Retention reads each topic's current effective config at every run (dynamic changes apply).
       logs.startRetention({
         checkIntervalMs: config.get('log.retention.check.interval.ms'),
@@ -149,11 +156,9 @@ export class Broker {
           offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
         },
         ensureTopic: () => offsetsTopic.ensureTopic(),
-        // In a cluster a group's coordinator is its __consumer_offsets partition's leader.
-        ownership: cluster ? 'elected' : 'all',
       })
-      await groups.load()
-      if (cluster) followOffsetsLeadership(groups, cluster.sync, replicas)
+      // A group's coordinator is its __consumer_offsets partition's leader.
+      followOffsetsLeadership(groups, parts.sync, replicas)
 
       const advertised = new Map<string, { host: string; port: number }>()
       const services: BrokerServices = {
@@ -169,11 +174,11 @@ export class Broker {
         },
         brokers: (listenerName) => {
           const a = advertised.get(listenerName) ?? advertised.values().next().value
-          const self = a ? { nodeId, host: a.host, port: a.port, rack: config.get('broker.rack') ?? null } satisfies BrokerEndpoint : undefined
-          const registered = etcd?.membership?.brokers()
+          const self = a ? ({ nodeId, host: a.host, port: a.port, rack } satisfies BrokerEndpoint) : undefined
+          const registered = backend.membership?.brokers()
           return registered ? registeredEndpoints(registered, listenerName, self) : self ? [self] : []
         },
-        controllerId: () => etcd?.membership?.controllerId ?? nodeId,
+        controllerId: () => backend.membership?.controllerId ?? nodeId,
         topics: controller,
         replicas,
         producerIds: new ProducerIdManager(store),
@@ -183,7 +188,7 @@ export class Broker {
         partitionAdmin: new PartitionAdmin({
           store,
           liveBrokers: () => new Set(liveBrokers().map((b) => b.id)),
-          ...(cluster ? { elector: cluster.election } : {}),
+          elector: parts.election,
           clock,
           logger: logger.child('reassignment'),
         }),
@@ -206,21 +211,19 @@ export class Broker {
       for (const a of config.advertisedListeners) {
         advertised.set(a.name, { host: a.host, port: a.port === 0 ? (bound.get(a.name) ?? 0) : a.port })
       }
-      if (etcd) {
-        // Registered once the ports are known; a refused registration (broker id in use) stops the start.
-        const endpoints = config.advertisedListeners.map((l) => ({ listener: l.name, ...advertised.get(l.name)!, securityProtocol: l.securityProtocol }))
-        const membership = await etcd.join(endpoints).catch(async (err) => {
-          await network.close()
-          throw err
-        })
-        cluster!.attach(membership)
-      }
-      return new Broker(config, logger, store, replicas, groups, network, advertised, etcd, cluster)
+      // Registered once the ports are known; a refused registration (broker id in use) stops the start.
+      const endpoints = config.advertisedListeners.map((l) => ({ listener: l.name, ...advertised.get(l.name)!, securityProtocol: l.securityProtocol }))
+      const membership = await backend.join(endpoints).catch(async (err) => {
+        await network.close()
+        throw err
+      })
+      parts.attach(membership)
+      return new Broker(config, logger, replicas, groups, network, advertised, backend, parts)
     } catch (err) {
       groups?.close()
       await cluster?.close().catch(() => {})
       await logs?.close().catch(() => {})
-      await (etcd ?? store).close().catch(() => {})
+      await backend.close().catch(() => {})
       throw err
     }
   }
@@ -244,11 +247,11 @@ export class Broker {
       // Held JoinGroup/SyncGroup answers go out first (NOT_COORDINATOR), so connections can drain.
       this.groups.close()
       await this.network.close()
-      await this.cluster?.close()
+      await this.cluster.close()
       await this.replicas.close()
-      // With etcd: leave the cluster (the lease is revoked, so another broker takes over as
+      // Leave the cluster (with etcd the lease is revoked, so another broker takes over as
       // controller at once), then close the store.
-      await (this.etcd ?? this.store).close()
+      await this.backend.close()
       this.logger.info('shut down cleanly')
     })()
     return this.closing
@@ -256,7 +259,7 @@ export class Broker {
 }
 
 /** The etcd cluster when etcd.endpoints is set; the etcd client is loaded only then. */
-async function openEtcd(config: BrokerConfig, fs: Fs, dataDir: string, clock: Clock, logger: Logger): Promise<EtcdCluster | undefined> {
+async function openEtcd(config: BrokerConfig, fs: Fs, dataDir: string, clock: Clock, logger: Logger): Promise<ClusterBackend | undefined> {
   const endpoints = config.get('etcd.endpoints')
   if (!endpoints || endpoints.length === 0) return undefined
   const { openEtcdCluster } = await import('../cluster/etcd-broker.js')

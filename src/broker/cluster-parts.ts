@@ -1,12 +1,10 @@
-// What a broker adds when it belongs to an etcd-coordinated cluster (DESIGN §1.5–1.6): replica
-// fetchers, the ReplicaSync that applies partition states to the local replicas, the leader
-// election the controller runs, and the wiring of group coordinators to the leadership of their
-// __consumer_offsets partitions. Built by the composition root (broker.ts) only when
-// etcd.endpoints is set.
+// The parts every broker runs to follow its cluster — a single broker being a cluster of one
+// (cluster/membership.ts): replica fetchers, the ReplicaSync that applies partition states to the
+// local replicas, the leader election the controller runs, and the wiring of group coordinators to
+// the leadership of their __consumer_offsets partitions. The same on the local store and on etcd.
 import type { Controller } from '../cluster/controller.js'
-import type { EtcdCluster } from '../cluster/etcd-broker.js'
-import type { EtcdMetadataStore } from '../cluster/etcd-store.js'
 import { LeaderElection } from '../cluster/leader-election.js'
+import type { ClusterBackend, Membership } from '../cluster/membership.js'
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
 import { FetcherManager } from '../replication/replica-fetcher.js'
@@ -28,25 +26,25 @@ export function followOffsetsLeadership(groups: GroupCoordinator, sync: ReplicaS
   }
 }
 
-/** The parts a broker adds when it belongs to an etcd-coordinated cluster. */
+/** What a broker runs to follow its cluster. */
 export interface ClusterParts {
   readonly sync: ReplicaSync
   /** Leader elections (runs its sweep only while this broker is the controller). */
   readonly election: LeaderElection
   /** Once registered: fetch from leaders' registered endpoints, take part in leader election. */
-  attach(membership: NonNullable<EtcdCluster['membership']>): void
+  attach(membership: Membership): void
   close(): Promise<void>
 }
 
 export function startClusterParts(
-  etcd: EtcdCluster,
+  backend: ClusterBackend,
   config: BrokerConfig,
   replicas: ReplicaManager,
   controller: Controller,
   clock: Clock,
   logger: Logger,
 ): ClusterParts {
-  const store: EtcdMetadataStore = etcd.store
+  const store = backend.store
   const nodeId = config.nodeId
   const interBroker = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name
   const fetchers = new FetcherManager({
@@ -62,7 +60,7 @@ export function startClusterParts(
       socketTimeoutMs: config.get('replica.socket.timeout.ms'),
     },
     endpointOf: (id) => {
-      const b = etcd.membership?.brokers().find((x) => x.nodeId === id)
+      const b = backend.membership?.brokers().find((x) => x.nodeId === id)
       const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
       return e ? { host: e.host, port: e.port } : undefined
     },
@@ -79,7 +77,7 @@ export function startClusterParts(
   })
   const election = new LeaderElection(
     store,
-    () => new Set(etcd.membership?.brokers().map((b) => b.nodeId) ?? []),
+    () => new Set(backend.membership?.brokers().map((b) => b.nodeId) ?? []),
     clock,
     logger.child('election'),
     {

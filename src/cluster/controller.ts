@@ -1,29 +1,30 @@
 // The controller: creates and deletes topics, adds partitions and changes topic configs. It
-// validates a request the way Kafka's controller does, records the change in the MetadataStore (the
-// source of truth) and has the ReplicaManager create, remove or reconfigure the local logs. On a
-// single node every replica is this broker.
+// validates a request the way Kafka's controller does, places the replicas on the live brokers
+// and records the change in the MetadataStore, the source of truth. The replicas themselves follow
+// the store on every broker, this one included (ReplicaSync, replica-sync.ts): the controller
+// never creates or removes a log itself, so one broker and many run the same path. A creation
+// answers once this broker's own replicas of the new partitions are in place (`replicasApplied`),
+// so a client that produces right after creating a topic on a single broker finds it led.
 //
 // Config changes take effect without a restart, as in Kafka: a topic's new overrides, or new
 // dynamic broker defaults (updateBrokerConfig), are applied to its live partition logs at once
 // (segment size and age, index sizes, flush policy); the rest of a topic's effective config
 // (max.message.bytes, message.timestamp.*, retention) is read from effectiveConfig() at each use.
 //
-// Start-up reconciles the two: a topic in the store whose logs are missing gets them created, logs
-// that exist get the topic's config overrides, and a log whose topic is gone from the store (deleted
-// before a crash finished removing it) is removed.
+// Crash safety follows from the order: the store first, then the logs. A crash in between leaves
+// a topic whose logs ReplicaSync creates at the next start, or logs of a deleted topic that it
+// removes.
 import type { BrokerConfig } from '../broker/config.js'
 import type { TopicConfigValues } from '../broker/config-defs.js'
 import { resolveTopicConfig, validateTopicConfigs } from '../broker/topic-config.js'
 import type { TopicService, TopicSpec } from '../handlers/services.js'
 import { KafkaError } from '../protocol/errors.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
-import type { ReplicaManager } from '../replication/replica-manager.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { Logger } from '../util/logger.js'
 import type { MetadataStore, PartitionState, TopicRecord } from './metadata-store.js'
 import { assignReplicas, type PlacementBroker } from './placement.js'
 import { INTERNAL_TOPICS, unifyCollisionChars, validateTopicName } from './topic-names.js'
-import { randomTopicId } from './uuid.js'
 
 /** Kafka's Long.MAX_VALUE ("never") arrives as MAX_SAFE_INTEGER; the storage layer says Infinity. */
 const never = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? Number.POSITIVE_INFINITY : n)
@@ -38,6 +39,11 @@ export function logConfigOf(c: TopicConfigValues): LogConfig {
     flushIntervalMessages: never(c['flush.messages']),
     flushIntervalMs: never(c['flush.ms']),
   }
+}
+
+/** Where a topic's storage settings go when they change: this broker's logs of that partition, if any. */
+export interface LogConfigTarget {
+  updateLogConfig(topic: string, partition: number, config: LogConfig): void
 }
 
 /** Kafka's limit on partitions per topic is the int32 range; we refuse absurd counts up front. */
@@ -55,41 +61,14 @@ export class Controller implements TopicService {
 
   constructor(
     private readonly store: MetadataStore,
-    private readonly replicas: ReplicaManager,
+    private readonly logs: LogConfigTarget,
     private config: BrokerConfig,
-    nodeId: number,
     private readonly logger: Logger,
-    /**
-     * Multi-broker: the live brokers replicas are placed on. A distributed store's partitions are
-     * created and removed on each broker by ReplicaSync when the store changes, not here.
-     */
-    private readonly liveBrokers: () => readonly PlacementBroker[] = () => [{ id: nodeId, rack: null }],
+    /** The live brokers replicas are placed on. */
+    private readonly liveBrokers: () => readonly PlacementBroker[],
+    /** Resolves once this broker's replicas of the topic match the store (ReplicaSync). */
+    private readonly replicasApplied: (topic: string) => Promise<void> = async () => {},
   ) {}
-
-  private get distributed(): boolean {
-    return this.store.distributed
-  }
-
-  /** Makes the local logs match the store (see the header comment). */
-  async reconcile(): Promise<void> {
-    if (this.distributed) return // ReplicaSync reconciles the replicas of a cluster
-    for (const t of this.store.listTopics()) {
-      const logConfig = this.logConfigOf(t)
-      for (let i = 0; i < t.partitions; i++) {
-        const p = this.replicas.get(t.name, i)
-        // Logs reopen with the broker defaults; the topic's own overrides apply from here on.
-        if (p) p.log.updateConfig(logConfig)
-        else await this.replicas.createPartition(t.name, i, t.topicId, logConfig)
-      }
-    }
-    for (const p of [...this.replicas.all()]) {
-      const t = this.store.getTopic(p.topic)
-      if (!t || t.topicId !== p.topicId || p.index >= t.partitions) {
-        this.logger.warn('removing a log whose topic no longer exists', { topic: p.topic, partition: p.index })
-        await this.replicas.deletePartition(p.topic, p.index)
-      }
-    }
-  }
 
   get(name: string): TopicRecord | undefined {
     return this.store.getTopic(name)
@@ -107,7 +86,7 @@ export class Controller implements TopicService {
 
   private applyLogConfig(topic: TopicRecord): void {
     const logConfig = this.logConfigOf(topic)
-    for (let i = 0; i < topic.partitions; i++) this.replicas.get(topic.name, i)?.log.updateConfig(logConfig)
+    for (let i = 0; i < topic.partitions; i++) this.logs.updateLogConfig(topic.name, i, logConfig)
   }
 
   partitionState(topic: string, partition: number): PartitionState | undefined {
@@ -208,38 +187,14 @@ export class Controller implements TopicService {
       // Nothing is created, so there is no id yet: Kafka answers with the zero Uuid.
       return { name: spec.name, topicId: ZERO_UUID, partitions, replicationFactor, configs, createdMs: 0 }
     }
-    if (this.distributed) {
-      const assignment =
-        spec.assignments.length > 0
-          ? [...spec.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
-          : assignReplicas(this.liveBrokers(), partitions, replicationFactor)
-      const topic = await this.store.createTopic({ name: spec.name, partitions, replicationFactor, configs, assignment })
-      this.logger.info('created topic', { topic: spec.name, partitions, replicationFactor, topicId: topic.topicId })
-      return topic
-    }
-    return this.createNow(spec.name, partitions, replicationFactor, configs)
-  }
-
-  /**
-   * Creates the logs first, then records the topic in the store: a failure or crash in between
-   * leaves only logs with an id the store never knew, which start-up removes, never a topic with
-   * missing partitions.
-   */
-  private async createNow(name: string, partitions: number, replicationFactor: number, configs: Record<string, string>): Promise<TopicRecord> {
-    const topicId = randomTopicId()
-    const logConfig = logConfigOf(resolveTopicConfig(this.config, configs))
-    let created = 0
-    try {
-      for (; created < partitions; created++) await this.replicas.createPartition(name, created, topicId, logConfig)
-      const topic = await this.store.createTopic({ name, topicId, partitions, replicationFactor, configs })
-      this.logger.info('created topic', { topic: name, partitions, topicId })
-      return topic
-    } catch (err) {
-      for (let i = 0; i < created; i++) await this.replicas.deletePartition(name, i).catch(() => {})
-      if (err instanceof KafkaError) throw err
-      this.logger.error('creating a topic failed', { topic: name, err })
-      throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not create the logs of topic '${name}'`)
-    }
+    const assignment =
+      spec.assignments.length > 0
+        ? [...spec.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map((a) => a.brokerIds)
+        : assignReplicas(this.liveBrokers(), partitions, replicationFactor)
+    const topic = await this.store.createTopic({ name: spec.name, partitions, replicationFactor, configs, assignment })
+    this.logger.info('created topic', { topic: spec.name, partitions, replicationFactor, topicId: topic.topicId })
+    await this.replicasApplied(spec.name)
+    return topic
   }
 
   async getOrAutoCreate(name: string, allowed: boolean): Promise<TopicRecord | undefined> {
@@ -286,32 +241,19 @@ export class Controller implements TopicService {
       if (count > MAX_PARTITIONS) throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be at most ${MAX_PARTITIONS}.`)
       if (assignments !== null) this.checkNewAssignments(t, count, assignments)
       if (validateOnly) return
-      if (this.distributed) {
-        const newAssignment = assignments ?? assignReplicas(this.liveBrokers(), count - t.partitions, t.replicationFactor, {
-            startPartition: t.partitions,
-            ...(t.assignment ? { existing: t.assignment } : {}),
-          })
-        await this.store.updateTopic(name, { partitions: count, newAssignment })
-        this.logger.info('added partitions', { topic: name, from: t.partitions, to: count })
-        return
-      }
-      const logConfig = this.logConfigOf(t)
-      let created = t.partitions
-      try {
-        for (; created < count; created++) await this.replicas.createPartition(name, created, t.topicId, logConfig)
-        await this.store.updateTopic(name, { partitions: count })
-      } catch (err) {
-        // Partitions the store never recorded are removed (start-up would remove them too).
-        for (let i = t.partitions; i < created; i++) await this.replicas.deletePartition(name, i).catch(() => {})
-        if (err instanceof KafkaError) throw err
-        this.logger.error('adding partitions failed', { topic: name, err })
-        throw new KafkaError('KAFKA_STORAGE_ERROR', `Could not create the new partitions of topic '${name}'`)
-      }
+      const newAssignment =
+        assignments ??
+        assignReplicas(this.liveBrokers(), count - t.partitions, t.replicationFactor, {
+          startPartition: t.partitions,
+          ...(t.assignment ? { existing: t.assignment } : {}),
+        })
+      await this.store.updateTopic(name, { partitions: count, newAssignment })
       this.logger.info('added partitions', { topic: name, from: t.partitions, to: count })
+      await this.replicasApplied(name)
     })
   }
 
-  /** One replica list per new partition, each [this node] on a single broker (Kafka's checks and wording). */
+  /** One replica list per new partition, of registered brokers (Kafka's checks and wording). */
   private checkNewAssignments(t: TopicRecord, count: number, assignments: number[][]): void {
     const adding = count - t.partitions
     if (assignments.length !== adding) {
@@ -343,11 +285,11 @@ export class Controller implements TopicService {
     return this.withTopicLock(name, async () => {
       const t = this.store.getTopic(name)
       if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-      // The store first: from here the topic is gone for clients; a crash before the logs are
-      // removed leaves orphans that start-up removes.
+      // The store first: from here the topic is gone for clients; every broker then removes its
+      // logs (a crash before that leaves orphans that the next start removes).
       await this.store.deleteTopic(name)
-      if (!this.distributed) for (let i = 0; i < t.partitions; i++) await this.replicas.deletePartition(name, i)
       this.logger.info('deleted topic', { topic: name, topicId: t.topicId })
+      await this.replicasApplied(name)
     })
   }
 }

@@ -15,9 +15,10 @@ import { writeFileAtomic } from '../storage/checkpoint-file.js'
 import type { Fs } from '../storage/fs.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import { EtcdMembership, type RegisteredEndpoint } from './etcd-membership.js'
+import { EtcdMembership } from './etcd-membership.js'
 import { EtcdMetadataError, EtcdMetadataStore } from './etcd-store.js'
 import { META_PROPERTIES, MetadataFileError, metaPropertiesText, readMetaProperties } from './local-store.js'
+import type { ClusterBackend, RegisteredEndpoint } from './membership.js'
 
 const CONNECT_TIMEOUT_MS = 10_000
 const WATCH_RETRY_MAX_MS = 2000
@@ -37,14 +38,11 @@ export interface EtcdClusterOptions {
   connectTimeoutMs?: number
 }
 
-export interface EtcdCluster {
+/** join() registers under a lease and enters the controller election; close() revokes the lease first. */
+export interface EtcdCluster extends ClusterBackend {
   readonly store: EtcdMetadataStore
-  /** The membership, once join() succeeded. */
   readonly membership: EtcdMembership | undefined
-  /** Registers this broker with its advertised endpoints and joins the controller election. */
   join(endpoints: RegisteredEndpoint[]): Promise<EtcdMembership>
-  /** Leaves the cluster (lease revoked), closes the store, then the client. */
-  close(): Promise<void>
 }
 
 export async function openEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdCluster> {

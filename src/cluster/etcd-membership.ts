@@ -27,28 +27,9 @@ import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { EtcdMirror, type MirrorEntry } from './etcd-mirror.js'
 import { DEFAULT_ETCD_PREFIX, normalizePrefix } from './etcd-store.js'
+import type { BrokerRegistration, ControllerState, Membership, RegisteredEndpoint } from './membership.js'
 
-export interface RegisteredEndpoint {
-  listener: string
-  host: string
-  port: number
-  securityProtocol: string
-}
-
-export interface BrokerRegistration {
-  nodeId: number
-  rack: string | null
-  endpoints: RegisteredEndpoint[]
-  registeredMs: number
-}
-
-export interface ControllerState {
-  /** The elected controller's node id, -1 while there is none. */
-  controllerId: number
-  /** The controller key's create revision: grows with every election; 0 while there is none. */
-  controllerEpoch: number
-  isController: boolean
-}
+export type { BrokerRegistration, ControllerState, RegisteredEndpoint } from './membership.js'
 
 export interface EtcdMembershipOptions {
   client: Etcd3
@@ -85,7 +66,7 @@ const REGISTRATION_VISIBLE_TIMEOUT_MS = 10_000
 const CLOSE_TIMEOUT_MS = 2000
 const STALE_REGISTRATION_GRACE_MS = 3000
 
-export class EtcdMembership {
+export class EtcdMembership implements Membership {
   private lease: Lease | undefined
   private leaseId = ''
   /** The lease under which brokers/<id> was last created; campaigning needs a registration. */

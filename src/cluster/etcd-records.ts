@@ -3,6 +3,7 @@
 // reported, never applied — and the checks and errors of the store's writes.
 import { KafkaError } from '../protocol/errors.js'
 import { freezeTopic, type PartitionState, type TopicRecord } from './metadata-store.js'
+import { isBrokerList, partitionStateProblem } from './partition-states.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid } from './uuid.js'
 
@@ -16,8 +17,6 @@ export function staleVersion(what: string, read: number, found: number): KafkaEr
     `${what} was changed by another broker (etcd revision ${found}) after this broker read it (revision ${read}); retry`,
   )
 }
-
-
 
 export function sameTopic(a: TopicRecord, b: TopicRecord): boolean {
   return (
@@ -84,60 +83,6 @@ export function parseTopic(value: Buffer, name: string): TopicRecord | undefined
     createdMs: r.createdMs!,
     ...(assignment ? { assignment: Object.freeze(assignment.map((a) => Object.freeze([...a]))) } : {}),
   })
-}
-
-export const isBrokerList = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((b) => Number.isSafeInteger(b) && b >= 0) && new Set(v).size === v.length
-
-/** A partition whose state was never written: its assigned replicas, the first leading, all in sync. */
-export function initialState(t: TopicRecord, partition: number): PartitionState {
-  const replicas = t.assignment?.[partition] ?? []
-  return {
-    replicas,
-    isr: replicas,
-    leader: replicas[0] ?? -1,
-    leaderEpoch: 0,
-    partitionEpoch: 0,
-    addingReplicas: [],
-    removingReplicas: [],
-  }
-}
-
-export function checkAssignment(assignment: readonly (readonly number[])[] | undefined, first: number, count: number, rf: number): void {
-  if (!assignment || assignment.length !== count) {
-    throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `expected replica lists for partitions ${first}..${first + count - 1}`)
-  }
-  assignment.forEach((a, i) => {
-    if (!isBrokerList(a) || a.length !== rf) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `partition ${first + i}: ${JSON.stringify(a)} is not a list of ${rf} distinct broker ids`)
-    }
-  })
-}
-
-/** What is wrong with a partition state, or undefined. */
-export function partitionStateProblem(s: Omit<PartitionState, 'partitionEpoch'>): string | undefined {
-  if (!isBrokerList(s.replicas) || s.replicas.length === 0) return 'replicas must be distinct broker ids'
-  if (!isBrokerList(s.isr) || s.isr.some((b) => !s.replicas.includes(b))) return 'the ISR must be replicas'
-  if (!Number.isSafeInteger(s.leader) || (s.leader !== -1 && !s.isr.includes(s.leader))) return 'the leader must be in the ISR'
-  if (!Number.isSafeInteger(s.leaderEpoch) || s.leaderEpoch < 0) return 'invalid leader epoch'
-  if (!isBrokerList(s.addingReplicas) || !isBrokerList(s.removingReplicas)) return 'invalid reassignment lists'
-  return undefined
-}
-
-/** The change must start from the partition's current state (leader epoch first, as Kafka checks). */
-export function checkTransition(current: PartitionState, expected: PartitionState): void {
-  if (current.leaderEpoch !== expected.leaderEpoch) throw fencedEpoch('', -1, expected.leaderEpoch, current.leaderEpoch)
-  if (current.partitionEpoch !== expected.partitionEpoch) {
-    throw new KafkaError(
-      'INVALID_UPDATE_VERSION',
-      `partition epoch ${expected.partitionEpoch} is stale: the partition is at epoch ${current.partitionEpoch}`,
-    )
-  }
-}
-
-export function fencedEpoch(topic: string, partition: number, expected: number, current: number): KafkaError {
-  const what = topic ? `${topic}-${partition}` : 'the partition'
-  return new KafkaError('FENCED_LEADER_EPOCH', `leader epoch ${expected} of ${what} is stale: it is at ${current}`)
 }
 
 export function parsePartitionState(value: Buffer): PartitionState | undefined {

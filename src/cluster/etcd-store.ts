@@ -41,18 +41,13 @@ import { KafkaError } from '../protocol/errors.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import {
-  checkAssignment,
-  checkTransition,
-  fencedEpoch,
   idInUse,
-  initialState,
   parseBrokerConfigs,
   parseClusterId,
   parseJson,
   parsePartitionState,
   parseProducerIds,
   parseTopic,
-  partitionStateProblem,
   sameTopic,
   staleVersion,
   topicExists,
@@ -66,8 +61,10 @@ import {
   type NewTopic,
   type PartitionChange,
   type PartitionState,
+  type StoreChange,
   type TopicRecord,
 } from './metadata-store.js'
+import { checkAssignment, checkTransition, fencedEpoch, initialState, partitionStateProblem } from './partition-states.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
 
@@ -108,12 +105,6 @@ export interface EtcdMetadataStoreOptions {
   writeVisibleTimeoutMs?: number
 }
 
-/** What changed in the image, for brokers that react to other brokers' decisions. */
-export type StoreChange =
-  | { kind: 'topic'; name: string }
-  | { kind: 'partition'; topic: string; partition: number }
-  | { kind: 'brokerConfigs'; resourceName: string }
-
 type Compare = [key: string, target: 'Create' | 'Mod', revision: number]
 
 export class EtcdMetadataStore implements MetadataStore {
@@ -125,7 +116,6 @@ export class EtcdMetadataStore implements MetadataStore {
   private readonly partitionStates = new Map<string, PartitionState>()
   /** Image changes not yet told to listeners (sent once a whole watch response is applied). */
   private pending: StoreChange[] = []
-  readonly distributed = true
   private nextProducerId = 0
   private readonly listeners: Array<(change: StoreChange) => void> = []
   private queue: Promise<unknown> = Promise.resolve()
@@ -234,7 +224,7 @@ export class EtcdMetadataStore implements MetadataStore {
     return this.mirror.revision
   }
 
-  /** Called after the image changed, by this broker's writes or another broker's. */
+  /** Called after the image changed, by this broker's writes or another broker's (once a whole watch response is in). */
   onChange(listener: (change: StoreChange) => void): void {
     this.listeners.push(listener)
   }

@@ -1,7 +1,11 @@
-// LocalMetadataStore: the single-node MetadataStore (DESIGN §1.5), kept in memory and journaled to
-// the data dir as a snapshot rewritten on every change. Metadata changes are rare (topic
-// create/delete/alter, one producer-id block per thousand producers), so a whole-file rewrite is
-// simpler than a journal and costs nothing that matters.
+// LocalMetadataStore: the MetadataStore of a broker that is a cluster of one (metadata-store.ts),
+// kept in memory and journaled to the data dir as a snapshot rewritten on every change. It keeps
+// the same records as the etcd store — topics with their replica assignment, partition states
+// changed by compare-and-swap (partition-states.ts), dynamic broker configs — and tells the same
+// change events, so the broker runs one path whatever the store. Metadata changes are rare (topic
+// create/delete/alter, a leader epoch per partition per start-up at most, one producer-id block per
+// thousand producers), so a whole-file rewrite is simpler than a journal and costs nothing that
+// matters.
 //
 // Files in <dataDir>:
 //   meta.properties            Kafka's file (Java properties): version=1, cluster.id=<uuid>,
@@ -9,9 +13,12 @@
 //                              cluster id survives restarts and a node.id or cluster.id mismatch
 //                              on open is an error (as in Kafka: the dir belongs to another broker).
 //   tributary-metadata.json    {"version":1,"clusterId","nextProducerId","topics":[…],
-//                              "brokerConfigs":{"": {…}, "<node id>": {…}}} — brokerConfigs (the
-//                              dynamic broker configs, KIP-226) is optional: files written before
-//                              it existed read as having none, and it is left out while empty.
+//                              "brokerConfigs":{"": {…}, "<node id>": {…}},
+//                              "partitionStates":{"<topic>:<partition>": {…}}} — brokerConfigs (the
+//                              dynamic broker configs, KIP-226) and partitionStates (those written
+//                              since creation) are optional and left out while empty; a topic's
+//                              `assignment` too. Files written before they existed read as having
+//                              none: every partition then has this broker as its only replica.
 //   *.tmp                      a write in progress.
 //
 // Durability (DESIGN §3): each write goes temp file → fsync → rename over the old file → fsync of
@@ -33,8 +40,10 @@ import {
   type NewTopic,
   type PartitionChange,
   type PartitionState,
+  type StoreChange,
   type TopicRecord,
 } from './metadata-store.js'
+import { checkAssignment, checkTransition, fencedEpoch, initialState, partitionStateProblem } from './partition-states.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'
 
@@ -73,6 +82,8 @@ interface Image {
   byId: Map<string, TopicRecord>
   /** Resource name ("" = cluster default, else a node id) → frozen dynamic config set. */
   brokerConfigs: Map<string, Readonly<Record<string, string>>>
+  /** "topic:partition" → the state last written; partitions absent follow their topic's assignment. */
+  partitionStates: Map<string, PartitionState>
 }
 
 interface FileV1 {
@@ -81,7 +92,10 @@ interface FileV1 {
   nextProducerId: number
   topics: TopicRecord[]
   brokerConfigs?: Record<string, Record<string, string>>
+  partitionStates?: Record<string, PartitionState>
 }
+
+const stateKey = (topic: string, partition: number) => `${topic}:${partition}`
 
 const NO_CONFIGS: Readonly<Record<string, string>> = Object.freeze({})
 
@@ -90,6 +104,7 @@ const join = (dir: string, name: string) => (dir.endsWith('/') ? dir + name : `$
 export class LocalMetadataStore implements MetadataStore {
   private queue: Promise<unknown> = Promise.resolve()
   private closed = false
+  private readonly listeners: Array<(change: StoreChange) => void> = []
 
   private constructor(
     private readonly fs: Fs,
@@ -109,7 +124,7 @@ export class LocalMetadataStore implements MetadataStore {
     const metaPath = join(dataDir, META_PROPERTIES)
     const dataPath = join(dataDir, METADATA_FILE)
     const meta = await readMetaProperties(fs, metaPath)
-    const data = await readMetadataFile(fs, dataPath)
+    const data = await readMetadataFile(fs, dataPath, nodeId)
 
     if (meta && meta.nodeId !== nodeId) {
       throw new MetadataFileError(
@@ -130,7 +145,7 @@ export class LocalMetadataStore implements MetadataStore {
     const clusterId = stored ?? opts.clusterId ?? randomUuid(opts.random)
     const image: Image = data
       ? data
-      : { clusterId, nextProducerId: 0, topics: new Map(), byId: new Map(), brokerConfigs: new Map() }
+      : { clusterId, nextProducerId: 0, topics: new Map(), byId: new Map(), brokerConfigs: new Map(), partitionStates: new Map() }
     const store = new LocalMetadataStore(fs, dataDir, opts.clock, opts.random, nodeId, image)
     // meta.properties first: a dir with metadata but no meta.properties gets it back from the data.
     if (!meta) await store.writeFile(META_PROPERTIES, metaPropertiesText(clusterId, nodeId))
@@ -154,35 +169,39 @@ export class LocalMetadataStore implements MetadataStore {
     return this.image.byId.get(id)
   }
 
-  readonly distributed = false
-
-  /** One node: every partition's only replica, in-sync replica and leader is this broker. */
   partitionState(topic: string, partition: number): PartitionState | undefined {
     const t = this.image.topics.get(topic)
     if (!t || !Number.isInteger(partition) || partition < 0 || partition >= t.partitions) return undefined
-    return this.soleReplica
+    return this.image.partitionStates.get(stateKey(topic, partition)) ?? initialState(t, partition)
   }
 
   alterPartition(change: PartitionChange): Promise<PartitionState> {
-    return Promise.reject(
-      new KafkaError('INVALID_REQUEST', `${change.topic}-${change.partition}: a single-node broker has no replicas to reassign or elect`),
-    )
+    const { topic, partition, expected, next } = change
+    return this.mutate((img) => {
+      const t = img.topics.get(topic)
+      if (!t || !Number.isInteger(partition) || partition < 0 || partition >= t.partitions) {
+        throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${topic}' does not exist`)
+      }
+      const current = img.partitionStates.get(stateKey(topic, partition)) ?? initialState(t, partition)
+      try {
+        checkTransition(current, expected)
+      } catch (err) {
+        if (err instanceof KafkaError && err.errorName === 'FENCED_LEADER_EPOCH') {
+          throw fencedEpoch(topic, partition, expected.leaderEpoch, current.leaderEpoch)
+        }
+        throw err
+      }
+      const problem = partitionStateProblem(next)
+      if (problem) throw new KafkaError('INVALID_REQUEST', `${topic}-${partition}: ${problem}`)
+      const state = frozenState({ ...next, partitionEpoch: current.partitionEpoch + 1 })
+      img.partitionStates.set(stateKey(topic, partition), state)
+      return { result: state, changes: [{ kind: 'partition', topic, partition }] }
+    })
   }
 
-  private get soleReplica(): PartitionState {
-    const self = [this.nodeId]
-    return (this.sole ??= Object.freeze({
-      replicas: self,
-      isr: self,
-      leader: this.nodeId,
-      leaderEpoch: 0,
-      partitionEpoch: 0,
-      addingReplicas: [],
-      removingReplicas: [],
-    }))
+  onChange(listener: (change: StoreChange) => void): void {
+    this.listeners.push(listener)
   }
-
-  private sole: PartitionState | undefined
 
   createTopic(t: NewTopic): Promise<TopicRecord> {
     return this.mutate((img) => {
@@ -201,6 +220,8 @@ export class LocalMetadataStore implements MetadataStore {
           topicId = randomUuid(this.random)
         } while (img.byId.has(topicId))
       }
+      const assignment = t.assignment ?? this.soleAssignment(t.partitions)
+      checkAssignment(assignment, 0, t.partitions, t.replicationFactor)
       const rec = freezeTopic({
         name: t.name,
         topicId,
@@ -208,11 +229,17 @@ export class LocalMetadataStore implements MetadataStore {
         replicationFactor: t.replicationFactor,
         configs: { ...t.configs },
         createdMs: this.clock.now(),
+        assignment: frozenAssignment(assignment),
       })
       img.topics.set(rec.name, rec)
       img.byId.set(rec.topicId, rec)
-      return rec
+      return { result: rec, changes: [{ kind: 'topic', name: rec.name }] }
     })
+  }
+
+  /** This broker as the only replica of each of `count` partitions. */
+  private soleAssignment(count: number): number[][] {
+    return Array.from({ length: count }, () => [this.nodeId])
   }
 
   deleteTopic(name: string): Promise<void> {
@@ -221,6 +248,8 @@ export class LocalMetadataStore implements MetadataStore {
       if (!rec) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist`)
       img.topics.delete(name)
       img.byId.delete(rec.topicId)
+      for (let i = 0; i < rec.partitions; i++) img.partitionStates.delete(stateKey(name, i))
+      return { result: undefined, changes: [{ kind: 'topic', name }] }
     })
   }
 
@@ -236,10 +265,14 @@ export class LocalMetadataStore implements MetadataStore {
           `Topic currently has ${rec.partitions} partitions, which is higher than the requested ${partitions}.`,
         )
       }
-      const next = freezeTopic({ ...rec, partitions, configs: { ...(patch.configs ?? rec.configs) } })
+      const added = partitions - rec.partitions
+      const newAssignment = added > 0 ? (patch.newAssignment ?? this.soleAssignment(added)) : []
+      if (added > 0) checkAssignment(newAssignment, rec.partitions, added, rec.replicationFactor)
+      const assignment = frozenAssignment([...(rec.assignment ?? this.soleAssignment(rec.partitions)), ...newAssignment])
+      const next = freezeTopic({ ...rec, partitions, configs: { ...(patch.configs ?? rec.configs) }, assignment })
       img.topics.set(name, next)
       img.byId.set(next.topicId, next)
-      return next
+      return { result: next, changes: [{ kind: 'topic', name }] }
     })
   }
 
@@ -257,6 +290,7 @@ export class LocalMetadataStore implements MetadataStore {
       }
       if (Object.keys(configs).length === 0) img.brokerConfigs.delete(resourceName)
       else img.brokerConfigs.set(resourceName, Object.freeze({ ...configs }))
+      return { result: undefined, changes: [{ kind: 'brokerConfigs', resourceName }] }
     })
   }
 
@@ -268,7 +302,7 @@ export class LocalMetadataStore implements MetadataStore {
       const start = img.nextProducerId
       if (start + size > Number.MAX_SAFE_INTEGER) throw new KafkaError('INVALID_REQUEST', 'producer ids exhausted')
       img.nextProducerId = start + size
-      return { start, size }
+      return { result: { start, size }, changes: [] }
     })
   }
 
@@ -279,9 +313,10 @@ export class LocalMetadataStore implements MetadataStore {
 
   /**
    * Runs `change` on a copy of the image under the write queue, persists the copy, then makes it
-   * current. If `change` throws or the write fails, the image stays as it was.
+   * current and tells the listeners what changed. If `change` throws or the write fails, the image
+   * stays as it was and nobody is told.
    */
-  private mutate<T>(change: (img: Image) => T): Promise<T> {
+  private mutate<T>(change: (img: Image) => { result: T; changes: StoreChange[] }): Promise<T> {
     if (this.closed) return Promise.reject(new Error('metadata store is closed'))
     const run = async (): Promise<T> => {
       const img: Image = {
@@ -290,10 +325,20 @@ export class LocalMetadataStore implements MetadataStore {
         topics: new Map(this.image.topics),
         byId: new Map(this.image.byId),
         brokerConfigs: new Map(this.image.brokerConfigs),
+        partitionStates: new Map(this.image.partitionStates),
       }
-      const result = change(img)
+      const { result, changes } = change(img)
       await this.writeFile(METADATA_FILE, serialize(img))
       this.image = img
+      for (const c of changes) {
+        for (const l of this.listeners) {
+          try {
+            l(c)
+          } catch {
+            // A listener's failure is its own (each logs); the change is durable either way.
+          }
+        }
+      }
       return result
     }
     const p = this.queue.then(run, run)
@@ -327,7 +372,22 @@ function serialize(img: Image): string {
     topics: [...img.topics.values()],
   }
   if (img.brokerConfigs.size > 0) file.brokerConfigs = Object.fromEntries(img.brokerConfigs)
+  if (img.partitionStates.size > 0) file.partitionStates = Object.fromEntries(img.partitionStates)
   return `${JSON.stringify(file, null, 2)}\n`
+}
+
+function frozenAssignment(a: readonly (readonly number[])[]): readonly (readonly number[])[] {
+  return Object.freeze(a.map((r) => Object.freeze([...r])))
+}
+
+function frozenState(s: PartitionState): PartitionState {
+  return Object.freeze({
+    ...s,
+    replicas: Object.freeze([...s.replicas]),
+    isr: Object.freeze([...s.isr]),
+    addingReplicas: Object.freeze([...s.addingReplicas]),
+    removingReplicas: Object.freeze([...s.removingReplicas]),
+  })
 }
 
 export function metaPropertiesText(clusterId: string, nodeId: number): string {
@@ -376,7 +436,8 @@ export async function readMetaProperties(fs: Fs, path: string): Promise<{ cluste
   return { clusterId, nodeId: Number(idText) }
 }
 
-async function readMetadataFile(fs: Fs, path: string): Promise<Image | undefined> {
+/** The metadata file's image; topics written before assignments were kept get `nodeId` as their only replica. */
+async function readMetadataFile(fs: Fs, path: string, nodeId: number): Promise<Image | undefined> {
   const text = await readIfExists(fs, path)
   if (text === undefined) return undefined
   let raw: unknown
@@ -416,6 +477,13 @@ async function readMetadataFile(fs: Fs, path: string): Promise<Image | undefined
     const rec = r as TopicRecord
     if (topics.has(rec.name)) throw bad(`topic ${rec.name} appears twice`)
     if (byId.has(rec.topicId)) throw bad(`topic id ${rec.topicId} appears twice`)
+    // Written before assignments were kept: this broker was every partition's only replica.
+    const assignment = rec.assignment ?? Array.from({ length: rec.partitions }, () => [nodeId])
+    try {
+      checkAssignment(assignment, 0, rec.partitions, rec.assignment ? rec.replicationFactor : 1)
+    } catch (err) {
+      throw bad(`topic ${rec.name}: ${(err as Error).message}`)
+    }
     const frozen = freezeTopic({
       name: rec.name,
       topicId: rec.topicId,
@@ -423,6 +491,7 @@ async function readMetadataFile(fs: Fs, path: string): Promise<Image | undefined
       replicationFactor: rec.replicationFactor,
       configs: { ...rec.configs },
       createdMs: rec.createdMs,
+      assignment: frozenAssignment(assignment),
     })
     topics.set(rec.name, frozen)
     byId.set(rec.topicId, frozen)
@@ -442,5 +511,30 @@ async function readMetadataFile(fs: Fs, path: string): Promise<Image | undefined
       if (Object.keys(set).length > 0) brokerConfigs.set(name, Object.freeze({ ...(set as Record<string, string>) }))
     }
   }
-  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs }
+  const partitionStates = new Map<string, PartitionState>()
+  if (f.partitionStates !== undefined) {
+    const ps = f.partitionStates as unknown
+    if (typeof ps !== 'object' || ps === null || Array.isArray(ps)) throw bad('partitionStates is not an object')
+    for (const [key, raw] of Object.entries(ps as Record<string, Partial<PartitionState>>)) {
+      const colon = key.lastIndexOf(':')
+      const t = topics.get(key.slice(0, colon))
+      const partition = Number(key.slice(colon + 1))
+      if (!t || !Number.isSafeInteger(partition) || partition < 0 || partition >= t.partitions) {
+        throw bad(`partition state ${JSON.stringify(key)} names no partition of a known topic`)
+      }
+      const state = {
+        replicas: raw?.replicas as number[],
+        isr: raw?.isr as number[],
+        leader: raw?.leader as number,
+        leaderEpoch: raw?.leaderEpoch as number,
+        partitionEpoch: raw?.partitionEpoch as number,
+        addingReplicas: raw?.addingReplicas ?? [],
+        removingReplicas: raw?.removingReplicas ?? [],
+      }
+      const problem = partitionStateProblem(state) ?? (Number.isSafeInteger(state.partitionEpoch) && state.partitionEpoch >= 0 ? undefined : 'invalid partition epoch')
+      if (problem) throw bad(`partition state ${key}: ${problem}`)
+      partitionStates.set(key, frozenState(state))
+    }
+  }
+  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs, partitionStates }
 }

@@ -1,9 +1,13 @@
-// The MetadataStore port (DESIGN §1.5): the cluster metadata every broker agrees on — the cluster
-// id, the topics (name, id, partition count, replication factor, topic-level config overrides),
-// the dynamic broker configs (KIP-226: per broker, and the cluster-wide default) and the
-// producer-id allocator. Two implementations: LocalMetadataStore (single node, journaled to the
-// data dir) and the etcd store (multi-broker). Reads are synchronous from an in-memory image; every
-// write resolves only once it is durable.
+// The MetadataStore port: the cluster metadata every broker agrees on — the cluster id, the topics
+// (name, id, partition count, replication factor, topic-level config overrides, replica
+// assignment), each partition's state (replicas, ISR, leader, epochs), the dynamic broker configs
+// (KIP-226: per broker, and the cluster-wide default) and the producer-id allocator. Two
+// implementations: LocalMetadataStore (one broker, journaled to its data dir) and the etcd store
+// (several brokers). A single broker is a cluster of one: both stores hold the same records and
+// tell the same change events, so replica sync, leader election and coordinator ownership run one
+// path on one node and on many. Reads are synchronous from an in-memory image; every write
+// resolves only once it is durable, and listeners hear of it before the write's promise settles
+// (for this broker's own writes) or once the change arrives (for another broker's).
 //
 // Contract every implementation keeps:
 // - topic names and topic ids are unique; a deleted topic's id is never given to another topic;
@@ -26,16 +30,15 @@ export interface TopicRecord {
   configs: Record<string, string>
   createdMs: number
   /**
-   * Multi-broker store: each partition's replicas as placed at creation (first = preferred
-   * leader). A partition's current state (partitionState) starts from it.
+   * Each partition's replicas as placed at creation (first = preferred leader). A partition's
+   * current state (partitionState) starts from it.
    */
   assignment?: readonly (readonly number[])[]
 }
 
 /**
- * Where a partition's replicas live and who leads it (Kafka's PartitionRegistration). Only the
- * multi-broker store keeps these; on a single node every partition's only replica and leader is
- * the broker itself, at leader epoch 0.
+ * Where a partition's replicas live and who leads it (Kafka's PartitionRegistration); the rules
+ * both stores keep are in partition-states.ts.
  */
 export interface PartitionState {
   /** Replica broker ids; the first is the preferred leader. During a reassignment: target ∪ old. */
@@ -63,9 +66,15 @@ export interface PartitionChange {
 
 export type NewTopic = Omit<TopicRecord, 'topicId' | 'createdMs'> & {
   topicId?: string
-  /** One replica list per partition (first = preferred leader); the multi-broker store needs it. */
+  /** One replica list per partition (first = preferred leader). */
   assignment?: number[][]
 }
+
+/** What changed in the image, for the parts of a broker that follow the metadata. */
+export type StoreChange =
+  | { kind: 'topic'; name: string }
+  | { kind: 'partition'; topic: string; partition: number }
+  | { kind: 'brokerConfigs'; resourceName: string }
 
 export interface MetadataStore {
   clusterId(): string
@@ -93,8 +102,8 @@ export interface MetadataStore {
    * leader epoch did, UNKNOWN_TOPIC_OR_PARTITION when it is gone; resolves with the stored state.
    */
   alterPartition(change: PartitionChange): Promise<PartitionState>
-  /** True when brokers share this store (several replicas per partition are possible). */
-  readonly distributed: boolean
+  /** Called after every change of the image (see the header for when). */
+  onChange(listener: (change: StoreChange) => void): void
   /**
    * Dynamic broker configs (KIP-226) of one resource: "" is the cluster-wide default, a node id
    * (as text) that broker's own. Values are canonical texts, already validated. {} when none.

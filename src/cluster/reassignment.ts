@@ -1,5 +1,5 @@
-// Partition reassignment (KIP-455) and the admin side of leader election (KIP-460), for clusters
-// whose brokers share an etcd metadata store.
+// Partition reassignment (KIP-455) and the admin side of leader election (KIP-460), on the
+// metadata store every broker follows (a single broker is a cluster of one: the same path).
 //
 // A reassignment moves a partition to a target replica list in three steps, each a
 // MetadataStore.alterPartition conditioned on the state it was computed from:
@@ -23,9 +23,9 @@
 // PartitionAdmin is what the AlterPartitionReassignments, ListPartitionReassignments and
 // ElectLeaders handlers call (the PartitionAdminService port). Any broker may serve them: every
 // write is a compare-and-swap on the shared store, retried from the fresh state when a leader's
-// ISR change or the controller got there first. On a single node (store.distributed false) a
-// partition's only replica is this broker: [self] is the one assignment accepted (a no-op), and no
-// election is ever needed.
+// ISR change or the controller got there first. With one broker a partition's only replica is that
+// broker: [self] is the one target the live-broker check accepts (a no-op), and no election is
+// ever needed.
 import type { PartitionAdminService, PartitionReassignment } from '../handlers/services.js'
 import { KafkaError } from '../protocol/errors.js'
 import type { Clock } from '../util/clock.js'
@@ -135,7 +135,7 @@ export function checkTarget(
   }
 }
 
-/** Leader elections as the ElectLeaders handler needs them (LeaderElection.elect on a cluster). */
+/** Leader elections as the ElectLeaders handler needs them (LeaderElection.elect). */
 export interface Elector {
   elect(topic: string, partition: number, unclean: boolean): Promise<KafkaError | null>
 }
@@ -144,8 +144,7 @@ export interface PartitionAdminDeps {
   store: MetadataStore
   /** The registered (live) broker ids. */
   liveBrokers(): ReadonlySet<number>
-  /** Present on a cluster member; a single node never needs an election. */
-  elector?: Elector
+  elector: Elector
   clock: Clock
   logger: Logger
 }
@@ -174,10 +173,6 @@ export class PartitionAdmin implements PartitionAdminService {
         if (next) next = completeReassignment({ ...next, partitionEpoch: state.partitionEpoch }, live) ?? next
       }
       if (!next) return
-      if (!store.distributed) {
-        // Unreachable with a single node's one broker, kept as a guard.
-        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'a single-node broker has no other broker to move replicas to')
-      }
       try {
         await store.alterPartition({ topic, partition, expected: state, next })
         logger.info(target === null ? 'reassignment cancelled' : 'reassignment started', {
@@ -212,16 +207,12 @@ export class PartitionAdmin implements PartitionAdminService {
   }
 
   async electLeader(topic: string, partition: number, unclean: boolean): Promise<KafkaError | null> {
-    const { store, elector } = this.deps
-    if (store.distributed && elector) {
-      for (let attempt = 1; ; attempt++) {
-        const err = await elector.elect(topic, partition, unclean)
-        if (!err || !isRace(err) || attempt >= MAX_ATTEMPTS) return err
-        await this.sleep(RETRY_BACKOFF_MS * Math.min(attempt, 10))
-      }
+    const { elector } = this.deps
+    for (let attempt = 1; ; attempt++) {
+      const err = await elector.elect(topic, partition, unclean)
+      if (!err || !isRace(err) || attempt >= MAX_ATTEMPTS) return err
+      await this.sleep(RETRY_BACKOFF_MS * Math.min(attempt, 10))
     }
-    if (!store.partitionState(topic, partition)) return new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-    return new KafkaError('ELECTION_NOT_NEEDED', unclean ? 'the partition has a live leader' : 'the preferred replica already leads')
   }
 
   private sleep(ms: number): Promise<void> {

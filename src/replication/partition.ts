@@ -53,7 +53,7 @@ export class Partition {
   leaderId: number
   replicas: readonly number[]
   isr: readonly number[]
-  /** The state this replica last applied (undefined on a single node, where nothing is stored). */
+  /** The state this replica last applied (undefined until the first one is, right after creation or start-up). */
   state: PartitionState | undefined
   /** The log end offset when this replica became leader in the current epoch. */
   epochStartOffset = 0

@@ -1,11 +1,10 @@
 // The partitions this broker hosts, and the produce/fetch/list-offsets paths over their logs.
 //
-// On a single node every hosted partition is led here with leader epoch 0, the ISR is this broker
-// alone, and the high watermark follows the log end offset as soon as an append completes. In a
-// cluster a replica leads or follows as its partition state says (replica-sync.ts, partition.ts):
-// client requests go to leaders only (NOT_LEADER_OR_FOLLOWER elsewhere), the HW moves as the ISR
-// followers fetch (readForFollower), acks=all waits for it, and a leader whose registration may
-// have lapsed takes no write.
+// A replica leads or follows as its partition state in the metadata store says (replica-sync.ts,
+// partition.ts), on one broker as on many: client requests go to leaders only
+// (NOT_LEADER_OR_FOLLOWER elsewhere), the HW moves as the ISR followers fetch (readForFollower) —
+// at once when the ISR is the leader alone, as on a single broker — acks=all waits for it, and a
+// leader whose registration may have lapsed takes no write.
 //
 // Timestamps (Kafka's LogValidator, KIP-32 and KIP-937): a producer may not send a batch marked
 // LogAppendTime (INVALID_TIMESTAMP). On a LogAppendTime topic each batch gets the broker's clock as
@@ -137,16 +136,21 @@ export class ReplicaManager {
   }
 
   /** Registers the logs found on disk at start-up (the controller then reconciles them with the store). */
-  loadExisting(asLeader = true): void {
+  loadExisting(): void {
     for (const log of this.logs.all()) {
       const p = new Partition(log.topic, log.partition, log.topicId ?? '', log, this.nodeId)
-      // On a single node every record written was acknowledged: the HW is the log end. In a
-      // cluster it is the checkpointed one (clamped to the recovered log), until the leader says
-      // more; the role comes from the partition state (replica-sync.ts).
-      if (!asLeader) p.leaderId = -1
-      log.highWatermark = asLeader ? log.logEndOffset : (this.logs.checkpointedHighWatermark(log) ?? log.logStartOffset)
+      // The role comes from the partition state (replica-sync.ts); until then the replica leads
+      // nothing and its HW is the checkpointed one (clamped to the recovered log). A leader whose
+      // ISR is itself alone moves it to the log end as soon as it leads.
+      p.leaderId = -1
+      log.highWatermark = this.logs.checkpointedHighWatermark(log) ?? log.logStartOffset
       this.partitions.set(p.key, p)
     }
+  }
+
+  /** A topic's storage settings changed: this broker's log of the partition, if any, takes them at once. */
+  updateLogConfig(topic: string, partition: number, config: LogConfig): void {
+    this.get(topic, partition)?.log.updateConfig(config)
   }
 
   get(topic: string, partition: number): Partition | undefined {
@@ -171,13 +175,11 @@ export class ReplicaManager {
    * once, its HW the log end; a cluster's replica (`leader: false`) gets its role from the partition
    * state (replica-sync.ts) and keeps its HW at the log start until the leader tells it more.
    */
-  async createPartition(
-    topic: string,
-    index: number,
-    topicId: string,
-    config?: Partial<LogConfig>,
-    opts: { leader?: boolean } = {},
-  ): Promise<Partition> {
+  /**
+   * A new local replica (its log created), leading nothing until its partition state is applied
+   * (replica-sync.ts); an existing one is returned as it is.
+   */
+  async createPartition(topic: string, index: number, topicId: string, config?: Partial<LogConfig>): Promise<Partition> {
     const existing = this.get(topic, index)
     if (existing) {
       if (existing.topicId !== topicId) throw new KafkaError('INCONSISTENT_TOPIC_ID', `${topic}-${index} belongs to another topic id`)
@@ -185,12 +187,7 @@ export class ReplicaManager {
     }
     const log = await this.logs.create(topic, index, topicId, config)
     const p = new Partition(topic, index, topicId, log, this.nodeId)
-    if (opts.leader === false) {
-      p.leaderId = -1
-    } else {
-      log.highWatermark = log.logEndOffset
-      await log.assignLeaderEpoch(p.leaderEpoch) // becoming leader: off the produce path
-    }
+    p.leaderId = -1
     this.partitions.set(p.key, p)
     return p
   }

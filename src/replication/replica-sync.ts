@@ -1,5 +1,6 @@
-// Makes this broker's replicas match the partition states in the metadata store (multi-broker
-// clusters; Kafka's ReplicaManager.applyDelta). For each partition:
+// Makes this broker's replicas match the partition states in the metadata store (Kafka's
+// ReplicaManager.applyDelta) — on every broker, a single one included (a cluster of one: its
+// partitions' only replica, which leads). For each partition:
 // - this broker is not among its replicas (or the topic is gone): stop fetching, remove the log;
 // - it is the leader: stop fetching, become leader at the stored leader epoch (the epoch's start
 //   is recorded in the leader-epoch checkpoint before any write of the epoch);
@@ -76,6 +77,16 @@ export class ReplicaSync {
     for (const p of [...this.deps.replicas.all()]) if (p.topic === name && (p.index >= count || p.topicId !== t?.topicId)) void this.schedule(name, p.index)
   }
 
+  /**
+   * Resolves once every change of the topic's partitions queued so far has been applied (the
+   * controller answers a creation only then, so the topic is led here when the client next asks).
+   */
+  async settled(topic: string): Promise<void> {
+    const prefix = partitionKey(topic, 0).slice(0, -1)
+    const pending = [...this.queues].filter(([k]) => k.startsWith(prefix) && /^\d+$/.test(k.slice(prefix.length)))
+    await Promise.all(pending.map(([, p]) => p))
+  }
+
   /** Runs apply(topic, partition) after any apply of the same partition already queued. */
   schedule(topic: string, partition: number): Promise<void> {
     const key = partitionKey(topic, partition)
@@ -105,7 +116,10 @@ export class ReplicaSync {
       if (local) await this.remove(local, 'this broker is no longer one of its replicas')
       return
     }
-    if (!local) local = await replicas.createPartition(topic, index, t.topicId, this.deps.logConfigOf(t), { leader: false })
+    // A new replica is created with the topic's settings; one that exists takes them too (it was
+    // reopened at start-up with the broker defaults, or the topic's config changed since).
+    if (!local) local = await replicas.createPartition(topic, index, t.topicId, this.deps.logConfigOf(t))
+    else local.log.updateConfig(this.deps.logConfigOf(t))
     const wasLeader = local.isLeader && local.state !== undefined
     if (state.leader === nodeId) {
       fetchers.unfollow(local)

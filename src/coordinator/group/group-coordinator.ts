@@ -7,29 +7,23 @@
 // fetches, deletes, retention). This file checks what every request shares — the coordinator's
 // own state, the group id (limits.ts) — and answers DescribeGroups and ListGroups.
 //
-// Lifecycle, as Kafka's coordinator for a partition:
-// - load() replays the persistence. While it runs, requests are answered
-//   COORDINATOR_LOAD_IN_PROGRESS (clients retry). A group stored with members comes back Stable,
-//   with its generation, leader and assignments, and fresh session timers for every member — so
-//   members that are gone time out and the group rebalances, while members that are still there
-//   heartbeat on as if nothing happened. A group stored without members, or known only by its
-//   offsets, comes back Empty.
-// - close() cancels every timer and answers every held JoinGroup/SyncGroup NOT_COORDINATOR, as
-//   Kafka does when it gives up a partition (clients look the coordinator up again); afterwards
-//   every request is answered NOT_COORDINATOR.
-//
 // Ownership (Kafka's GroupCoordinator.onElection / onResignation). A group belongs to one
 // `__consumer_offsets` partition (persistence.partitionFor) and is coordinated by that
-// partition's leader. On a single node (ownership 'all') this broker owns every partition once
-// load() is done. In a cluster (ownership 'elected') it owns a partition only after
-// onElection(partition, leaderEpoch) replayed it: while that runs, requests for its groups are
-// answered COORDINATOR_LOAD_IN_PROGRESS; requests for groups of partitions not owned are answered
-// NOT_COORDINATOR (the client looks the coordinator up again). onResignation drops the
+// partition's leader — on one broker and on many alike: this coordinator owns a partition only
+// after onElection(partition, leaderEpoch) replayed it. While that runs, requests for its groups
+// are answered COORDINATOR_LOAD_IN_PROGRESS (clients retry); requests for groups of partitions not
+// owned are answered NOT_COORDINATOR (the client looks the coordinator up again). A replayed group
+// stored with members comes back Stable, with its generation, leader and assignments, and fresh
+// session timers for every member — so members that are gone time out and the group rebalances,
+// while members that are still there heartbeat on as if nothing happened. A group stored without
+// members, or known only by its offsets, comes back Empty. onResignation drops the
 // partition's groups from memory — held JoinGroup/SyncGroup answered NOT_COORDINATOR, timers
 // cancelled, nothing written for them: the new leader's coordinator carries on from the log.
 // Each partition keeps the newest leader epoch it heard of, and an election or resignation of an
 // older epoch is ignored, so events that arrive late cannot undo newer ones. A newer election of
 // a partition still owned (or loading) keeps what is in memory: this broker led it throughout.
+// close() cancels every timer and answers every held JoinGroup/SyncGroup NOT_COORDINATOR, as
+// Kafka does when it gives up a partition; afterwards every request is answered NOT_COORDINATOR.
 import type {
   CommitOffsetsParams,
   DeleteOffsetsResult,
@@ -77,16 +71,11 @@ export interface GroupCoordinatorOptions {
   config: GroupCoordinatorConfig
   /** Creates `__consumer_offsets` if needed (OffsetsTopicPersistence.ensureTopic in the broker). */
   ensureTopic?: () => Promise<void>
-  /**
-   * 'all' (default, a single node): every partition is owned once load() is done. 'elected' (a
-   * cluster): only the partitions given by onElection, each once loaded; load() replays nothing.
-   */
-  ownership?: 'all' | 'elected'
 }
 
-type Status = 'ready' | 'loading' | 'failed' | 'closed'
+type Status = 'ready' | 'closed'
 
-/** One `__consumer_offsets` partition as this coordinator knows it (ownership 'elected'). */
+/** One `__consumer_offsets` partition as this coordinator knows it. */
 interface PartitionOwnership {
   /** The newest leader epoch heard of (election or resignation). */
   epoch: number
@@ -103,7 +92,6 @@ export class GroupCoordinator implements GroupService {
   private readonly groups = new Map<string, ClassicGroup>()
   private status: Status = 'ready'
   private retentionTimer: Timer | null = null
-  private readonly elected: boolean
   private readonly partitions = new Map<number, PartitionOwnership>()
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
@@ -111,22 +99,12 @@ export class GroupCoordinator implements GroupService {
     this.rb = new Rebalancer(this.env)
     this.membership = new Membership(this.env, this.rb)
     this.offsets = new Offsets(this.env, this.rb)
-    this.elected = opts.ownership === 'elected'
     this.scheduleRetentionCheck()
   }
 
   /** Why this coordinator cannot serve now, or null. */
   private statusError(): ErrorName | null {
-    switch (this.status) {
-      case 'ready':
-        return null
-      case 'loading':
-        return 'COORDINATOR_LOAD_IN_PROGRESS'
-      case 'failed':
-        return 'COORDINATOR_NOT_AVAILABLE'
-      default:
-        return 'NOT_COORDINATOR'
-    }
+    return this.status === 'ready' ? null : 'NOT_COORDINATOR'
   }
 
   /** The error for a request on this group, or null. */
@@ -135,9 +113,8 @@ export class GroupCoordinator implements GroupService {
     return this.statusError() ?? this.ownershipError(groupId)
   }
 
-  /** Why this coordinator does not serve the group's partition now (ownership 'elected'), or null. */
+  /** Why this coordinator does not serve the group's partition now, or null. */
   private ownershipError(groupId: string): ErrorName | null {
-    if (!this.elected) return null
     switch (this.partitions.get(this.opts.persistence.partitionFor(groupId))?.state) {
       case 'owned':
         return null
@@ -272,29 +249,6 @@ export class GroupCoordinator implements GroupService {
   // -------------------------------------------------------------------------------------------
   // Lifecycle
 
-  /**
-   * Replays the persistence into memory; call once, before serving. With ownership 'elected' it
-   * replays nothing: partitions are loaded as they are elected.
-   */
-  async load(): Promise<void> {
-    if (this.status === 'closed') throw new Error('group coordinator is closed')
-    if (this.elected) return
-    this.status = 'loading'
-    for (const g of this.groups.values()) this.rb.shutDownGroup(g, code('COORDINATOR_LOAD_IN_PROGRESS'))
-    this.groups.clear()
-    const replay = new Replay()
-    try {
-      await this.opts.persistence.load(replay.sink)
-    } catch (err) {
-      this.status = this.status === 'loading' ? 'failed' : this.status
-      throw err
-    }
-    if (this.status !== 'loading') return // closed meanwhile
-    this.install(replay)
-    this.status = 'ready'
-    this.opts.logger.info('loaded consumer groups', { groups: this.groups.size })
-  }
-
   /** The replayed groups into memory (those known only by deleted offsets stay out). */
   private install(replay: Replay): number {
     let count = 0
@@ -311,12 +265,12 @@ export class GroupCoordinator implements GroupService {
   }
 
   /**
-   * This broker now leads `__consumer_offsets` partition `partition` at `leaderEpoch` (ownership
-   * 'elected'): its groups are loaded, then served. Resolves once loaded, or once the load was
+   * This broker now leads `__consumer_offsets` partition `partition` at `leaderEpoch`: its groups
+   * are loaded, then served. Resolves once loaded, or once the load was
    * given up (failed, resigned or superseded meanwhile); never rejects.
    */
   onElection(partition: number, leaderEpoch: number): Promise<void> {
-    if (!this.elected || this.status === 'closed') return Promise.resolve()
+    if (this.status === 'closed') return Promise.resolve()
     const current = this.partitions.get(partition)
     if (current && leaderEpoch <= current.epoch) {
       this.opts.logger.debug('ignoring an election of an older epoch', { partition, leaderEpoch, epoch: current.epoch })
@@ -332,12 +286,12 @@ export class GroupCoordinator implements GroupService {
   }
 
   /**
-   * This broker no longer leads the partition (ownership 'elected'): its groups leave memory,
+   * This broker no longer leads the partition: its groups leave memory,
    * held requests are answered NOT_COORDINATOR, nothing is written for them. `leaderEpoch` is the
    * partition's epoch as of the change; a resignation older than the epoch known is ignored.
    */
   onResignation(partition: number, leaderEpoch: number): void {
-    if (!this.elected || this.status === 'closed') return
+    if (this.status === 'closed') return
     const current = this.partitions.get(partition)
     if (current && leaderEpoch < current.epoch) {
       this.opts.logger.debug('ignoring a resignation of an older epoch', { partition, leaderEpoch, epoch: current.epoch })
@@ -387,7 +341,7 @@ export class GroupCoordinator implements GroupService {
     return count
   }
 
-  /** The partitions owned now (ownership 'elected'; for tests and tools). */
+  /** The partitions owned now (for tests and tools). */
   ownedPartitions(): number[] {
     return [...this.partitions].filter(([, p]) => p.state === 'owned').map(([i]) => i).sort((a, b) => a - b)
   }

@@ -34,6 +34,10 @@ export class MemoryGroupPersistence implements GroupPersistence {
 
   constructor(private readonly numPartitions = 50) {}
 
+  get partitionCount(): number {
+    return this.numPartitions
+  }
+
   partitionFor(groupId: string): number {
     return partitionForGroup(groupId, this.numPartitions)
   }

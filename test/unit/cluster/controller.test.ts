@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/broker/config.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { ReplicaManager } from '../../../src/replication/replica-manager.js'
@@ -15,6 +15,7 @@ import { nodeFs } from '../../../src/storage/fs.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 const config = defaultBrokerConfig({ 'num.partitions': 2 })
 
@@ -24,14 +25,14 @@ async function open(dir: string) {
   const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(config)), logger: silentLogger })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
-  const controller = new Controller(store, replicas, config, 0, silentLogger)
-  await controller.reconcile()
+  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
   return {
     store,
     logs,
     replicas,
     controller,
     close: async () => {
+      await closeCluster()
       await replicas.close()
       await store.close()
     },

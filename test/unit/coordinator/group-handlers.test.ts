@@ -89,7 +89,7 @@ describe('group handlers', () => {
   })
 
   it('FindCoordinator v0–6: this broker for groups (topic ensured), errors for other key types and absurd ids', async () => {
-    const h = setup()
+    const h = await setup()
     for (const v of versions(findCoordinator)) {
       const ensured = { count: 0 }
       const keys = ['g', 'x'.repeat(256)]
@@ -117,7 +117,7 @@ describe('group handlers', () => {
   })
 
   it('FindCoordinator names the live leader of the group’s __consumer_offsets partition; no live leader: COORDINATOR_NOT_AVAILABLE', async () => {
-    const h = setup()
+    const h = await setup()
     // Kafka's placement: abs(javaHash(id)) % 3 — 'a' (97) → 1, 'b' (98) → 2, 'c' (99) → 0.
     const view: ClusterView = {
       brokers: [
@@ -156,7 +156,7 @@ describe('group handlers', () => {
 
   it('JoinGroup v0–9, SyncGroup v0–5, Heartbeat v0–4, LeaveGroup v0–5 encode in every version', async () => {
     for (const v of versions(joinGroup)) {
-      const h = setup()
+      const h = await setup()
       const join = {
         groupId: `g${v}`,
         sessionTimeoutMs: 10_000,
@@ -227,7 +227,7 @@ describe('group handlers', () => {
   })
 
   it('OffsetCommit v2–9 / OffsetFetch v1–9: unknown partitions refused, metadata round-trips, multi-group v8+', async () => {
-    const h = setup()
+    const h = await setup()
     // v10 names topics by id: see test/unit/handlers/kafka44-handlers.test.ts.
     for (const v of versions(offsetCommit).filter((x) => x <= 9)) {
       const r = await call(h, offsetCommit, v, {
@@ -279,7 +279,7 @@ describe('group handlers', () => {
   })
 
   it('ListGroups v0–5 filters by state (v4+) and type (v5); DescribeGroups, DeleteGroups, OffsetDelete', async () => {
-    const h = setup()
+    const h = await setup()
     await call(h, offsetCommit, 8, {
       groupId: 'admin',
       generationIdOrMemberEpoch: -1,

@@ -30,7 +30,15 @@ export interface Harness {
   advance(ms: number): Promise<void>
 }
 
-export function setup(config: Partial<GroupCoordinatorConfig> = {}, persistence = new MemoryGroupPersistence()): Harness {
+/**
+ * A coordinator that owns every partition of the persistence (elected at leader epoch 0, as the
+ * broker elects them on a single node), unless `elect: false`.
+ */
+export async function setup(
+  config: Partial<GroupCoordinatorConfig> = {},
+  persistence = new MemoryGroupPersistence(),
+  opts: { elect?: boolean } = {},
+): Promise<Harness> {
   const clock = new ManualClock()
   const coordinator = new GroupCoordinator({
     clock,
@@ -38,6 +46,7 @@ export function setup(config: Partial<GroupCoordinatorConfig> = {}, persistence 
     persistence,
     config: { ...DEFAULT_GROUP_COORDINATOR_CONFIG, initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, ...config },
   })
+  if (opts.elect !== false) await electAll(coordinator, persistence)
   return {
     clock,
     persistence,
@@ -47,6 +56,11 @@ export function setup(config: Partial<GroupCoordinatorConfig> = {}, persistence 
       await flush()
     },
   }
+}
+
+/** Elects the coordinator for every partition of the persistence; resolves once all are loaded. */
+export async function electAll(coordinator: GroupCoordinator, persistence: MemoryGroupPersistence, leaderEpoch = 0): Promise<void> {
+  await Promise.all(Array.from({ length: persistence.partitionCount }, (_, p) => coordinator.onElection(p, leaderEpoch)))
 }
 
 /** A promise whose outcome can be looked at without awaiting it. */

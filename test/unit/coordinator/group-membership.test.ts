@@ -18,7 +18,7 @@ import {
 
 describe('group coordinator: join, sync, heartbeat', () => {
   it('forms a 3-member group: one generation, one leader with every member, assignments relayed byte for byte', async () => {
-    const h = setup()
+    const h = await setup()
     const members = [new TestMember(h, 'g'), new TestMember(h, 'g'), new TestMember(h, 'g')]
     const generation = await formGroup(h, members)
     assert.equal(generation, 1)
@@ -46,7 +46,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('holds followers until the leader syncs, and answers nobody before the assignment is stored', async () => {
-    const h = setup()
+    const h = await setup()
     const [a, b] = [new TestMember(h, 'g'), new TestMember(h, 'g')]
     const ja = await a.joinFully()
     const jb = await b.joinFully()
@@ -68,7 +68,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('removes a member whose session expires, and the others rebalance without it', async () => {
-    const h = setup()
+    const h = await setup()
     const members = [new TestMember(h, 'g'), new TestMember(h, 'g'), new TestMember(h, 'g')]
     await formGroup(h, members)
     const [gone, ...alive] = members
@@ -91,7 +91,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('elects a new leader when the leader leaves', async () => {
-    const h = setup()
+    const h = await setup()
     const members = [new TestMember(h, 'g'), new TestMember(h, 'g'), new TestMember(h, 'g')]
     await formGroup(h, members)
     const leader = members.find((m) => m.isLeader)!
@@ -109,7 +109,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('empties the group when the last member leaves, and stores the empty generation', async () => {
-    const h = setup()
+    const h = await setup()
     const m = new TestMember(h, 'g')
     await formGroup(h, [m])
     assert.equal(m.leave(), 0)
@@ -122,7 +122,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('MEMBER_ID_REQUIRED: a v4+ member without id gets one, is pending, and is accepted when it rejoins', async () => {
-    const h = setup()
+    const h = await setup()
     const first = track(h.coordinator.joinGroup(joinParams('g', { clientId: 'svc' })))
     await flush()
     assert.equal(first.value!.errorCode, code('MEMBER_ID_REQUIRED'))
@@ -135,14 +135,14 @@ describe('group coordinator: join, sync, heartbeat', () => {
     assert.equal(second.value!.memberId, id)
     assert.equal(second.value!.leader, id)
     // v0–3 clients get an id and a generation at once.
-    const h2 = setup()
+    const h2 = await setup()
     const old = track(h2.coordinator.joinGroup(joinParams('g', { requireKnownMemberId: false })))
     await h2.advance(0)
     assert.equal(old.value!.errorCode, 0)
   })
 
   it('forgets a pending member id after the session timeout', async () => {
-    const h = setup()
+    const h = await setup()
     const first = track(h.coordinator.joinGroup(joinParams('g')))
     await flush()
     const id = first.value!.memberId
@@ -153,7 +153,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('concurrent joins during a rebalance: nobody gets a spurious UNKNOWN_MEMBER_ID', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const b = new TestMember(h, 'g')
     await formGroup(h, [a, b])
@@ -196,7 +196,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('a member joining while the group completes its rebalance is taken into the next one', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const b = new TestMember(h, 'g')
     await formGroup(h, [a, b])
@@ -224,7 +224,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('removes a member that joined but never synced, after its rebalance timeout', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const b = new TestMember(h, 'g')
     const ja = await a.joinFully()
@@ -248,7 +248,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('completes a rebalance at the rebalance timeout without members that did not rejoin', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const b = new TestMember(h, 'g')
     await formGroup(h, [a, b])
@@ -270,7 +270,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('delays the first rebalance by group.initial.rebalance.delay.ms, extended while members arrive', async () => {
-    const h = setup({ initialRebalanceDelayMs: 3000 })
+    const h = await setup({ initialRebalanceDelayMs: 3000 })
     const a = new TestMember(h, 'g')
     const ja = await a.joinFully()
     await h.advance(2000)
@@ -287,7 +287,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('selects the protocol every member supports, by the members’ preferences', async () => {
-    const h = setup()
+    const h = await setup()
     const sub = encodeSubscription(['t'])
     const m1 = new TestMember(h, 'g', {
       protocols: [
@@ -312,7 +312,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
   })
 
   it('releases a held JoinGroup when its connection closes; the new member goes back to pending and is waited for until its session timeout', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     await formGroup(h, [a])
     const first = track(h.coordinator.joinGroup(joinParams('g')))
@@ -343,7 +343,7 @@ describe('group coordinator: join, sync, heartbeat', () => {
 
 describe('group coordinator: static membership (KIP-345)', () => {
   it('a static member restarting gets its assignment back without a rebalance', async () => {
-    const h = setup()
+    const h = await setup()
     const s1 = new TestMember(h, 'g', { groupInstanceId: 'i1' })
     const s2 = new TestMember(h, 'g', { groupInstanceId: 'i2' })
     const generation = await formGroup(h, [s1, s2])
@@ -370,7 +370,7 @@ describe('group coordinator: static membership (KIP-345)', () => {
   })
 
   it('FENCED_INSTANCE_ID for an old member id of a static instance, on every API', async () => {
-    const h = setup()
+    const h = await setup()
     const s1 = new TestMember(h, 'g', { groupInstanceId: 'i1' })
     await formGroup(h, [s1])
     const oldId = s1.memberId
@@ -395,7 +395,7 @@ describe('group coordinator: static membership (KIP-345)', () => {
   })
 
   it('a held JoinGroup of the replaced member id is answered FENCED_INSTANCE_ID', async () => {
-    const h = setup()
+    const h = await setup()
     const s1 = new TestMember(h, 'g', { groupInstanceId: 'i1' })
     const s2 = new TestMember(h, 'g', { groupInstanceId: 'i2' })
     await formGroup(h, [s1, s2])
@@ -413,7 +413,7 @@ describe('group coordinator: static membership (KIP-345)', () => {
   })
 
   it('a static member can be removed by instance id alone (admin LeaveGroup)', async () => {
-    const h = setup()
+    const h = await setup()
     const s1 = new TestMember(h, 'g', { groupInstanceId: 'i1' })
     await formGroup(h, [s1])
     const r = h.coordinator.leaveGroup('g', [

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test'
 import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
 import type { CommitOffsetsParams } from '../../../src/handlers/services.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
-import { code, flush, formGroup, type Harness, SESSION_MS, setup, TestMember } from './group-helpers.js'
+import { code, electAll, flush, formGroup, type Harness, SESSION_MS, setup, TestMember } from './group-helpers.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -26,7 +26,7 @@ const committed = (h: Harness, groupId: string, topic: string, partition: number
 
 describe('group coordinator: offset commits', () => {
   it('commits for an unknown or Empty group with generation -1 (simple consumers, admin resets)', async () => {
-    const h = setup()
+    const h = await setup()
     assert.deepEqual(await commit(h, { groupId: 'admin' }, [['t', 0, 42, 'reset']]), [0])
     assert.equal(h.coordinator.groupState('admin'), 'Empty')
     assert.deepEqual(committed(h, 'admin', 't', 0), {
@@ -48,7 +48,7 @@ describe('group coordinator: offset commits', () => {
   })
 
   it('ILLEGAL_GENERATION for a stale generation; UNKNOWN_MEMBER_ID from a non-member', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const b = new TestMember(h, 'g')
     const generation = await formGroup(h, [a, b])
@@ -70,7 +70,7 @@ describe('group coordinator: offset commits', () => {
   })
 
   it('REBALANCE_IN_PROGRESS while CompletingRebalance; allowed while PreparingRebalance', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const generation = await formGroup(h, [a])
     const b = new TestMember(h, 'g')
@@ -86,7 +86,7 @@ describe('group coordinator: offset commits', () => {
   })
 
   it('OFFSET_METADATA_TOO_LARGE past offset.metadata.max.bytes, for that partition only', async () => {
-    const h = setup({ offsetMetadataMaxBytes: 10 })
+    const h = await setup({ offsetMetadataMaxBytes: 10 })
     const codes = await commit(h, { groupId: 'g' }, [
       ['t', 0, 1, 'x'.repeat(10)],
       ['t', 1, 1, 'x'.repeat(11)],
@@ -97,7 +97,7 @@ describe('group coordinator: offset commits', () => {
   })
 
   it('persists a commit with one storeOffsets before answering; a failed write answers its code', async () => {
-    const h = setup()
+    const h = await setup()
     h.persistence.pause()
     let answered = false
     const p = commit(h, { groupId: 'g' }, [
@@ -120,7 +120,7 @@ describe('group coordinator: offset commits', () => {
   })
 
   it('OffsetFetch: -1 for partitions without a commit; null topics = everything committed', async () => {
-    const h = setup()
+    const h = await setup()
     await commit(h, { groupId: 'g' }, [
       ['b', 1, 5],
       ['a', 0, 3],
@@ -149,7 +149,7 @@ describe('group coordinator: offset commits', () => {
 describe('group coordinator: retention, deletion, restore', () => {
   it('expires the offsets of a group empty for offsets.retention.minutes, on the periodic check', async () => {
     const HOUR_MS = 60 * 60 * 1000
-    const h = setup({ offsetsRetentionMs: HOUR_MS, offsetsRetentionCheckIntervalMs: 60_000 })
+    const h = await setup({ offsetsRetentionMs: HOUR_MS, offsetsRetentionCheckIntervalMs: 60_000 })
     const m = new TestMember(h, 'g')
     const generation = await formGroup(h, [m])
     await commit(h, { groupId: 'g', generationId: generation, memberId: m.memberId }, [['t', 0, 9]])
@@ -173,7 +173,7 @@ describe('group coordinator: retention, deletion, restore', () => {
   })
 
   it('expires a simple consumer group’s offsets retention after each commit', async () => {
-    const h = setup({ offsetsRetentionMs: DAY_MS, offsetsRetentionCheckIntervalMs: 60_000 })
+    const h = await setup({ offsetsRetentionMs: DAY_MS, offsetsRetentionCheckIntervalMs: 60_000 })
     await commit(h, { groupId: 's' }, [['t', 0, 1]])
     await h.advance(DAY_MS / 2)
     await commit(h, { groupId: 's' }, [['t', 1, 1]])
@@ -184,7 +184,7 @@ describe('group coordinator: retention, deletion, restore', () => {
   })
 
   it('DeleteGroups: NON_EMPTY_GROUP with members, GROUP_ID_NOT_FOUND when unknown, tombstones when Empty', async () => {
-    const h = setup()
+    const h = await setup()
     const m = new TestMember(h, 'g')
     const generation = await formGroup(h, [m])
     await commit(h, { groupId: 'g', generationId: generation, memberId: m.memberId }, [
@@ -211,7 +211,7 @@ describe('group coordinator: retention, deletion, restore', () => {
   })
 
   it('OffsetDelete: GROUP_ID_NOT_FOUND; GROUP_SUBSCRIBED_TO_TOPIC for subscribed topics of a live group', async () => {
-    const h = setup()
+    const h = await setup()
     assert.equal((await h.coordinator.deleteOffsets('nope', [{ name: 't', partitions: [0] }])).errorCode, code('GROUP_ID_NOT_FOUND'))
     const m = new TestMember(h, 'g', { protocols: [{ name: 'range', metadata: encodeSubscription(['t', 'v']) }] })
     const generation = await formGroup(h, [m])
@@ -243,14 +243,14 @@ describe('group coordinator: retention, deletion, restore', () => {
   })
 
   it('OffsetDelete: NON_EMPTY_GROUP for a live group of another protocol type', async () => {
-    const h = setup()
+    const h = await setup()
     const m = new TestMember(h, 'c', { protocolType: 'connect', protocols: [{ name: 'default', metadata: Buffer.from('x') }] })
     await formGroup(h, [m])
     assert.equal((await h.coordinator.deleteOffsets('c', [{ name: 't', partitions: [0] }])).errorCode, code('NON_EMPTY_GROUP'))
   })
 
   it('load() restores groups and offsets from the persistence: Stable with fresh sessions, Empty, offsets only', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'live', { groupInstanceId: 'ia' })
     const b = new TestMember(h, 'live')
     const generation = await formGroup(h, [a, b])
@@ -267,8 +267,7 @@ describe('group coordinator: retention, deletion, restore', () => {
     await flush()
     h.coordinator.close()
 
-    const h2 = setup({}, h.persistence)
-    await h2.coordinator.load()
+    const h2 = await setup({}, h.persistence)
     assert.equal(h2.coordinator.groupState('live'), 'Stable')
     assert.equal(h2.coordinator.groupState('emptied'), 'Empty')
     assert.equal(h2.coordinator.groupState('simple'), 'Empty')
@@ -295,17 +294,17 @@ describe('group coordinator: retention, deletion, restore', () => {
   })
 
   it('answers COORDINATOR_LOAD_IN_PROGRESS while loading and NOT_COORDINATOR after close()', async () => {
-    const h = setup()
+    const h = await setup()
     await commit(h, { groupId: 'g' }, [['t', 0, 1]])
-    const h2 = setup({}, h.persistence)
-    h.persistence.pause()
-    const loading = h2.coordinator.load()
+    const h2 = await setup({}, h.persistence, { elect: false })
+    h.persistence.holdLoads()
+    const loading = electAll(h2.coordinator, h.persistence)
     assert.equal(h2.coordinator.fetchOffsets('g', null, false).errorCode, code('COORDINATOR_LOAD_IN_PROGRESS'))
-    h.persistence.resume()
+    h.persistence.releaseLoads()
     await loading
     assert.equal(h2.coordinator.fetchOffsets('g', null, false).errorCode, 0)
     // close(): held requests are released with NOT_COORDINATOR.
-    const h3 = setup()
+    const h3 = await setup()
     const n = new TestMember(h3, 'g')
     const j = await n.joinFully()
     h3.coordinator.close()
@@ -315,7 +314,7 @@ describe('group coordinator: retention, deletion, restore', () => {
   })
 
   it('a failed store of the leader’s assignment answers its code to everyone held and starts a rebalance', async () => {
-    const h = setup()
+    const h = await setup()
     const a = new TestMember(h, 'g')
     const b = new TestMember(h, 'g')
     const ja = await a.joinFully()

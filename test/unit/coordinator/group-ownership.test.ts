@@ -1,4 +1,4 @@
-// The group coordinator in a cluster (ownership 'elected'): it serves the groups of a
+// The group coordinator, on one broker as on many: it serves the groups of a
 // `__consumer_offsets` partition only once onElection loaded it, answers
 // COORDINATOR_LOAD_IN_PROGRESS while it loads and NOT_COORDINATOR for partitions it does not own,
 // drops a partition's groups on onResignation (held JoinGroups answered NOT_COORDINATOR, timers
@@ -26,7 +26,6 @@ function setupElected(persistence = new MemoryGroupPersistence(PARTITIONS)): Ele
     logger: silentLogger,
     persistence,
     config: { ...DEFAULT_GROUP_COORDINATOR_CONFIG, initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 },
-    ownership: 'elected',
   })
   return {
     clock,
@@ -76,12 +75,11 @@ async function answers(h: Harness, groupId: string): Promise<number> {
   return [...codes][0]!
 }
 
-describe('group coordinator: ownership by __consumer_offsets partition (a cluster)', () => {
-  it('serves nothing before an election: load() replays nothing, every group is NOT_COORDINATOR', async () => {
+describe('group coordinator: ownership by __consumer_offsets partition', () => {
+  it('serves nothing before an election: every group is NOT_COORDINATOR, nothing is replayed', async () => {
     const persistence = new MemoryGroupPersistence(PARTITIONS)
     await persistence.storeOffsets(groupIn(0), [{ topic: 't', partition: 0, value: { offset: 5, leaderEpoch: -1, metadata: '', commitTimestampMs: 1, expireTimestampMs: -1 } }])
     const h = setupElected(persistence)
-    await h.coordinator.load()
     for (const p of [0, 1, 2]) assert.equal(await answers(h, groupIn(p)), code('NOT_COORDINATOR'), `partition ${p}`)
     assert.deepEqual(persistence.partitionLoads, [])
     assert.deepEqual(h.coordinator.ownedPartitions(), [])
@@ -234,17 +232,5 @@ describe('group coordinator: ownership by __consumer_offsets partition (a cluste
     await h.coordinator.onElection(0, 2)
     assert.deepEqual(h.coordinator.ownedPartitions(), [0])
     assert.deepEqual(await commit(h, gid, 3), [0])
-  })
-
-  it('a single node (ownership all) owns every partition after load() and ignores elections', async () => {
-    const persistence = new MemoryGroupPersistence(PARTITIONS)
-    const clock = new ManualClock()
-    const coordinator = new GroupCoordinator({ clock, logger: silentLogger, persistence, config: DEFAULT_GROUP_COORDINATOR_CONFIG })
-    const h: Harness = { clock, persistence, coordinator, advance: async () => {} }
-    await coordinator.load()
-    coordinator.onResignation(0, 100)
-    await coordinator.onElection(1, 100)
-    for (const p of [0, 1, 2]) assert.deepEqual(await commit(h, groupIn(p), p), [0])
-    assert.deepEqual(persistence.partitionLoads, [])
   })
 })

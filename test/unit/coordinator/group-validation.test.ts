@@ -7,7 +7,7 @@ import { code, flush, formGroup, joinParams, setup, TestMember, track } from './
 
 describe('group coordinator: bad input', () => {
   it('INCONSISTENT_GROUP_PROTOCOL: another protocol type, no protocol in common, or none at all', async () => {
-    const h = setup()
+    const h = await setup()
     await formGroup(h, [new TestMember(h, 'g')])
     const otherType = await h.coordinator.joinGroup(joinParams('g', { protocolType: 'connect' }))
     assert.equal(otherType.errorCode, code('INCONSISTENT_GROUP_PROTOCOL'))
@@ -36,7 +36,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('INVALID_SESSION_TIMEOUT outside [group.min.session.timeout.ms, group.max.session.timeout.ms]', async () => {
-    const h = setup({ minSessionTimeoutMs: 6000, maxSessionTimeoutMs: 60_000 })
+    const h = await setup({ minSessionTimeoutMs: 6000, maxSessionTimeoutMs: 60_000 })
     for (const sessionTimeoutMs of [5999, 60_001, 0, -1]) {
       const r = await h.coordinator.joinGroup(joinParams('g', { sessionTimeoutMs }))
       assert.equal(r.errorCode, code('INVALID_SESSION_TIMEOUT'), `session ${sessionTimeoutMs}`)
@@ -48,7 +48,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('GROUP_MAX_SIZE_REACHED past group.max.size; a known static instance still gets back in', async () => {
-    const h = setup({ maxGroupSize: 2 })
+    const h = await setup({ maxGroupSize: 2 })
     const a = new TestMember(h, 'g', { groupInstanceId: 'a' })
     const b = new TestMember(h, 'g')
     await formGroup(h, [a, b])
@@ -70,7 +70,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('INVALID_REQUEST for oversized member metadata or too many protocols (our limits)', async () => {
-    const h = setup()
+    const h = await setup()
     const big = await h.coordinator.joinGroup(joinParams('g', { protocols: [{ name: 'range', metadata: Buffer.alloc((1 << 20) + 1) }] }))
     assert.equal(big.errorCode, code('INVALID_REQUEST'))
     const atLimit = await h.coordinator.joinGroup(joinParams('g', { protocols: [{ name: 'range', metadata: Buffer.alloc(1 << 20) }] }))
@@ -81,7 +81,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('INVALID_GROUP_ID for an empty group id (group APIs) and for one longer than 255 characters (all)', async () => {
-    const h = setup()
+    const h = await setup()
     const long = 'x'.repeat(MAX_GROUP_ID_LENGTH + 1)
     const ok = 'x'.repeat(MAX_GROUP_ID_LENGTH)
     const invalid = code('INVALID_GROUP_ID')
@@ -117,7 +117,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('unknown groups: Heartbeat/SyncGroup/JoinGroup with a member id → UNKNOWN_MEMBER_ID; DescribeGroups → Dead', async () => {
-    const h = setup()
+    const h = await setup()
     const unknown = code('UNKNOWN_MEMBER_ID')
     assert.equal(h.coordinator.heartbeat({ groupId: 'nope', generationId: 1, memberId: 'm', groupInstanceId: null }), unknown)
     const s = await h.coordinator.syncGroup({
@@ -140,7 +140,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID on Heartbeat and SyncGroup', async () => {
-    const h = setup()
+    const h = await setup()
     const m = new TestMember(h, 'g')
     await formGroup(h, [m])
     assert.equal(h.coordinator.heartbeat({ groupId: 'g', generationId: m.generationId + 1, memberId: m.memberId, groupInstanceId: null }), code('ILLEGAL_GENERATION'))
@@ -158,7 +158,7 @@ describe('group coordinator: bad input', () => {
   })
 
   it('copies metadata and assignments: reusing the request buffers changes nothing', async () => {
-    const h = setup()
+    const h = await setup()
     const metadata = encodeSubscription(['t'])
     const p = track(h.coordinator.joinGroup(joinParams('g', { requireKnownMemberId: false, protocols: [{ name: 'range', metadata }] })))
     await h.advance(0)

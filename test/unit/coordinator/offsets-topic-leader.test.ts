@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/broker/config.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import { OFFSETS_TOPIC, OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../../src/coordinator/group/offsets-topic.js'
 import type { CommittedOffset } from '../../../src/coordinator/group/persistence.js'
@@ -21,6 +21,7 @@ import { nodeFs } from '../../../src/storage/fs.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 type TestLike = { after(fn: () => Promise<void> | void): void }
 
@@ -35,10 +36,10 @@ async function node(t: TestLike) {
   const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(config)), logger: silentLogger })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
-  const controller = new Controller(store, replicas, config, 0, silentLogger)
-  await controller.reconcile()
+  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
   t.after(async () => {
-    await replicas.close().catch(() => {})
+    await closeCluster()
+      await replicas.close().catch(() => {})
     await store.close()
     await rm(dir, { recursive: true, force: true })
   })

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/broker/config.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import { encodeOffsetCommitKey, encodeOffsetCommitValue } from '../../../src/coordinator/group/offsets-records.js'
 import { OFFSETS_TOPIC, OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../../src/coordinator/group/offsets-topic.js'
@@ -19,6 +19,7 @@ import { nodeFs } from '../../../src/storage/fs.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { createLogger, type Logger, silentLogger } from '../../../src/util/logger.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 type TestLike = { after(fn: () => Promise<void> | void): void }
 
@@ -35,8 +36,7 @@ async function openNode(dir: string, clock: ManualClock): Promise<Node> {
   const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(config)), logger: silentLogger })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
-  const controller = new Controller(store, replicas, config, 0, silentLogger)
-  await controller.reconcile()
+  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
   let closed = false
   return {
     controller,
@@ -44,6 +44,7 @@ async function openNode(dir: string, clock: ManualClock): Promise<Node> {
     close: async () => {
       if (closed) return
       closed = true
+      await closeCluster()
       await replicas.close().catch(() => {})
       await store.close()
     },

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { type BrokerConfig, ConfigSource, defaultBrokerConfig } from '../../../src/broker/config.js'
 import { BrokerConfigService } from '../../../src/broker/config-service.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import produce from '../../../src/handlers/00-produce.js'
 import describeConfigs from '../../../src/handlers/32-describe-configs.js'
@@ -30,6 +30,7 @@ import { nodeFs } from '../../../src/storage/fs.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 const TOPIC = 2
 const BROKER = 4
@@ -54,8 +55,7 @@ async function open(dir: string, config: BrokerConfig = defaultBrokerConfig()): 
   const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
-  const controller = new Controller(store, replicas, configs.config, 0, silentLogger)
-  await controller.reconcile()
+  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
   configs.onChange((c) => controller.updateBrokerConfig(c))
   const services = {
     nodeId: 0,
@@ -77,6 +77,7 @@ async function open(dir: string, config: BrokerConfig = defaultBrokerConfig()): 
     configs,
     services,
     close: async () => {
+      await closeCluster()
       await replicas.close()
       await store.close()
     },

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/broker/config.js'
 import { BrokerConfigService } from '../../../src/broker/config-service.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import listOffsets from '../../../src/handlers/02-list-offsets.js'
 import deleteRecords from '../../../src/handlers/21-delete-records.js'
@@ -26,6 +26,7 @@ import { nodeFs } from '../../../src/storage/fs.js'
 import { LOG_START_OFFSET_CHECKPOINT, LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 /** One 2-record batch with 100-byte values; topics below roll every two batches (4 offsets). */
@@ -49,8 +50,7 @@ async function open(dir: string): Promise<Harness> {
   const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
-  const controller = new Controller(store, replicas, configs.config, 0, silentLogger)
-  await controller.reconcile()
+  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
   const services = { nodeId: 0, clock, logger: silentLogger, topics: controller, replicas, configs } as unknown as BrokerServices
   return {
     dir,
@@ -59,6 +59,7 @@ async function open(dir: string): Promise<Harness> {
     controller,
     services,
     close: async () => {
+      await closeCluster()
       await replicas.close()
       await store.close()
     },

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/broker/config.js'
 import { BrokerConfigService } from '../../../src/broker/config-service.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import type { TopicRecord } from '../../../src/cluster/metadata-store.js'
 import listOffsets from '../../../src/handlers/02-list-offsets.js'
@@ -38,6 +38,7 @@ import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { setup } from '../coordinator/group-helpers.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 const conn: ConnectionInfo = { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal }
@@ -80,8 +81,7 @@ describe('ListOffsets v10–11 over a real log without tiered storage', () => {
     const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
     const replicas = new ReplicaManager(logs, clock, silentLogger)
     replicas.loadExisting()
-    const controller = new Controller(store, replicas, configs.config, 0, silentLogger)
-    await controller.reconcile()
+    const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
     await controller.create({ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'file.delete.delay.ms', value: '0' }] }, false)
     const p = replicas.require('t', 0)
     for (let i = 0; i < 3; i++) {
@@ -91,6 +91,7 @@ describe('ListOffsets v10–11 over a real log without tiered storage', () => {
     await replicas.deleteRecords(p, 2, 0) // the log now starts at 2 and ends at 6
     broker = { nodeId: 0, clock, logger: silentLogger, topics: controller, replicas, configs } as unknown as BrokerServices
     close = async () => {
+      await closeCluster()
       await replicas.close()
       await store.close()
     }
@@ -163,8 +164,8 @@ const T2: TopicRecord = { name: 't2', topicId: 'EBEREhMUFRYXGBkaGxwdHg', partiti
 const UNKNOWN_ID = 'ICEiIyQlJicoKSorLC0uLw'
 const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
-function groupBroker(): BrokerServices {
-  const h = setup()
+async function groupBroker(): Promise<BrokerServices> {
+  const h = await setup()
   const known = [T1, T2]
   return {
     nodeId: 7,
@@ -185,7 +186,7 @@ function groupBroker(): BrokerServices {
 
 describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
   it('commit by id: known ids commit under the topic, unknown and zero ids are UNKNOWN_TOPIC_ID', async () => {
-    const broker = groupBroker()
+    const broker = await groupBroker()
     const part = (partitionIndex: number, committedOffset: number) => ({ partitionIndex, committedOffset, committedMetadata: `m${committedOffset}` })
     const r = await call(broker, offsetCommit, 10, {
       groupId: 'g',
@@ -231,7 +232,7 @@ describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
   })
 
   it('fetch by id: committed offsets with their ids, UNKNOWN_TOPIC_ID for unknown ids, ids filled for all-topics', async () => {
-    const broker = groupBroker()
+    const broker = await groupBroker()
     await call(broker, offsetCommit, 9, {
       groupId: 'g',
       generationIdOrMemberEpoch: -1,
@@ -283,7 +284,7 @@ describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
 
 describe('DescribeGroups v6, DeleteGroups v3', () => {
   it('an unknown group: Dead without an error below v6, GROUP_ID_NOT_FOUND with a message from v6', async () => {
-    const broker = groupBroker()
+    const broker = await groupBroker()
     await call(broker, offsetCommit, 9, {
       groupId: 'known',
       generationIdOrMemberEpoch: -1,
@@ -300,7 +301,7 @@ describe('DescribeGroups v6, DeleteGroups v3', () => {
   })
 
   it('DeleteGroups v3 says why a group was not deleted; v2 carries no message', async () => {
-    const broker = groupBroker()
+    const broker = await groupBroker()
     await call(broker, offsetCommit, 9, {
       groupId: 'known',
       generationIdOrMemberEpoch: -1,
@@ -325,7 +326,7 @@ describe('DescribeGroups v6, DeleteGroups v3', () => {
 
 describe('DescribeCluster v2, Metadata v13', () => {
   it('DescribeCluster v2: every broker listed is unfenced, with or without includeFencedBrokers', async () => {
-    const broker = groupBroker()
+    const broker = await groupBroker()
     for (const includeFencedBrokers of [false, true]) {
       const r = await call(broker, describeCluster, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers })
       assert.equal(r.errorCode, 0)
@@ -337,7 +338,7 @@ describe('DescribeCluster v2, Metadata v13', () => {
   })
 
   it('Metadata v13: topics as in v12 and a top-level error code of NONE', async () => {
-    const broker = groupBroker()
+    const broker = await groupBroker()
     const r = await call(broker, metadata, 13, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false })
     assert.equal(r.errorCode, 0)
     assert.deepEqual(

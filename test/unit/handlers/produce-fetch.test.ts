@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/broker/config.js'
 import { BrokerConfigService } from '../../../src/broker/config-service.js'
 import { topicDefaults } from '../../../src/broker/topic-config.js'
-import { Controller, logConfigOf } from '../../../src/cluster/controller.js'
+import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import produce from '../../../src/handlers/00-produce.js'
 import fetch from '../../../src/handlers/01-fetch.js'
@@ -28,12 +28,16 @@ import { nodeFs } from '../../../src/storage/fs.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import type { ReplicaSync } from '../../../src/replication/replica-sync.js'
+import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 const HOUR = 3_600_000
 
 interface Harness {
   clock: ManualClock
+  store: LocalMetadataStore
+  sync: ReplicaSync
   controller: Controller
   replicas: ReplicaManager
   services: BrokerServices
@@ -47,8 +51,7 @@ async function open(dir: string): Promise<Harness> {
   const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
-  const controller = new Controller(store, replicas, configs.config, 0, silentLogger)
-  await controller.reconcile()
+  const { controller, parts, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
   const services = {
     nodeId: 0,
     clock,
@@ -60,10 +63,13 @@ async function open(dir: string): Promise<Harness> {
   } as unknown as BrokerServices
   return {
     clock,
+    store,
+    sync: parts.sync,
     controller,
     replicas,
     services,
     close: async () => {
+      await closeCluster()
       await replicas.close()
       await store.close()
     },
@@ -273,7 +279,9 @@ describe('Fetch handler v18 (KIP-1166)', () => {
     const topicId = await createTopic(h, 'replicated')
     const p = h.replicas.require('replicated', 0)
     // Broker 1 follows; the ISR is the leader alone, so the high watermark follows the leader's log.
-    p.becomeLeader({ replicas: [0, 1], isr: [0], leader: 0, leaderEpoch: p.leaderEpoch, partitionEpoch: 1, addingReplicas: [], removingReplicas: [] }, h.clock.now())
+    const current = h.store.partitionState('replicated', 0)!
+    await h.store.alterPartition({ topic: 'replicated', partition: 0, expected: current, next: { ...current, replicas: [0, 1], isr: [0] } })
+    await h.sync.settled('replicated')
     const appended = await send(h, 9, { ...request({ name: 'replicated' }, 0, batch([{ key: 'k', timestamp: h.clock.now() }])), acks: 1 })
     assert.equal(appended.responses[0]!.partitionResponses[0]!.errorCode, 0)
     assert.equal(p.log.highWatermark, 1)

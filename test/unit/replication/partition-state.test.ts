@@ -346,7 +346,7 @@ describe('ReplicaManager: acks=-1 appends and follower reads', () => {
     const clock = new ManualClock()
     const { logs } = await memoryLogs(clock)
     const rm = new ReplicaManager(logs, clock, silentLogger, { nodeId: LOCAL, leaseAlive: () => lease.alive })
-    const p = await rm.createPartition('t', 0, TOPIC_ID, undefined, { leader: false })
+    const p = await rm.createPartition('t', 0, TOPIC_ID)
     const s = stateOf({ leader: LOCAL, leaderEpoch: 3, partitionEpoch: 1, ...state })
     if (s.leader === LOCAL) {
       p.becomeLeader(s, clock.monotonic())
