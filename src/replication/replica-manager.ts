@@ -6,69 +6,25 @@
 // at once when the ISR is the leader alone, as on a single broker — acks=all waits for it, and a
 // leader whose registration may have lapsed takes no write.
 //
-// Timestamps (Kafka's LogValidator, KIP-32 and KIP-937): a producer may not send a batch marked
-// LogAppendTime (INVALID_TIMESTAMP). On a LogAppendTime topic each batch gets the broker's clock as
-// its maxTimestamp and the LogAppendTime attribute bit (CRC recomputed), and the Produce answer
-// carries that time. On a CreateTime topic with message.timestamp.before/after.max.ms bounds, a
-// record timestamp outside [now - before, now + after] is INVALID_TIMESTAMP: every record of an
-// uncompressed batch is checked; a compressed batch by the smallest and largest record timestamps
-// found when its records were walked (which is the same as checking every record).
-//
-// Record errors (KIP-467): a batch refused for some of its records — out of those bounds, or
-// without a key on a compacted topic — is refused with a RecordValidationError that names each of
-// them (record-errors.ts); the Produce handler answers with them as record_errors.
-//
-// Compression (Kafka's LogValidator): a compressed batch is decompressed — bounded by
-// tributary.max.decompressed.batch.bytes, so a compression bomb is refused with INVALID_RECORD
-// rather than followed — and its records walked (count, offset deltas, structure) before anything is
-// stored. With the topic's compression.type `producer`, or naming the batch's own codec, the batch is
-// stored as the producer sent it. A compression.type naming another codec, or `uncompressed`, makes
-// the broker rebuild the batch with that codec (same records, header fields and timestamps; new
-// length and CRC), after which the batch must still fit max.message.bytes (MESSAGE_TOO_LARGE).
+// What a producer's records must satisfy before they are stored — batch headers and CRC, the
+// topic's timestamp, key and compression rules, KIP-467 record errors — is one pass per batch,
+// log-validator.ts; append runs it once, then hands the batches to the log. On a LogAppendTime
+// topic the Produce answer carries the time the batches were stamped with.
 import { KafkaError } from '../protocol/errors.js'
-import {
-  type BatchHeader,
-  CompressionType,
-  NO_TIMESTAMP,
-  type ProducedBatch,
-  readBatchHeader,
-  setLogAppendTime,
-  TimestampType,
-  validateProducedBatches,
-} from '../protocol/records/batch.js'
-import { recompressBatch } from '../protocol/records/builder.js'
-import { codecByName, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records/compression.js'
-import { iterateRecords } from '../protocol/records/iterator.js'
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records/compression.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { AppendWaiters } from './append-waiters.js'
+import { type RecordPolicy, validateRecords } from './log-validator.js'
 import { Partition, partitionKey } from './partition.js'
-import { type RecordRules, recordValidationError } from './record-errors.js'
 
+export type { TimestampPolicy } from './log-validator.js'
 export { Partition, partitionKey } from './partition.js'
 
-/** A topic's message.timestamp.* settings, as the produce path applies them. */
-export interface TimestampPolicy {
-  /** message.timestamp.type=LogAppendTime: the broker stamps each batch. */
-  logAppendTime: boolean
-  /** message.timestamp.before.max.ms (MAX_SAFE_INTEGER or more: no bound). */
-  beforeMaxMs: number
-  /** message.timestamp.after.max.ms (MAX_SAFE_INTEGER or more: no bound). */
-  afterMaxMs: number
-}
-
-/** What the produce path applies to a batch before storing it: the topic's timestamp and compression settings. */
-export interface AppendPolicy extends TimestampPolicy {
-  /** The topic's compression.type (`producer` when omitted: keep the producer's bytes). */
-  compressionType?: string
-  /** The level of the codec compression.type names (compression.gzip.level / compression.zstd.level); omitted: the codec's default. */
-  compressionLevel?: number
-  /** The Produce request's version (zstd needs v7+); omitted for the broker's own appends. */
-  produceVersion?: number
-  /** cleanup.policy includes compact: a record without a key is INVALID_RECORD (Kafka's LogValidator). */
-  requireKeys?: boolean
+/** What the produce path applies to a batch before storing it (log-validator.ts) and how the append is acknowledged. */
+export interface AppendPolicy extends RecordPolicy {
   /** The Produce request's acks; -1 waits for the ISR (default 1). */
   acks?: number
   /** The topic's min.insync.replicas (acks=-1 only). */
@@ -203,44 +159,39 @@ export class ReplicaManager {
   }
 
   /**
-   * Validates a producer's records (v2 batches, CRC, size, compressed records, timestamps), applies
-   * the topic's compression.type, and appends them. `timestamps` may be an AppendPolicy carrying the
-   * compression settings too. The log assigns the offsets; the high watermark moves to the new log
-   * end and long-polling fetches wake.
+   * Validates a producer's records in one pass (log-validator.ts: batch headers and CRC, the
+   * topic's timestamp, key and compression rules) and appends what it returns. The log assigns the
+   * offsets; the high watermark moves to the new log end and long-polling fetches wake.
    */
   async append(
     p: Partition,
     records: Buffer,
     maxBatchBytes: number,
-    timestamps: AppendPolicy = CREATE_TIME_UNBOUNDED,
+    policy: AppendPolicy = CREATE_TIME_UNBOUNDED,
   ): Promise<AppendResult> {
     if (!p.isLeader || !this.leaseAlive()) {
       throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${this.nodeId} does not lead ${p.key}${p.isLeader ? ' (its cluster registration may have expired)' : ''}`)
     }
-    const acksAll = timestamps.acks === -1
-    const minIsr = timestamps.minInsyncReplicas ?? 1
+    const acksAll = policy.acks === -1
+    const minIsr = policy.minInsyncReplicas ?? 1
     if (acksAll && p.isr.length < minIsr) {
       throw new KafkaError(
         'NOT_ENOUGH_REPLICAS',
         `The size of the current ISR [${p.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${p.key}`,
       )
     }
-    const maxDecompressedBytes = this.maxDecompressedBatchBytes
-    let batches: BatchHeader[] = validateProducedBatches(records, {
-      maxBatchBytes,
-      maxDecompressedBytes,
-      ...(timestamps.produceVersion === undefined ? {} : { produceVersion: timestamps.produceVersion }),
-    })
     const now = this.clock.now()
-    const keyRules: KeyRules = { partition: `${p.topic}-${p.index}`, requireKeys: timestamps.requireKeys === true, maxDecompressedBytes }
-    applyTimestampPolicy(records, batches, timestamps, now, keyRules)
-    if (keyRules.requireKeys) requireKeys(records, batches, keyRules)
-    ;({ records, batches } = applyCompressionPolicy(records, batches, timestamps, maxBatchBytes, maxDecompressedBytes))
-    const info = await p.log.append(records, batches, p.leaderEpoch)
+    const valid = validateRecords(records, policy, {
+      partition: `${p.topic}-${p.index}`,
+      maxBatchBytes,
+      maxDecompressedBytes: this.maxDecompressedBatchBytes,
+      now,
+    })
+    const info = await p.log.append(valid.records, valid.batches, p.leaderEpoch)
     p.maybeAdvanceHighWatermark()
     this.waiters.notify(p.key)
     if (acksAll) {
-      await p.waitForHighWatermark(info.lastOffset + 1, timestamps.timeoutMs ?? 30_000, this.clock)
+      await p.waitForHighWatermark(info.lastOffset + 1, policy.timeoutMs ?? 30_000, this.clock)
       if (p.isr.length < minIsr) {
         throw new KafkaError(
           'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
@@ -250,7 +201,7 @@ export class ReplicaManager {
     }
     return {
       baseOffset: info.baseOffset,
-      logAppendTimeMs: timestamps.logAppendTime ? now : info.logAppendTimeMs,
+      logAppendTimeMs: policy.logAppendTime ? now : info.logAppendTimeMs,
       logStartOffset: p.log.logStartOffset,
     }
   }
@@ -329,103 +280,5 @@ export class ReplicaManager {
   async close(): Promise<void> {
     this.logger.debug('closing logs', { partitions: this.partitions.size })
     await this.logs.close()
-  }
-}
-
-/** What a batch's records are checked against besides the timestamp bounds (see record-errors.ts). */
-export type KeyRules = Omit<RecordRules, 'timestampBounds'>
-
-const NO_KEY_RULE: KeyRules = { partition: '', requireKeys: false, maxDecompressedBytes: DEFAULT_MAX_DECOMPRESSED_BYTES }
-
-/**
- * See the header comment: refuse client-set LogAppendTime, stamp LogAppendTime, check CreateTime
- * bounds. A batch with a record out of bounds is refused with a RecordValidationError naming every
- * offending record of it (keyRules: so that a keyless record of a compacted topic is named as Kafka
- * names it, the key rule first).
- */
-export function applyTimestampPolicy(
-  records: Buffer,
-  batches: BatchHeader[],
-  policy: TimestampPolicy,
-  now: number,
-  keyRules: KeyRules = NO_KEY_RULE,
-): void {
-  for (const b of batches) {
-    if (b.timestampType === TimestampType.LogAppendTime) {
-      throw new KafkaError('INVALID_TIMESTAMP', 'Invalid timestamp type in batch: producers must not set LogAppendTime')
-    }
-  }
-  if (policy.logAppendTime) {
-    for (const b of batches) setLogAppendTime(records, b, now)
-    return
-  }
-  const bounded = policy.beforeMaxMs < Number.MAX_SAFE_INTEGER || policy.afterMaxMs < Number.MAX_SAFE_INTEGER
-  if (!bounded) return
-  const timestampBounds = { earliest: now - policy.beforeMaxMs, latest: now + policy.afterMaxMs }
-  const ok = (timestamp: number) =>
-    timestamp === NO_TIMESTAMP || (timestamp >= timestampBounds.earliest && timestamp <= timestampBounds.latest)
-  const refuse = (b: BatchHeader) => recordValidationError(records, b, { ...keyRules, timestampBounds })
-  for (const b of batches as ProducedBatch[]) {
-    if (b.compression === CompressionType.None) {
-      for (const r of iterateRecords(records, b.position)) if (!ok(r.timestamp)) throw refuse(b)
-    } else if (b.records) {
-      if (!ok(b.records.minTimestamp) || !ok(b.records.maxTimestamp)) throw refuse(b)
-    } else if (!ok(b.baseTimestamp) || !ok(b.maxTimestamp)) {
-      // Headers alone (a caller that did not walk the compressed records): no record to name.
-      const t = ok(b.baseTimestamp) ? b.maxTimestamp : b.baseTimestamp
-      throw new KafkaError(
-        'INVALID_TIMESTAMP',
-        `Timestamp ${t} is out of range. The timestamp should be within [${timestampBounds.earliest}, ${timestampBounds.latest}]`,
-      )
-    }
-  }
-}
-
-/**
- * The topic's compression.type (see the header comment): the records unchanged when it is
- * `producer` or every batch already has its codec; otherwise every other batch rebuilt with it, and
- * the headers read again from the new buffer. MESSAGE_TOO_LARGE when a rebuilt batch outgrows
- * max.message.bytes (Kafka checks sizes again after recompressing).
- */
-export function applyCompressionPolicy(
-  records: Buffer,
-  batches: BatchHeader[],
-  policy: AppendPolicy,
-  maxBatchBytes: number,
-  maxDecompressedBytes: number,
-): { records: Buffer; batches: BatchHeader[] } {
-  const type = policy.compressionType ?? 'producer'
-  if (type === 'producer') return { records, batches }
-  const codec = codecByName(type)
-  if (codec === undefined) throw new KafkaError('INVALID_CONFIG', `unknown compression.type ${type}`)
-  if (batches.every((b) => b.compression === codec)) return { records, batches }
-  const level = policy.compressionLevel
-  const parts = batches.map((b) =>
-    b.compression === codec
-      ? records.subarray(b.position, b.position + b.sizeBytes)
-      : recompressBatch(records, b.position, codec, { maxDecompressedBytes, ...(level === undefined ? {} : { level }) }),
-  )
-  const out = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
-  const rebuilt: BatchHeader[] = []
-  for (let pos = 0; pos < out.length; ) {
-    const h = readBatchHeader(out, pos)
-    if (h.sizeBytes > maxBatchBytes) {
-      throw new KafkaError('MESSAGE_TOO_LARGE', `batch recompressed with ${type} is ${h.sizeBytes} bytes, over the ${maxBatchBytes}-byte limit`)
-    }
-    rebuilt.push(h)
-    pos += h.sizeBytes
-  }
-  return { records: out, batches: rebuilt }
-}
-
-/**
- * Kafka's LogValidator rule for compacted topics: every record needs a key (the cleaner keeps
- * records by key). The first batch with a keyless record is refused, naming each such record.
- */
-export function requireKeys(records: Buffer, batches: BatchHeader[], keyRules: KeyRules): void {
-  for (const b of batches) {
-    for (const r of iterateRecords(records, b.position, keyRules.maxDecompressedBytes)) {
-      if (r.key === null) throw recordValidationError(records, b, { ...keyRules, requireKeys: true, timestampBounds: null })
-    }
   }
 }

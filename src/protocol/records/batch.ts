@@ -18,9 +18,8 @@
 // Offsets and timestamps are JS numbers (DESIGN §1.4): an int64 field outside the safe-integer range
 // is rejected rather than silently rounded.
 import { KafkaError } from '../errors.js'
-import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js'
+import { CompressionType } from './compression.js'
 import { crc32c } from './crc32c.js'
-import { RecordReader } from './varint.js'
 
 export const BASE_OFFSET_OFFSET = 0
 export const BATCH_LENGTH_OFFSET = 8
@@ -42,7 +41,7 @@ export const LOG_OVERHEAD = 12
 /** Smallest legal batchLength: a header with no records. */
 export const MIN_BATCH_LENGTH = BATCH_HEADER_SIZE - LOG_OVERHEAD
 export const CURRENT_MAGIC = 2
-/** The smallest possible record inside a v2 batch (see validateProducedBatches). */
+/** The smallest possible record inside a v2 batch: 7 fields of at least one byte each (see validateProducedBatches). */
 export const MIN_RECORD_BYTES = 7
 
 export const COMPRESSION_MASK = 0x07
@@ -182,50 +181,28 @@ export function batchCrcMatches(buf: Buffer, pos: number, sizeBytes: number): bo
 export interface ValidateOptions {
   /** Largest allowed batch, header included (Kafka's max.message.bytes, per batch). */
   maxBatchBytes: number
-  /**
-   * Bound on a compressed batch's records once decompressed (tributary.max.decompressed.batch.bytes);
-   * DEFAULT_MAX_DECOMPRESSED_BYTES when omitted.
-   */
-  maxDecompressedBytes?: number
   /** The Produce request's version: zstd needs v7+ (KIP-110). Omitted: no version rule. */
   produceVersion?: number
 }
 
-/** What the walk of a compressed batch's records found (validateProducedBatches). */
-export interface RecordsSummary {
-  /** Smallest and largest record timestamp, with the offset delta of the record that has it. */
-  minTimestamp: number
-  minTimestampDelta: number
-  maxTimestamp: number
-  maxTimestampDelta: number
-}
-
-/** A validated batch; compressed batches carry what their records' walk found. */
-export interface ProducedBatch extends BatchHeader {
-  records?: RecordsSummary
-}
-
 /**
  * Walks every batch of a Produce partition's records buffer and returns their headers, checking
- * only what the broker must before storing the bytes (DESIGN §1.3); the records of uncompressed
- * batches are not decoded. Errors, as Kafka's LogValidator reports them:
- * - CORRUPT_MESSAGE: CRC mismatch, a batch running past the buffer, trailing partial bytes,
- *   compressed records that cannot be decompressed;
+ * what can be checked without decoding a record — Kafka's UnifiedLog.analyzeAndValidateRecords and
+ * the batch-level part of LogValidator.validateBatch. The records themselves (structure of a
+ * compressed batch's records, timestamps, keys) are the produce path's single walk
+ * (replication/log-validator.ts), which runs after this on every batch. Errors, as Kafka reports them:
+ * - CORRUPT_MESSAGE: CRC mismatch, a batch running past the buffer, trailing partial bytes;
  * - INVALID_RECORD: empty buffer, magic ≠ 2, batchLength < 49, recordCount ≤ 0,
- *   lastOffsetDelta ≠ recordCount − 1 (checked for compressed batches too, as Kafka does), a control
- *   batch written by a client, an int64 field outside the safe range; in a compressed batch, records
- *   that decompress past maxDecompressedBytes (a compression bomb) or that are malformed, not
- *   exactly recordCount, or whose offset deltas are not 0, 1, 2, … (Kafka's "inner record … does not
- *   have incremental offsets");
+ *   lastOffsetDelta ≠ recordCount − 1 (for compressed batches too, as Kafka checks), an
+ *   uncompressed batch too small for its record count, a control batch written by a client, an
+ *   int64 field outside the safe range;
  * - UNSUPPORTED_COMPRESSION_TYPE: codec ids 5-7, zstd in a Produce request older than v7;
  * - MESSAGE_TOO_LARGE: a batch larger than maxBatchBytes.
- * Compressed batches are decompressed and walked one at a time, so at most one batch's records are
- * held at once.
  */
-export function validateProducedBatches(records: Buffer, opts: ValidateOptions): ProducedBatch[] {
+export function validateProducedBatches(records: Buffer, opts: ValidateOptions): BatchHeader[] {
   const len = records.length
   if (len === 0) throw new KafkaError('INVALID_RECORD', 'produce request has no record batches')
-  const out: ProducedBatch[] = []
+  const out: BatchHeader[] = []
   let pos = 0
   while (pos < len) {
     if (len - pos < LOG_OVERHEAD) {
@@ -247,7 +224,7 @@ export function validateProducedBatches(records: Buffer, opts: ValidateOptions):
     if (!batchCrcMatches(records, pos, sizeBytes)) {
       throw new KafkaError('CORRUPT_MESSAGE', `batch at ${pos} fails its CRC-32C`)
     }
-    const h: ProducedBatch = readBatchHeader(records, pos)
+    const h = readBatchHeader(records, pos)
     if (h.recordCount <= 0) throw new KafkaError('INVALID_RECORD', `batch has ${h.recordCount} records`)
     if (h.lastOffsetDelta !== h.recordCount - 1) {
       throw new KafkaError(
@@ -257,20 +234,12 @@ export function validateProducedBatches(records: Buffer, opts: ValidateOptions):
     }
     if (h.isControl) throw new KafkaError('INVALID_RECORD', 'clients may not write control batches')
     checkCodec(h.compression, opts.produceVersion)
-    if (h.compression === CompressionType.None) {
-      // An uncompressed record takes at least 7 bytes (length, attributes, timestamp and offset
-      // deltas, key and value lengths, header count: one varint byte each), so a count the batch
-      // cannot hold is a lie that would burn offsets.
-      if (h.recordCount > (sizeBytes - BATCH_HEADER_SIZE) / MIN_RECORD_BYTES) {
-        throw new KafkaError('INVALID_RECORD', `batch of ${sizeBytes} bytes cannot hold ${h.recordCount} records`)
-      }
-    } else {
-      const section = decompress(
-        h.compression,
-        records.subarray(pos + BATCH_HEADER_SIZE, pos + sizeBytes),
-        opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
-      )
-      h.records = checkRecords(section, h.recordCount, h.baseTimestamp)
+    // An uncompressed record takes at least 7 bytes (length, attributes, timestamp and offset
+    // deltas, key and value lengths, header count: one varint byte each), so a count the batch
+    // cannot hold is a lie that would burn offsets. (A compressed batch's count is checked against
+    // its records when they are decompressed.)
+    if (h.compression === CompressionType.None && h.recordCount > (sizeBytes - BATCH_HEADER_SIZE) / MIN_RECORD_BYTES) {
+      throw new KafkaError('INVALID_RECORD', `batch of ${sizeBytes} bytes cannot hold ${h.recordCount} records`)
     }
     out.push(h)
     pos += sizeBytes
@@ -289,75 +258,4 @@ export function checkCodec(codec: number, produceVersion: number | undefined): v
       `Produce requests with version ${produceVersion} are not allowed to use ZStandard compression (v7+ needed)`,
     )
   }
-}
-
-/**
- * Walks a batch's (decompressed) records section as Kafka does for compressed input, without
- * keeping anything per record: each record's length covers exactly its fields, offset deltas run
- * 0, 1, 2, …, there are exactly recordCount records and nothing after them. INVALID_RECORD otherwise.
- */
-export function checkRecords(section: Buffer, recordCount: number, baseTimestamp: number): RecordsSummary {
-  const r = new RecordReader(section, 0, section.length)
-  const summary: RecordsSummary = {
-    minTimestamp: Number.POSITIVE_INFINITY,
-    minTimestampDelta: 0,
-    maxTimestamp: Number.NEGATIVE_INFINITY,
-    maxTimestampDelta: 0,
-  }
-  try {
-    for (let i = 0; i < recordCount; i++) {
-      if (r.remaining === 0) {
-        throw new KafkaError('INVALID_RECORD', `Incorrect declared batch size, premature EOF reached after ${i} of ${recordCount} records`)
-      }
-      const length = r.readVarint()
-      if (length < MIN_RECORD_BYTES - 1 || length > r.remaining) {
-        throw new KafkaError('INVALID_RECORD', `record ${i} length ${length} is invalid`)
-      }
-      const recordEnd = r.pos + length
-      r.end = recordEnd
-      r.readInt8() // attributes: unused in v2
-      const timestamp = baseTimestamp + r.readVarlong()
-      const offsetDelta = r.readVarint()
-      if (offsetDelta !== i) {
-        throw new KafkaError('INVALID_RECORD', `record ${i} inside the compressed batch has offset delta ${offsetDelta}: offsets must be incremental`)
-      }
-      skipNullable(r)
-      skipNullable(r)
-      const headerCount = r.readVarint()
-      if (headerCount < 0 || headerCount * 2 > r.remaining) {
-        throw new KafkaError('INVALID_RECORD', `record ${i} header count ${headerCount} is invalid`)
-      }
-      for (let j = 0; j < headerCount; j++) {
-        const keyLength = r.readVarint()
-        if (keyLength < 0) throw new KafkaError('INVALID_RECORD', `record ${i} header ${j} has a null key`)
-        r.readBytes(keyLength)
-        skipNullable(r)
-      }
-      if (r.pos !== recordEnd) throw new KafkaError('INVALID_RECORD', `record ${i} has ${recordEnd - r.pos} extra bytes`)
-      r.end = section.length
-      if (timestamp < summary.minTimestamp) {
-        summary.minTimestamp = timestamp
-        summary.minTimestampDelta = i
-      }
-      if (timestamp > summary.maxTimestamp) {
-        summary.maxTimestamp = timestamp
-        summary.maxTimestampDelta = i
-      }
-    }
-  } catch (err) {
-    if (err instanceof KafkaError && err.errorName === 'CORRUPT_MESSAGE') {
-      throw new KafkaError('INVALID_RECORD', `Found invalid record structure: ${err.message}`)
-    }
-    throw err
-  }
-  if (r.remaining !== 0) {
-    throw new KafkaError('INVALID_RECORD', `Incorrect declared batch size, ${r.remaining} bytes remain after ${recordCount} records`)
-  }
-  return summary
-}
-
-function skipNullable(r: RecordReader): void {
-  const len = r.readVarint()
-  if (len < -1) throw new KafkaError('INVALID_RECORD', `negative length ${len} at ${r.pos}`)
-  if (len > 0) r.readBytes(len)
 }

@@ -24,10 +24,11 @@ import {
   PRODUCER_ID_OFFSET,
   RECORD_COUNT_OFFSET,
   setBaseOffset,
+  TIMESTAMP_TYPE_MASK,
   writeBatchCrc,
   writeInt64,
 } from './batch.js'
-import { CompressionType, compress, decompress } from './compression.js'
+import { CompressionType, compress } from './compression.js'
 import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js'
 
 export interface RecordHeader {
@@ -143,41 +144,41 @@ export function buildRecordBatch(opts: BuildBatchOptions): Buffer {
       pos = writeNullable(buf, h.value, pos)
     }
   }
-  if (codec !== CompressionType.None) return withRecordsSection(buf, codec, compress(codec, buf.subarray(BATCH_HEADER_SIZE), opts.compressionLevel))
+  if (codec !== CompressionType.None) {
+    return rebuildBatch(buf, 0, buf.subarray(BATCH_HEADER_SIZE), codec, opts.compressionLevel === undefined ? {} : { level: opts.compressionLevel })
+  }
   writeBatchCrc(buf, 0)
   return buf
 }
 
-/** A copy of the batch's 61-byte header followed by `section`, with the codec bits, length and CRC set. */
-function withRecordsSection(batch: Buffer, codec: number, section: Buffer, pos = 0): Buffer {
+export interface RebuildOptions {
+  /** The codec's level (KIP-390); codec default when omitted. */
+  level?: number
+  /** message.timestamp.type=LogAppendTime: the broker's time, stamped as setLogAppendTime does (batch.ts). */
+  logAppendTime?: number
+}
+
+/**
+ * The batch at batch[pos] with its records section replaced by `records` (the batch's records,
+ * decompressed) encoded with `codec` (0 = uncompressed), as Kafka's broker rebuilds a batch when
+ * the topic's compression.type differs from the producer's codec: the same records, offset deltas
+ * and timestamps, the same header fields (base offset, producer id, epoch, sequence, timestamp
+ * type, transactional bit), a new length and CRC — computed once, after the LogAppendTime stamp if
+ * one is given. The caller decompresses (replication/log-validator.ts does it once per batch, for
+ * every rule that needs the records).
+ */
+export function rebuildBatch(batch: Buffer, pos: number, records: Buffer, codec: number, opts: RebuildOptions = {}): Buffer {
+  const section = codec === CompressionType.None ? records : compress(codec, records, opts.level)
   const out = Buffer.allocUnsafe(BATCH_HEADER_SIZE + section.length)
   batch.copy(out, 0, pos, pos + BATCH_HEADER_SIZE)
   section.copy(out, BATCH_HEADER_SIZE)
   out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET)
-  out.writeInt16BE((out.readInt16BE(ATTRIBUTES_OFFSET) & ~COMPRESSION_MASK) | codec, ATTRIBUTES_OFFSET)
+  let attributes = (out.readInt16BE(ATTRIBUTES_OFFSET) & ~COMPRESSION_MASK) | codec
+  if (opts.logAppendTime !== undefined) {
+    attributes |= TIMESTAMP_TYPE_MASK
+    writeInt64(out, opts.logAppendTime, MAX_TIMESTAMP_OFFSET)
+  }
+  out.writeInt16BE(attributes, ATTRIBUTES_OFFSET)
   writeBatchCrc(out, 0)
   return out
-}
-
-export interface RecompressOptions {
-  /** The codec's level (KIP-390); codec default when omitted. */
-  level?: number
-  /** Bound on the source batch's decompressed records (see compression.ts). */
-  maxDecompressedBytes: number
-}
-
-/**
- * The batch at batch[pos] with its records re-encoded with `codec` (0 = uncompressed), as Kafka's
- * broker rebuilds a batch when the topic's compression.type differs from the producer's codec: the
- * same records, offset deltas and timestamps, the same header fields (base offset, producer id,
- * epoch, sequence, timestamp type, transactional bit), a new length and CRC. The source codec comes
- * from the batch's attributes; its records are decompressed with the bound (KafkaError
- * CORRUPT_MESSAGE / INVALID_RECORD, see compression.ts).
- */
-export function recompressBatch(batch: Buffer, pos: number, codec: number, opts: RecompressOptions): Buffer {
-  const size = LOG_OVERHEAD + batch.readInt32BE(pos + BATCH_LENGTH_OFFSET)
-  const from = batch.readInt16BE(pos + ATTRIBUTES_OFFSET) & COMPRESSION_MASK
-  const stored = batch.subarray(pos + BATCH_HEADER_SIZE, pos + size)
-  const section = from === CompressionType.None ? stored : decompress(from, stored, opts.maxDecompressedBytes)
-  return withRecordsSection(batch, codec, codec === CompressionType.None ? section : compress(codec, section, opts.level), pos)
 }

@@ -3,12 +3,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { KafkaError, RecordValidationError } from '../../../src/protocol/errors.js'
-import { CompressionType, validateProducedBatches } from '../../../src/protocol/records/batch.js'
+import { CompressionType } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
-import { type KeyRules, applyTimestampPolicy, requireKeys, type TimestampPolicy } from '../../../src/replication/replica-manager.js'
+import { type TimestampPolicy, validateRecords } from '../../../src/replication/log-validator.js'
 
 const NOW = 1_700_000_000_000
 const HOUR = 3_600_000
+/** The partition and its key rule, as the produce path gets them from the topic. */
+type KeyRules = { partition: string; requireKeys: boolean; maxDecompressedBytes: number }
 const BOUNDED: TimestampPolicy = { logAppendTime: false, beforeMaxMs: HOUR, afterMaxMs: HOUR }
 const COMPACTED: KeyRules = { partition: 'facts-2', requireKeys: true, maxDecompressedBytes: 1 << 20 }
 const KEEP_ALL: KeyRules = { ...COMPACTED, requireKeys: false }
@@ -21,12 +23,15 @@ const batchOf = (records: Spec[], compression: number = CompressionType.None, ba
     records: records.map((r, i) => ({ key: r.key === null ? null : Buffer.from(r.key), value: Buffer.from(`v${i}`), timestamp: r.timestamp ?? NOW })),
   })
 
-/** What the produce path throws for these records (the timestamp rules, then the key rule), or null. */
+/** What the produce path's validation (log-validator.ts) throws for these records, or null. */
+function validate(buf: Buffer, keyRules: KeyRules, policy: TimestampPolicy = BOUNDED): void {
+  const { partition, requireKeys, maxDecompressedBytes } = keyRules
+  validateRecords(buf, { ...policy, requireKeys }, { partition, maxBatchBytes: 1 << 20, maxDecompressedBytes, now: NOW })
+}
+
 function refusal(buf: Buffer, keyRules: KeyRules, policy: TimestampPolicy = BOUNDED): RecordValidationError | null {
   try {
-    const batches = validateProducedBatches(buf, { maxBatchBytes: 1 << 20 })
-    applyTimestampPolicy(buf, batches, policy, NOW, keyRules)
-    if (keyRules.requireKeys) requireKeys(buf, batches, keyRules)
+    validate(buf, keyRules, policy)
     return null
   } catch (err) {
     assert.ok(err instanceof RecordValidationError, `a RecordValidationError, got ${err}`)
@@ -112,9 +117,8 @@ describe('record errors (KIP-467)', () => {
 
   it('a batch refused as a whole carries no record errors', () => {
     const forged = buildRecordBatch({ records: [{ key: Buffer.from('a'), value: null, timestamp: NOW }], attributes: 0x08 })
-    const batches = validateProducedBatches(forged, { maxBatchBytes: 1 << 20 })
     assert.throws(
-      () => applyTimestampPolicy(forged, batches, BOUNDED, NOW, COMPACTED),
+      () => validate(forged, COMPACTED),
       (err: unknown) => err instanceof KafkaError && !(err instanceof RecordValidationError) && err.errorName === 'INVALID_TIMESTAMP',
     )
   })

@@ -3,17 +3,15 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import {
-  ATTRIBUTES_OFFSET,
   batchCrcMatches,
   CompressionType,
   readBatchHeader,
   TimestampType,
   validateProducedBatches,
-  writeBatchCrc,
 } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { iterateRecords } from '../../../src/protocol/records/iterator.js'
-import { applyTimestampPolicy, type TimestampPolicy } from '../../../src/replication/replica-manager.js'
+import { type TimestampPolicy, validateRecords } from '../../../src/replication/log-validator.js'
 
 const NOW = 1_700_000_000_000
 const NEVER = Number.MAX_SAFE_INTEGER
@@ -23,10 +21,11 @@ function batchOf(timestamps: number[]): Buffer {
   return buildRecordBatch({ records: timestamps.map((t, i) => ({ key: null, value: Buffer.from(`v${i}`), timestamp: t })) })
 }
 
+/** The produce path's validation (log-validator.ts) of buf; returns the headers of what it stores. */
 function apply(buf: Buffer, policy: TimestampPolicy) {
-  const headers = validateProducedBatches(buf, { maxBatchBytes: 1 << 20 })
-  applyTimestampPolicy(buf, headers, policy, NOW)
-  return headers
+  const out = validateRecords(buf, policy, { partition: 't-0', maxBatchBytes: 1 << 20, maxDecompressedBytes: 1 << 20, now: NOW })
+  assert.equal(out.records, buf, 'no compression.type: the producer\'s buffer is stored')
+  return out.batches
 }
 
 const errorName = (fn: () => unknown) => {
@@ -71,14 +70,13 @@ describe('timestamp policy', () => {
     assert.equal(errorName(() => apply(batchOf([-1]), createTime(0, 0))), 'NONE', 'records without a timestamp pass')
   })
 
-  it('checks a compressed batch by its header timestamps', () => {
-    const buf = batchOf([NOW - 120_000, NOW])
-    buf.writeInt16BE(buf.readInt16BE(ATTRIBUTES_OFFSET) | CompressionType.Gzip, ATTRIBUTES_OFFSET)
-    writeBatchCrc(buf, 0)
-    // Headers only: the records are not decompressed on the produce path.
-    const check = (policy: TimestampPolicy) => errorName(() => applyTimestampPolicy(buf, [readBatchHeader(buf, 0)], policy, NOW))
-    assert.equal(check(createTime(60_000, NEVER)), 'INVALID_TIMESTAMP')
-    assert.equal(check(createTime(200_000, NEVER)), 'NONE')
+  it('checks every record of a compressed batch, not its header timestamps', () => {
+    // baseTimestamp and maxTimestamp both say NOW; the second record is two minutes older.
+    const records = [NOW, NOW - 120_000, NOW].map((t, i) => ({ key: null, value: Buffer.from(`v${i}`), timestamp: t }))
+    const buf = buildRecordBatch({ compression: CompressionType.Gzip, baseTimestamp: NOW, records })
+    assert.equal(readBatchHeader(buf, 0).maxTimestamp, NOW)
+    assert.equal(errorName(() => apply(buf, createTime(60_000, NEVER))), 'INVALID_TIMESTAMP')
+    assert.equal(errorName(() => apply(buf, createTime(200_000, NEVER))), 'NONE')
   })
 
   it('refuses a batch the producer marked LogAppendTime', () => {
