@@ -258,7 +258,7 @@ export class PartitionLog {
   }
 
   /**
-   * Appends a Produce partition's records, already validated by validateProducedBatches (batches
+   * Appends a Produce partition's records, already validated (replication/log-validator.ts; batches
    * is its result). Assigns offsets, patching baseOffset and partitionLeaderEpoch in place, and
    * writes the buffer with one write at the end of the active segment (rolling it first if
    * needed). Calls are serialized in call order.

@@ -32,6 +32,8 @@ describe('ReplicaManager.append decompresses a compressed batch at most once', (
     const { logs } = await memoryLogs(clock)
     const rm = new ReplicaManager(logs, clock, silentLogger)
     const p = await rm.createPartition('facts', 0, TOPIC_ID)
+    // Led here, its only replica (what ReplicaSync applies on a single broker).
+    p.becomeLeader({ replicas: [0], isr: [0], leader: 0, leaderEpoch: 0, partitionEpoch: 0, addingReplicas: [], removingReplicas: [] }, 0)
     const original = lz4.uncompressSync
     let calls = 0
     lz4.uncompressSync = (...args: unknown[]) => {
