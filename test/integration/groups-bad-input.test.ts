@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { encodeSubscription } from '../../src/coordinator/group/consumer-protocol.js'
+import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
 import { JoinGroupRequest, JoinGroupResponse } from '../../src/protocol/messages/11-join-group.js'
 import { HeartbeatRequest, HeartbeatResponse } from '../../src/protocol/messages/12-heartbeat.js'
 import { SyncGroupRequest, SyncGroupResponse } from '../../src/protocol/messages/14-sync-group.js'
@@ -26,6 +27,17 @@ describe('bad consumer-group input', () => {
   before(async () => {
     broker = await startBrokerProcess({ overrides: { 'group.initial.rebalance.delay.ms': '0', 'group.min.session.timeout.ms': '6000' } })
     c = await RawClient.connect(broker.host, broker.port)
+    // As every client does first: find the coordinator (which creates __consumer_offsets), then
+    // wait until it has loaded its partitions (COORDINATOR_LOAD_IN_PROGRESS or NOT_COORDINATOR
+    // until then, as in Kafka).
+    const found = await c.request(FindCoordinatorRequest, FindCoordinatorResponse, 3, { key: 'g', keyType: 0 })
+    assert.equal(found.errorCode, 0)
+    for (let i = 0; ; i++) {
+      const hb = await c.request(HeartbeatRequest, HeartbeatResponse, 4, { groupId: 'nobody', generationId: 1, memberId: 'ghost' })
+      if (hb.errorCode !== 14 && hb.errorCode !== 16) break
+      assert.ok(i < 200, `the coordinator did not load: error ${hb.errorCode}`)
+      await new Promise((r) => setTimeout(r, 25))
+    }
   })
 
   after(async () => {
