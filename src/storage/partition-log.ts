@@ -41,6 +41,7 @@ import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
 import {
+  AppendFailedError,
   CLEANED_SUFFIX,
   floorSegmentIndex,
   LogSegment,
@@ -284,9 +285,9 @@ export class PartitionLog {
   }
 
   /**
-   * Writes batches whose offsets and leader epochs are set, with one write at the end of the active
-   * segment (rolled first if needed), then indexes them, moves the log end, records a new leader
-   * epoch and applies the flush policy.
+   * Writes batches whose offsets and leader epochs are set at the end of the active segment (rolled
+   * first if needed) — the segment's append writes and indexes them — then moves the log end,
+   * records a new leader epoch and applies the flush policy.
    */
   private async writeBatches(records: Buffer, batches: BatchHeader[], count: number): Promise<AppendInfo> {
     const first = batches[0]!
@@ -295,15 +296,11 @@ export class PartitionLog {
     let maxTimestamp = NO_TIMESTAMP
     for (const b of batches) if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
     if (this.shouldRoll(records.length, lastOffset, batches.length)) await this.roll()
-    const seg = this.active
-    const position = seg.sizeBytes
     try {
-      await seg.writeAtEnd([records])
+      await this.active.append([records], batches)
     } catch (err) {
-      await this.onWriteError(seg, err as Error)
+      this.onWriteError(err as Error)
     }
-    for (const b of batches) seg.onBatch(b.baseOffset, b.baseOffset + b.lastOffsetDelta, b.maxTimestamp, position + b.position, b.sizeBytes)
-    seg.sizeBytes = position + records.length
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
     for (const b of batches) {
@@ -350,14 +347,12 @@ export class PartitionLog {
     return this.leaderEpochs.latestEpoch
   }
 
-  /** A failed write may have left bytes past the end: cut them, or fail the log if we cannot. */
-  private async onWriteError(seg: LogSegment, err: Error): Promise<never> {
-    try {
-      const fh = await seg.handle()
-      await fh.truncate(seg.sizeBytes)
-    } catch (truncateErr) {
+  /** The segment cut a failed write back off; when it could not, the log fails (its tail is unknown). */
+  private onWriteError(err: Error): never {
+    if (!(err instanceof AppendFailedError)) throw err
+    if (!err.undone) {
       this.failure = err
-      this.logger.error('log failed: cannot undo a failed append', { dir: this.dir, error: truncateErr as Error })
+      this.logger.error('log failed: cannot undo a failed append', { dir: this.dir, error: err })
     }
     throw new KafkaError('KAFKA_STORAGE_ERROR', `append to ${this.dir} failed: ${err.message}`)
   }
