@@ -13,7 +13,8 @@
 //   replica.lag.time.max.ms. The change is written to the metadata store conditioned on the
 //   partition epoch (replica-sync.ts); until it comes back, the ISR in force is the stored one;
 // - completes acks=all appends once the high watermark passes them.
-// A follower's high watermark is the leader's, bounded by its own log end offset (the fetcher sets it).
+// A follower's high watermark is the leader's, bounded by its own log end offset: the fetcher tells
+// the partition (updateFollowerHighWatermark). The log holds the value; only this class moves it up.
 //
 // Losing leadership fails every acks=all append still waiting with NOT_LEADER_OR_FOLLOWER: the new
 // leader may not have those records, so they were not committed.
@@ -198,10 +199,19 @@ export class Partition {
       if (leo < 0) return false
       if (leo < hw) hw = leo
     }
-    if (hw <= this.log.highWatermark) return false
-    this.log.highWatermark = hw
+    if (!this.log.maybeIncrementHighWatermark(hw)) return false
     this.releaseWaiters()
     return true
+  }
+
+  /**
+   * A follower learned its leader's high watermark (the fetcher tells it): its own moves up to it,
+   * bounded by its log end offset, never down (Kafka's maybeUpdateHighWatermark on the follower).
+   * A leader keeps its own rule: a stale answer of the previous leader is ignored.
+   */
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    if (this.isLeader) return false
+    return this.log.maybeIncrementHighWatermark(leaderHighWatermark)
   }
 
   /**

@@ -96,10 +96,9 @@ export class ReplicaManager {
     for (const log of this.logs.all()) {
       const p = new Partition(log.topic, log.partition, log.topicId ?? '', log, this.nodeId)
       // The role comes from the partition state (replica-sync.ts); until then the replica leads
-      // nothing and its HW is the checkpointed one (clamped to the recovered log). A leader whose
-      // ISR is itself alone moves it to the log end as soon as it leads.
+      // nothing and its HW is the checkpointed one (clamped to the recovered log, PartitionLog.open).
+      // A leader whose ISR is itself alone moves it to the log end as soon as it leads.
       p.leaderId = -1
-      log.highWatermark = this.logs.checkpointedHighWatermark(log) ?? log.logStartOffset
       this.partitions.set(p.key, p)
     }
   }

@@ -3,7 +3,8 @@
 //
 // Contract (DESIGN §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
-// - logStartOffset ≤ highWatermark ≤ logEndOffset;
+// - logStartOffset ≤ highWatermark ≤ logEndOffset; the high watermark starts at the checkpointed one,
+//   only moves up through maybeIncrementHighWatermark and only goes down on truncation;
 // - a read at offset o returns whole batches, the first being the one that contains o;
 // - a timestamp lookup returns the first offset whose timestamp ≥ t;
 // - after a crash the log is the longest prefix of CRC-valid batches: recovery truncates the rest
@@ -91,6 +92,8 @@ export interface PartitionLogOptions {
   cleanShutdown: boolean
   recoveryPoint?: number
   logStartOffset?: number
+  /** The checkpointed high watermark (replication-offset-checkpoint); the log start when absent. */
+  highWatermark?: number
 }
 
 const EMPTY: Buffer = Buffer.alloc(0)
@@ -136,8 +139,9 @@ export class PartitionLog {
     this.nextOffset = loaded.nextOffset
     this.startOffset = loaded.logStartOffset
     this.flushedOffset = loaded.recoveryPoint
-    // A single node keeps HW = LEO; replication lowers it from its own checkpoint.
-    this.hw = loaded.nextOffset
+    // What was committed as of the last checkpoint, within the recovered log (Kafka's
+    // Partition.createLog does the same); nothing is known committed without one.
+    this.hw = Math.min(Math.max(opts.highWatermark ?? loaded.logStartOffset, loaded.logStartOffset), loaded.nextOffset)
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
   }
@@ -183,13 +187,22 @@ export class PartitionLog {
     return this.nextOffset
   }
 
+  /** Offsets below it are committed; written only by maybeIncrementHighWatermark and truncations. */
   get highWatermark(): number {
     return this.hw
   }
 
-  /** Clamped to [logStartOffset, logEndOffset], as Kafka's updateHighWatermark does. */
-  set highWatermark(offset: number) {
-    this.hw = Math.min(Math.max(offset, this.startOffset), this.nextOffset)
+  /**
+   * Moves the high watermark up to offset, bounded by the log end offset; never down (only a
+   * truncation lowers it, to the new log end). The replica's Partition is the one caller: a leader
+   * by the ISR rule, a follower with what its leader reports (Kafka's maybeIncrementHighWatermark
+   * and maybeUpdateHighWatermark). Returns true when it moved.
+   */
+  maybeIncrementHighWatermark(offset: number): boolean {
+    const hw = Math.min(offset, this.nextOffset)
+    if (!(hw > this.hw)) return false
+    this.hw = hw
+    return true
   }
 
   get sizeBytes(): number {

@@ -22,7 +22,7 @@ async function leader(state: Partial<PartitionState> & { replicas: readonly numb
   const { logs } = await memoryLogs(clock)
   const log = await logs.create('t', 0, TOPIC_ID)
   if (leo > 0) await appendAsLeader(log, 0, Array.from({ length: leo }, (_, i) => `old-${i}`))
-  log.highWatermark = 0
+  assert.equal(log.highWatermark, 0, 'appends leave the high watermark to the partition')
   const p = new Partition('t', 0, TOPIC_ID, log, LOCAL)
   const s = stateOf({ leader: LOCAL, leaderEpoch: 1, partitionEpoch: 1, ...state })
   p.becomeLeader(s, clock.monotonic())
@@ -114,12 +114,34 @@ describe('high watermark', () => {
   })
 })
 
+describe('follower high watermark', () => {
+  it("follows the leader's, bounded by the follower's log end, never backwards; a leader ignores it", async () => {
+    const clock = new ManualClock()
+    const { logs } = await memoryLogs(clock)
+    const log = await logs.create('t', 0, TOPIC_ID)
+    await appendAsLeader(log, 0, ['a', 'b', 'c', 'd'])
+    const p = new Partition('t', 0, TOPIC_ID, log, LOCAL)
+    p.becomeFollower(stateOf({ leader: 2, leaderEpoch: 1, partitionEpoch: 1, replicas: [1, 2], isr: [1, 2] }))
+    assert.equal(p.updateFollowerHighWatermark(2), true)
+    assert.equal(log.highWatermark, 2)
+    assert.equal(p.updateFollowerHighWatermark(9), true)
+    assert.equal(log.highWatermark, 4, 'bounded by its own log end offset')
+    assert.equal(p.updateFollowerHighWatermark(1), false, 'a lower value (a new leader that has not caught up) does not move it back')
+    assert.equal(log.highWatermark, 4)
+    await appendAsLeader(log, 0, ['e'])
+    p.becomeLeader(stateOf({ leader: LOCAL, leaderEpoch: 2, partitionEpoch: 2, replicas: [1, 2], isr: [1, 2] }), clock.monotonic())
+    assert.equal(p.updateFollowerHighWatermark(5), false, 'a leader keeps its own rule')
+    assert.equal(log.highWatermark, 4)
+  })
+})
+
 describe('ISR expansion', () => {
   it('needs the follower at or past both the high watermark and the start of the leader epoch', async () => {
     // The epoch starts at 10 (records of the previous epoch are there); the HW is 4.
     const { p, log } = await leader({ replicas: [1, 2, 3], isr: [1, 2] }, 10)
     assert.equal(p.epochStartOffset, 10)
-    log.highWatermark = 4
+    fetchAt(p, 2, 4, 0)
+    assert.equal(log.highWatermark, 4)
     await write(p, 5) // LEO 15
     fetchAt(p, 3, 3, 0)
     assert.equal(p.isrToExpand(3), undefined, 'below the HW')
