@@ -8,6 +8,7 @@ import type { PartitionState } from '../../../src/cluster/metadata-store.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { Partition } from '../../../src/replication/partition.js'
 import { type AppendPolicy, ReplicaManager } from '../../../src/replication/replica-manager.js'
+import { PartitionLog } from '../../../src/storage/partition-log.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { stateOf } from '../../helpers/fake-metadata-store.js'
@@ -111,6 +112,49 @@ describe('high watermark', () => {
     fetchAt(p, 2, 11, 0)
     fetchAt(p, 3, 11, 0)
     assert.equal(log.highWatermark, 11)
+  })
+})
+
+describe('state owned by the partition', () => {
+  it('a new replica leads nothing until a partition state is applied', async () => {
+    const { logs } = await memoryLogs(new ManualClock())
+    const p = new Partition('t', 0, TOPIC_ID, await logs.create('t', 0, TOPIC_ID), LOCAL)
+    assert.deepEqual([p.leaderId, p.isLeader, p.state], [-1, false, undefined])
+    assert.equal(p.beginIsrChange(), undefined, 'no state to condition an ISR change on')
+  })
+
+  it('one ISR change at a time: begun by the leader, ended by its own answer or by the next state applied', async () => {
+    const { p, state, clock } = await leader({ replicas: [1, 2, 3] })
+    const first = p.beginIsrChange()
+    assert.ok(first)
+    assert.equal(first.expected, state, 'conditioned on the state in force')
+    assert.equal(p.isrChangeInFlight, true)
+    assert.equal(p.beginIsrChange(), undefined, 'not while one is in flight')
+    p.endIsrChange(first.change)
+    assert.equal(p.isrChangeInFlight, false)
+
+    const second = p.beginIsrChange()!
+    const next = { ...state, isr: [1, 2], partitionEpoch: 2 }
+    p.becomeLeader(next, clock.monotonic())
+    assert.equal(p.isrChangeInFlight, false, 'the state that came back ends it')
+    const third = p.beginIsrChange()!
+    assert.equal(third.expected, next)
+    p.endIsrChange(second.change)
+    assert.equal(p.isrChangeInFlight, true, "the older change's late answer leaves the newer one in flight")
+    p.endIsrChange(third.change)
+    assert.equal(p.isrChangeInFlight, false)
+
+    p.becomeFollower({ ...next, leader: 2, leaderEpoch: 2, partitionEpoch: 3 })
+    assert.equal(p.beginIsrChange(), undefined, 'a follower changes no ISR')
+  })
+
+  it('has no setter for its replication state, nor the log for its high watermark', () => {
+    for (const name of ['leaderId', 'leaderEpoch', 'partitionEpoch', 'replicas', 'isr', 'state', 'epochStartOffset', 'isrChangeInFlight']) {
+      const d = Object.getOwnPropertyDescriptor(Partition.prototype, name)
+      assert.ok(d?.get && !d.set, `Partition.${name} is read-only`)
+    }
+    const hw = Object.getOwnPropertyDescriptor(PartitionLog.prototype, 'highWatermark')
+    assert.ok(hw?.get && !hw.set, 'PartitionLog.highWatermark is read-only')
   })
 })
 
