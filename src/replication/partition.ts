@@ -13,7 +13,8 @@
 //   replica.lag.time.max.ms. The change is written to the metadata store conditioned on the
 //   partition epoch (replica-sync.ts); until it comes back, the ISR in force is the stored one;
 // - completes acks=all appends once the high watermark passes them.
-// A follower's high watermark is the leader's, bounded by its own log end offset (the fetcher sets it).
+// A follower's high watermark is the leader's, bounded by its own log end offset: the fetcher tells
+// the partition (updateFollowerHighWatermark). The log holds the value; only this class moves it up.
 //
 // Losing leadership fails every acks=all append still waiting with NOT_LEADER_OR_FOLLOWER: the new
 // leader may not have those records, so they were not committed.
@@ -47,21 +48,22 @@ interface HwWaiter {
 export type Role = 'leader' | 'follower'
 
 export class Partition {
-  leaderEpoch = 0
-  partitionEpoch = 0
-  /** The leader's broker id (-1: none known). */
-  leaderId: number
-  replicas: readonly number[]
-  isr: readonly number[]
-  /** The state this replica last applied (undefined until the first one is, right after creation or start-up). */
-  state: PartitionState | undefined
-  /** The log end offset when this replica became leader in the current epoch. */
-  epochStartOffset = 0
-  /** An ISR change written to the store and not seen back yet (one at a time, as Kafka). */
-  isrChangeInFlight = false
+  // The replication state is written only by this class: the partition state it applies
+  // (becomeLeader / becomeFollower) and the ISR change it is told about (begin/endIsrChange).
+  private epoch = 0
+  private pEpoch = 0
+  private leader = -1
+  private replicaIds: readonly number[]
+  private isrIds: readonly number[]
+  private applied: PartitionState | undefined
+  private epochStart = 0
+  /** The ISR change in flight: its number, 0 for none. */
+  private isrChange = 0
+  private isrChanges = 0
   private readonly progress = new Map<number, ReplicaProgress>()
   private hwWaiters: HwWaiter[] = []
 
+  /** A replica that leads nothing until its first partition state is applied. */
   constructor(
     readonly topic: string,
     readonly index: number,
@@ -70,9 +72,60 @@ export class Partition {
     /** This broker's id. */
     readonly localId: number,
   ) {
-    this.leaderId = localId
-    this.replicas = [localId]
-    this.isr = [localId]
+    this.replicaIds = [localId]
+    this.isrIds = [localId]
+  }
+
+  get leaderEpoch(): number {
+    return this.epoch
+  }
+
+  get partitionEpoch(): number {
+    return this.pEpoch
+  }
+
+  /** The leader's broker id (-1: none known). */
+  get leaderId(): number {
+    return this.leader
+  }
+
+  get replicas(): readonly number[] {
+    return this.replicaIds
+  }
+
+  get isr(): readonly number[] {
+    return this.isrIds
+  }
+
+  /** The state this replica last applied (undefined until the first one is, right after creation or start-up). */
+  get state(): PartitionState | undefined {
+    return this.applied
+  }
+
+  /** The log end offset when this replica became leader in the current epoch. */
+  get epochStartOffset(): number {
+    return this.epochStart
+  }
+
+  /** An ISR change written to the store and not seen back yet (one at a time, as Kafka). */
+  get isrChangeInFlight(): boolean {
+    return this.isrChange !== 0
+  }
+
+  /**
+   * Starts an ISR change of this leader (Kafka's pendingState): returns the state to condition it
+   * on and a number to end it with, or undefined when one is in flight already or no state is
+   * applied. Applying the next state ends it too.
+   */
+  beginIsrChange(): { expected: PartitionState; change: number } | undefined {
+    if (!this.applied || this.isrChange !== 0 || !this.isLeader) return undefined
+    this.isrChange = ++this.isrChanges
+    return { expected: this.applied, change: this.isrChange }
+  }
+
+  /** The store answered change (applied or refused); a later change in flight is left alone. */
+  endIsrChange(change: number): void {
+    if (this.isrChange === change) this.isrChange = 0
   }
 
   get key(): string {
@@ -98,7 +151,7 @@ export class Partition {
     const newEpoch = !this.isLeader || state.leaderEpoch !== this.leaderEpoch || this.state === undefined
     this.applyState(state)
     if (newEpoch) {
-      this.epochStartOffset = this.log.logEndOffset
+      this.epochStart = this.log.logEndOffset
       this.progress.clear()
       for (const id of this.allReplicas()) {
         if (id !== this.localId) this.progress.set(id, { logEndOffset: -1, lastCaughtUpMs: nowMs, lastFetchMs: 0, lastFetchLeaderLeo: -1 })
@@ -125,13 +178,13 @@ export class Partition {
   }
 
   private applyState(state: PartitionState): void {
-    this.state = state
-    this.leaderId = state.leader
-    this.leaderEpoch = state.leaderEpoch
-    this.partitionEpoch = state.partitionEpoch
-    this.replicas = state.replicas
-    this.isr = state.isr
-    this.isrChangeInFlight = false
+    this.applied = state
+    this.leader = state.leader
+    this.epoch = state.leaderEpoch
+    this.pEpoch = state.partitionEpoch
+    this.replicaIds = state.replicas
+    this.isrIds = state.isr
+    this.isrChange = 0
   }
 
   /** Replicas plus those being added by a reassignment. */
@@ -198,10 +251,19 @@ export class Partition {
       if (leo < 0) return false
       if (leo < hw) hw = leo
     }
-    if (hw <= this.log.highWatermark) return false
-    this.log.highWatermark = hw
+    if (!this.log.maybeIncrementHighWatermark(hw)) return false
     this.releaseWaiters()
     return true
+  }
+
+  /**
+   * A follower learned its leader's high watermark (the fetcher tells it): its own moves up to it,
+   * bounded by its log end offset, never down (Kafka's maybeUpdateHighWatermark on the follower).
+   * A leader keeps its own rule: a stale answer of the previous leader is ignored.
+   */
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    if (this.isLeader) return false
+    return this.log.maybeIncrementHighWatermark(leaderHighWatermark)
   }
 
   /**

@@ -343,12 +343,13 @@ class ReplicaFetcher {
       const { buf, batches } = completeBatches(records, log.logEndOffset, f.p.key)
       if (batches.length > 0) await log.appendAsFollower(buf, batches)
     }
+    // The high watermark first: the log start never passes it.
+    f.p.updateFollowerHighWatermark(r.highWatermark)
     if (r.logStartOffset > log.logStartOffset) {
-      log.highWatermark = Math.min(r.highWatermark, log.logEndOffset)
       if (r.logStartOffset > log.logEndOffset) await log.truncateFullyAndStartAtOffset(r.logStartOffset)
       else await log.maybeIncrementLogStartOffset(r.logStartOffset)
+      f.p.updateFollowerHighWatermark(r.highWatermark)
     }
-    log.highWatermark = Math.min(r.highWatermark, log.logEndOffset)
     this.deps.onProgress?.(f.p)
   }
 

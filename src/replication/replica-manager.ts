@@ -96,10 +96,8 @@ export class ReplicaManager {
     for (const log of this.logs.all()) {
       const p = new Partition(log.topic, log.partition, log.topicId ?? '', log, this.nodeId)
       // The role comes from the partition state (replica-sync.ts); until then the replica leads
-      // nothing and its HW is the checkpointed one (clamped to the recovered log). A leader whose
-      // ISR is itself alone moves it to the log end as soon as it leads.
-      p.leaderId = -1
-      log.highWatermark = this.logs.checkpointedHighWatermark(log) ?? log.logStartOffset
+      // nothing and its HW is the checkpointed one (clamped to the recovered log, PartitionLog.open).
+      // A leader whose ISR is itself alone moves it to the log end as soon as it leads.
       this.partitions.set(p.key, p)
     }
   }
@@ -127,11 +125,6 @@ export class ReplicaManager {
   }
 
   /**
-   * Creates the partition's log, or returns the one hosted. On a single node the replica leads at
-   * once, its HW the log end; a cluster's replica (`leader: false`) gets its role from the partition
-   * state (replica-sync.ts) and keeps its HW at the log start until the leader tells it more.
-   */
-  /**
    * A new local replica (its log created), leading nothing until its partition state is applied
    * (replica-sync.ts); an existing one is returned as it is.
    */
@@ -143,7 +136,6 @@ export class ReplicaManager {
     }
     const log = await this.logs.create(topic, index, topicId, config)
     const p = new Partition(topic, index, topicId, log, this.nodeId)
-    p.leaderId = -1
     this.partitions.set(p.key, p)
     return p
   }

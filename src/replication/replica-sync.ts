@@ -188,9 +188,10 @@ export class ReplicaSync {
   }
 
   private alterIsr(p: Partition, isr: readonly number[], reason: string): void {
-    const state = p.state
-    if (!state || p.isrChangeInFlight || this.closed) return
-    p.isrChangeInFlight = true
+    if (this.closed) return
+    const begun = p.beginIsrChange()
+    if (!begun) return
+    const { expected: state, change } = begun
     const { store, logger } = this.deps
     logger.info('changing ISR', { partition: p.key, from: state.isr, to: isr, reason })
     store
@@ -199,7 +200,7 @@ export class ReplicaSync {
         logger.info('ISR change not applied; the partition state moved on', { partition: p.key, err: (err as Error).message })
       })
       .finally(() => {
-        p.isrChangeInFlight = false
+        p.endIsrChange(change)
         void this.schedule(p.topic, p.index)
       })
   }

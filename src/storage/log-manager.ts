@@ -72,8 +72,6 @@ export class LogManager {
   private readonly topicIds = new Map<string, string>()
   private readonly creating = new Map<string, Promise<PartitionLog>>()
   private readonly checkpoints = new SerialQueue()
-  /** High watermarks as checkpointed before this start (replication-offset-checkpoint). */
-  private highWatermarks = new Map<string, number>()
   private checkpointTimer: Timer | null = null
   private retention: RetentionTask | null = null
   private cleanerTask: LogCleaner | null = null
@@ -88,7 +86,7 @@ export class LogManager {
     const clean = (await fs.stat(`${logDir}/${CLEAN_SHUTDOWN_FILE}`)) !== null
     const recoveryPoints = await mgr.readCheckpoint(RECOVERY_POINT_CHECKPOINT)
     const logStarts = await mgr.readCheckpoint(LOG_START_OFFSET_CHECKPOINT)
-    mgr.highWatermarks = await mgr.readCheckpoint(HIGH_WATERMARK_CHECKPOINT)
+    const highWatermarks = await mgr.readCheckpoint(HIGH_WATERMARK_CHECKPOINT)
 
     const dirs: Array<{ name: string; topic: string; partition: number }> = []
     for (const name of (await fs.readdir(logDir)).sort()) {
@@ -127,6 +125,7 @@ export class LogManager {
           cleanShutdown: clean,
           recoveryPoint: recoveryPoints.get(key),
           logStartOffset: logStarts.get(key),
+          highWatermark: highWatermarks.get(key),
         })
         mgr.logs.set(key, log)
         if (topicId !== undefined) mgr.topicIds.set(d.topic, topicId)
@@ -321,11 +320,6 @@ export class LogManager {
    * Writes recovery-point-offset-checkpoint and log-start-offset-checkpoint for every log. Writes
    * are serialized: the periodic one, the one after a delete and the one at close share the files.
    */
-  /** The high watermark this partition had when it was last checkpointed before this start. */
-  checkpointedHighWatermark(log: PartitionLog): number | undefined {
-    return this.highWatermarks.get(topicPartitionKey(log.topic, log.partition))
-  }
-
   checkpoint(): Promise<void> {
     return this.checkpoints.run(() => this.writeCheckpoints())
   }

@@ -3,7 +3,8 @@
 //
 // Contract (DESIGN §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
-// - logStartOffset ≤ highWatermark ≤ logEndOffset;
+// - logStartOffset ≤ highWatermark ≤ logEndOffset; the high watermark starts at the checkpointed one,
+//   only moves up through maybeIncrementHighWatermark and only goes down on truncation;
 // - a read at offset o returns whole batches, the first being the one that contains o;
 // - a timestamp lookup returns the first offset whose timestamp ≥ t;
 // - after a crash the log is the longest prefix of CRC-valid batches: recovery truncates the rest
@@ -41,6 +42,7 @@ import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
 import {
+  AppendFailedError,
   CLEANED_SUFFIX,
   floorSegmentIndex,
   LogSegment,
@@ -90,6 +92,8 @@ export interface PartitionLogOptions {
   cleanShutdown: boolean
   recoveryPoint?: number
   logStartOffset?: number
+  /** The checkpointed high watermark (replication-offset-checkpoint); the log start when absent. */
+  highWatermark?: number
 }
 
 const EMPTY: Buffer = Buffer.alloc(0)
@@ -135,8 +139,9 @@ export class PartitionLog {
     this.nextOffset = loaded.nextOffset
     this.startOffset = loaded.logStartOffset
     this.flushedOffset = loaded.recoveryPoint
-    // A single node keeps HW = LEO; replication lowers it from its own checkpoint.
-    this.hw = loaded.nextOffset
+    // What was committed as of the last checkpoint, within the recovered log (Kafka's
+    // Partition.createLog does the same); nothing is known committed without one.
+    this.hw = Math.min(Math.max(opts.highWatermark ?? loaded.logStartOffset, loaded.logStartOffset), loaded.nextOffset)
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
   }
@@ -182,13 +187,22 @@ export class PartitionLog {
     return this.nextOffset
   }
 
+  /** Offsets below it are committed; written only by maybeIncrementHighWatermark and truncations. */
   get highWatermark(): number {
     return this.hw
   }
 
-  /** Clamped to [logStartOffset, logEndOffset], as Kafka's updateHighWatermark does. */
-  set highWatermark(offset: number) {
-    this.hw = Math.min(Math.max(offset, this.startOffset), this.nextOffset)
+  /**
+   * Moves the high watermark up to offset, bounded by the log end offset; never down (only a
+   * truncation lowers it, to the new log end). The replica's Partition is the one caller: a leader
+   * by the ISR rule, a follower with what its leader reports (Kafka's maybeIncrementHighWatermark
+   * and maybeUpdateHighWatermark). Returns true when it moved.
+   */
+  maybeIncrementHighWatermark(offset: number): boolean {
+    const hw = Math.min(offset, this.nextOffset)
+    if (!(hw > this.hw)) return false
+    this.hw = hw
+    return true
   }
 
   get sizeBytes(): number {
@@ -284,9 +298,9 @@ export class PartitionLog {
   }
 
   /**
-   * Writes batches whose offsets and leader epochs are set, with one write at the end of the active
-   * segment (rolled first if needed), then indexes them, moves the log end, records a new leader
-   * epoch and applies the flush policy.
+   * Writes batches whose offsets and leader epochs are set at the end of the active segment (rolled
+   * first if needed) — the segment's append writes and indexes them — then moves the log end,
+   * records a new leader epoch and applies the flush policy.
    */
   private async writeBatches(records: Buffer, batches: BatchHeader[], count: number): Promise<AppendInfo> {
     const first = batches[0]!
@@ -295,15 +309,11 @@ export class PartitionLog {
     let maxTimestamp = NO_TIMESTAMP
     for (const b of batches) if (b.maxTimestamp > maxTimestamp) maxTimestamp = b.maxTimestamp
     if (this.shouldRoll(records.length, lastOffset, batches.length)) await this.roll()
-    const seg = this.active
-    const position = seg.sizeBytes
     try {
-      await seg.writeAtEnd([records])
+      await this.active.append([records], batches)
     } catch (err) {
-      await this.onWriteError(seg, err as Error)
+      this.onWriteError(err as Error)
     }
-    for (const b of batches) seg.onBatch(b.baseOffset, b.baseOffset + b.lastOffsetDelta, b.maxTimestamp, position + b.position, b.sizeBytes)
-    seg.sizeBytes = position + records.length
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
     for (const b of batches) {
@@ -350,14 +360,12 @@ export class PartitionLog {
     return this.leaderEpochs.latestEpoch
   }
 
-  /** A failed write may have left bytes past the end: cut them, or fail the log if we cannot. */
-  private async onWriteError(seg: LogSegment, err: Error): Promise<never> {
-    try {
-      const fh = await seg.handle()
-      await fh.truncate(seg.sizeBytes)
-    } catch (truncateErr) {
+  /** The segment cut a failed write back off; when it could not, the log fails (its tail is unknown). */
+  private onWriteError(err: Error): never {
+    if (!(err instanceof AppendFailedError)) throw err
+    if (!err.undone) {
       this.failure = err
-      this.logger.error('log failed: cannot undo a failed append', { dir: this.dir, error: truncateErr as Error })
+      this.logger.error('log failed: cannot undo a failed append', { dir: this.dir, error: err })
     }
     throw new KafkaError('KAFKA_STORAGE_ERROR', `append to ${this.dir} failed: ${err.message}`)
   }

@@ -183,10 +183,7 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
           rescan = true
         }
       } else {
-        const te = seg.timeIndex.lastEntry()
-        seg.maxTimestamp = te ? te.timestamp : -1
-        seg.offsetOfMaxTimestamp = te ? te.offset : -1
-        seg.nextOffset = segments[i + 1]!.baseOffset
+        seg.restoreFromIndexes(segments[i + 1]!.baseOffset)
       }
     }
     if (!rescan) continue

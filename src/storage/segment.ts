@@ -6,8 +6,10 @@
 // a torn batch at the end. recover() rescans the file, keeps the longest prefix of batches whose
 // header, CRC-32C and offsets are valid, truncates the rest and rebuilds both indexes from it.
 //
-// The in-memory state (size, next offset, largest timestamp, the last batch's position) is only
-// updated after the bytes it describes are written, so concurrent readers never see past them.
+// The segment keeps its own bookkeeping: append() writes the batches and then updates the indexes
+// (an entry per index.interval.bytes, as Kafka's LogSegment.append), the largest timestamp, the
+// next offset and the size; nobody else writes them. That in-memory state is only updated after
+// the bytes it describes are written, so concurrent readers never see past them.
 //
 // Deletion (retention, DeleteRecords) is asynchronous, as Kafka's: markDeleted() renames the .log
 // to `.log.deleted` (a read in flight keeps reading through its open handle, or reopens the new
@@ -101,6 +103,23 @@ export function floorSegmentIndex(segs: readonly LogSegment[], offset: number): 
   return found
 }
 
+/** What LogSegment.append needs of a batch (a BatchHeader has it all); position is within the chunks appended. */
+export type SegmentBatch = Pick<BatchHeader, 'baseOffset' | 'lastOffsetDelta' | 'maxTimestamp' | 'position' | 'sizeBytes'>
+
+/**
+ * A segment append whose write failed: undone when the bytes it may have left were cut off again
+ * (the segment is as before), false when even that failed (the file's tail is unknown).
+ */
+export class AppendFailedError extends Error {
+  readonly code = 'SEGMENT_APPEND_FAILED'
+  constructor(
+    cause: Error,
+    readonly undone: boolean,
+  ) {
+    super(cause.message, { cause })
+  }
+}
+
 /** A batch found in the file: its header (position relative to buf) and the chunk read around it. */
 export interface BatchLocation {
   position: number
@@ -115,17 +134,16 @@ const EMPTY: Buffer = Buffer.alloc(0)
 export class LogSegment {
   readonly offsetIndex: OffsetIndex
   readonly timeIndex: TimeIndex
-  /** Bytes of whole batches in the file (the write position of the next append). */
-  sizeBytes = 0
-  /** The offset after the segment's last batch (its base offset when empty). */
-  nextOffset: number
-  maxTimestamp = NO_TIMESTAMP
-  /** Last offset of the batch holding maxTimestamp, -1 when none. */
-  offsetOfMaxTimestamp = -1
-  bytesSinceLastIndexEntry = 0
+  // The tail state below is written only by this class (append, recovery, truncation), each
+  // field after the bytes it describes: callers read it through the getters.
+  private size = 0
+  private next: number
+  private maxTs = NO_TIMESTAMP
+  private maxTsOffset = -1
+  private bytesSinceLastIndexEntry = 0
   /** Tail hint: where the last batch starts, so a read at the end needs no scan. */
-  lastBatchPosition = -1
-  lastBatchBaseOffset = -1
+  private lastBatchPosition = -1
+  private lastBatchBaseOffset = -1
   private fh: FileHandle | null = null
   private opening: Promise<FileHandle> | null = null
   private path: string
@@ -152,7 +170,27 @@ export class LogSegment {
       baseOffset,
       config.maxIndexSizeBytes,
     )
-    this.nextOffset = baseOffset
+    this.next = baseOffset
+  }
+
+  /** Bytes of whole batches in the file (the write position of the next append). */
+  get sizeBytes(): number {
+    return this.size
+  }
+
+  /** The offset after the segment's last batch (its base offset when empty). */
+  get nextOffset(): number {
+    return this.next
+  }
+
+  /** The largest record timestamp appended (NO_TIMESTAMP when none). */
+  get maxTimestamp(): number {
+    return this.maxTs
+  }
+
+  /** Last offset of the batch holding maxTimestamp, -1 when none. */
+  get offsetOfMaxTimestamp(): number {
+    return this.maxTsOffset
   }
 
   /** Creates the three files, empty (an existing .log at this offset is truncated). */
@@ -173,7 +211,7 @@ export class LogSegment {
   /** A segment over an existing .log of sizeBytes; indexes are loaded or rebuilt by the caller. */
   static existing(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, sizeBytes: number, suffix = '') {
     const seg = new LogSegment(fs, dir, baseOffset, config, nowMs, suffix)
-    seg.sizeBytes = sizeBytes
+    seg.size = sizeBytes
     return seg
   }
 
@@ -183,16 +221,16 @@ export class LogSegment {
    */
   static async fromSwapped(cleaned: LogSegment): Promise<LogSegment> {
     const seg = new LogSegment(cleaned.fs, cleaned.dir, cleaned.baseOffset, cleaned.config, cleaned.createdMs)
-    seg.sizeBytes = cleaned.sizeBytes
+    seg.size = cleaned.sizeBytes
     const loaded = (await seg.offsetIndex.load(seg.fs, seg.sizeBytes)) && (await seg.timeIndex.load(seg.fs, seg.sizeBytes))
     if (!loaded) {
       await seg.recover()
       await seg.persistIndexes(true)
       return seg
     }
-    seg.nextOffset = cleaned.nextOffset
-    seg.maxTimestamp = cleaned.maxTimestamp
-    seg.offsetOfMaxTimestamp = cleaned.offsetOfMaxTimestamp
+    seg.next = cleaned.next
+    seg.maxTs = cleaned.maxTs
+    seg.maxTsOffset = cleaned.maxTsOffset
     seg.bytesSinceLastIndexEntry = cleaned.bytesSinceLastIndexEntry
     seg.lastBatchPosition = cleaned.lastBatchPosition
     seg.lastBatchBaseOffset = cleaned.lastBatchBaseOffset
@@ -255,35 +293,85 @@ export class LogSegment {
     return done === length ? buf : buf.subarray(0, done)
   }
 
-  /** Writes buffers contiguously at the segment's end; the caller then records the batches. */
-  async writeAtEnd(buffers: Buffer[]): Promise<void> {
-    const fh = await this.handle()
-    await fh.writev(buffers, this.sizeBytes)
+  /**
+   * Kafka's LogSegment.append: writes chunks contiguously at the segment's end with one write, then
+   * does the bookkeeping of each batch in them — largest timestamp, an offset-index entry (with a
+   * time-index entry for the largest timestamp so far) once more than index.interval.bytes were
+   * appended since the last entry, the tail hint, the next offset and the size. Batch positions are
+   * relative to the start of chunks, which must be the batches back to back; offsets must increase
+   * from the segment's next offset (gaps allowed: a cleaned segment keeps the original offsets) and
+   * stay within the index's int32 relative offsets. Nothing is updated before the write completes,
+   * so a concurrent read never sees past the bytes; a failed write is cut back off the file
+   * (AppendFailedError says whether that worked). Calls must not overlap.
+   */
+  async append(chunks: Buffer[], batches: readonly SegmentBatch[]): Promise<void> {
+    let length = 0
+    for (const c of chunks) length += c.length
+    this.checkAppendable(length, batches)
+    const position = this.size
+    try {
+      const fh = await this.handle()
+      await fh.writev(chunks, position)
+    } catch (err) {
+      let undone = false
+      try {
+        await (await this.handle()).truncate(position)
+        undone = true
+      } catch {}
+      throw new AppendFailedError(err as Error, undone)
+    }
+    for (const b of batches) this.onBatch(b.baseOffset, b.baseOffset + b.lastOffsetDelta, b.maxTimestamp, position + b.position, b.sizeBytes)
+    this.size = position + length
+  }
+
+  private checkAppendable(length: number, batches: readonly SegmentBatch[]): void {
+    let expected = this.next
+    let at = 0
+    for (const b of batches) {
+      const last = b.baseOffset + b.lastOffsetDelta
+      if (b.position !== at || b.baseOffset < expected || b.lastOffsetDelta < 0 || last - this.baseOffset > MAX_RELATIVE_OFFSET) {
+        throw new RangeError(`${this.logPath}: batch ${b.baseOffset}..${last} at ${b.position} cannot follow offset ${expected - 1} at ${at}`)
+      }
+      expected = last + 1
+      at += b.sizeBytes
+    }
+    if (batches.length === 0 || at !== length) throw new RangeError(`${this.logPath}: the batches do not cover the ${length} bytes appended`)
   }
 
   /**
    * Bookkeeping for a batch whose bytes are now at position (append and recovery): largest
    * timestamp, and an index entry once more than indexIntervalBytes were appended since the last.
    */
-  onBatch(baseOffset: number, lastOffset: number, maxTimestamp: number, position: number, sizeBytes: number): void {
-    if (maxTimestamp > this.maxTimestamp) {
-      this.maxTimestamp = maxTimestamp
-      this.offsetOfMaxTimestamp = lastOffset
+  private onBatch(baseOffset: number, lastOffset: number, maxTimestamp: number, position: number, sizeBytes: number): void {
+    if (maxTimestamp > this.maxTs) {
+      this.maxTs = maxTimestamp
+      this.maxTsOffset = lastOffset
     }
     if (this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes && !this.offsetIndex.isFull) {
       this.offsetIndex.append(baseOffset, position)
-      if (this.offsetOfMaxTimestamp >= 0) this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp)
+      if (this.maxTsOffset >= 0) this.timeIndex.maybeAppend(this.maxTs, this.maxTsOffset)
       this.bytesSinceLastIndexEntry = 0
     }
     this.bytesSinceLastIndexEntry += sizeBytes
     this.lastBatchPosition = position
     this.lastBatchBaseOffset = baseOffset
-    this.nextOffset = lastOffset + 1
+    this.next = lastOffset + 1
+  }
+
+  /**
+   * A non-active segment whose indexes loaded after a clean shutdown: its largest timestamp is the
+   * time index's last entry (written when it was rolled) and it ends where the next segment starts.
+   */
+  restoreFromIndexes(nextSegmentBaseOffset: number): void {
+    const te = this.timeIndex.lastEntry()
+    this.maxTs = te ? te.timestamp : NO_TIMESTAMP
+    this.maxTsOffset = te ? te.offset : -1
+    this.next = nextSegmentBaseOffset
   }
 
   /** On roll: a last time-index entry with the segment's largest timestamp (Kafka does the same). */
   finalizeTimeIndex(): void {
-    if (this.offsetOfMaxTimestamp >= 0) this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp)
+    if (this.maxTsOffset >= 0) this.timeIndex.maybeAppend(this.maxTs, this.maxTsOffset)
   }
 
   /**
@@ -391,20 +479,20 @@ export class LogSegment {
    */
   async loadTail(): Promise<ScanResult> {
     const te = this.timeIndex.lastEntry()
-    this.maxTimestamp = te ? te.timestamp : NO_TIMESTAMP
-    this.offsetOfMaxTimestamp = te ? te.offset : -1
+    this.maxTs = te ? te.timestamp : NO_TIMESTAMP
+    this.maxTsOffset = te ? te.offset : -1
     const ie = this.offsetIndex.lastEntry()
     const start = ie ? ie.position : 0
-    this.nextOffset = this.baseOffset
+    this.next = this.baseOffset
     this.lastBatchPosition = -1
     this.lastBatchBaseOffset = -1
     const r = await this.scan(start, this.sizeBytes, false, SCAN_CHUNK_BYTES, (h, pos) => {
       const last = h.baseOffset + h.lastOffsetDelta
-      if (h.maxTimestamp > this.maxTimestamp) {
-        this.maxTimestamp = h.maxTimestamp
-        this.offsetOfMaxTimestamp = last
+      if (h.maxTimestamp > this.maxTs) {
+        this.maxTs = h.maxTimestamp
+        this.maxTsOffset = last
       }
-      this.nextOffset = last + 1
+      this.next = last + 1
       this.lastBatchPosition = pos
       this.lastBatchBaseOffset = h.baseOffset
       return true
@@ -420,10 +508,10 @@ export class LogSegment {
   async recover(): Promise<{ truncatedBytes: number; reason?: string }> {
     this.offsetIndex.reset()
     this.timeIndex.reset()
-    this.maxTimestamp = NO_TIMESTAMP
-    this.offsetOfMaxTimestamp = -1
+    this.maxTs = NO_TIMESTAMP
+    this.maxTsOffset = -1
     this.bytesSinceLastIndexEntry = 0
-    this.nextOffset = this.baseOffset
+    this.next = this.baseOffset
     this.lastBatchPosition = -1
     this.lastBatchBaseOffset = -1
     const fh = await this.handle()
@@ -433,7 +521,7 @@ export class LogSegment {
       return true
     })
     if (r.position < fileSize) await fh.truncate(r.position)
-    this.sizeBytes = r.position
+    this.size = r.position
     return r.position < fileSize ? { truncatedBytes: fileSize - r.position, reason: r.reason } : { truncatedBytes: 0 }
   }
 
@@ -442,13 +530,13 @@ export class LogSegment {
    * when offset is inside a batch), and their index entries. Returns the bytes removed.
    */
   async truncateTo(offset: number): Promise<number> {
-    if (offset >= this.nextOffset) return 0
+    if (offset >= this.next) return 0
     const loc = await this.findBatch(offset, this.sizeBytes, READ_CHUNK_BYTES)
     if (!loc) return 0
     const fh = await this.handle()
     await fh.truncate(loc.position)
     const removed = this.sizeBytes - loc.position
-    this.sizeBytes = loc.position
+    this.size = loc.position
     await this.offsetIndex.truncateToOffset(this.fs, loc.header.baseOffset)
     await this.timeIndex.truncateToOffset(this.fs, loc.header.baseOffset)
     const r = await this.loadTail()

@@ -24,7 +24,7 @@ import type { Logger } from '../../util/logger.js'
 import type { Fs } from '../fs.js'
 import type { PartitionLog } from '../partition-log.js'
 import { segmentConfigOf } from '../recovery.js'
-import { LogSegment, MAX_RELATIVE_OFFSET } from '../segment.js'
+import { LogSegment, MAX_RELATIVE_OFFSET, type SegmentBatch } from '../segment.js'
 import { decodeRecords, emptyBatchOf, filterBatch, type FilterContext } from './batch-filter.js'
 import { floorSegmentIndex } from '../segment.js'
 import { type LogToClean, segmentsInRange } from './cleanable.js'
@@ -203,9 +203,10 @@ export function groupSegmentsBySize(
   return groups
 }
 
-/** Buffered writes into the `.cleaned` segment, with its index bookkeeping. */
+/** Buffered appends to the `.cleaned` segment, which indexes what it is given (LogSegment.append). */
 class CleanedWriter {
   private pending: Buffer[] = []
+  private pendingBatches: SegmentBatch[] = []
   private pendingBytes = 0
 
   constructor(
@@ -213,13 +214,8 @@ class CleanedWriter {
     private readonly ctx: CleanerContext,
   ) {}
 
-  /** Bytes appended so far, buffered ones included. */
-  get position(): number {
-    return this.seg.sizeBytes + this.pendingBytes
-  }
-
   async append(bytes: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): Promise<void> {
-    this.seg.onBatch(baseOffset, lastOffset, maxTimestamp, this.position, bytes.length)
+    this.pendingBatches.push({ baseOffset, lastOffsetDelta: lastOffset - baseOffset, maxTimestamp, position: this.pendingBytes, sizeBytes: bytes.length })
     this.pending.push(bytes)
     this.pendingBytes += bytes.length
     if (this.pendingBytes >= this.ctx.config.ioBufferBytes) await this.drain()
@@ -228,9 +224,9 @@ class CleanedWriter {
   async drain(): Promise<void> {
     if (this.pendingBytes === 0) return
     const bytes = this.pendingBytes
-    await this.seg.writeAtEnd(this.pending)
-    this.seg.sizeBytes += bytes
+    await this.seg.append(this.pending, this.pendingBatches)
     this.pending = []
+    this.pendingBatches = []
     this.pendingBytes = 0
     await this.ctx.throttle(bytes)
   }

@@ -16,6 +16,7 @@ import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import { OFFSETS_TOPIC, OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../../src/coordinator/group/offsets-topic.js'
 import type { CommittedOffset } from '../../../src/coordinator/group/persistence.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
+import type { Partition } from '../../../src/replication/partition.js'
 import { ReplicaManager } from '../../../src/replication/replica-manager.js'
 import { nodeFs } from '../../../src/storage/fs.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
@@ -57,6 +58,16 @@ async function node(t: TestLike) {
   return { clock, controller, replicas, persistence }
 }
 
+/**
+ * The partition, led here, with another ISR in the same leader epoch, as when the controller's
+ * change comes back (a follower not fetched yet holds the high watermark). Applied to the replica
+ * directly: the local cluster's election would drop broker 1 from the ISR, as it is not alive here.
+ */
+function withIsr(n: { clock: ManualClock }, part: Partition, isr: number[]): void {
+  const s = part.state!
+  part.becomeLeader({ ...s, replicas: [...new Set([...s.replicas, ...isr])], isr }, n.clock.monotonic())
+}
+
 const offset = (o: number): CommittedOffset => ({ offset: o, leaderEpoch: 0, metadata: '', commitTimestampMs: 1_700_000_000_000, expireTimestampMs: -1 })
 const tick = () => new Promise((resolve) => setImmediate(resolve))
 const rejectsWith = (name: string) => (e: unknown) => e instanceof KafkaError && e.errorName === name
@@ -80,7 +91,7 @@ describe('OffsetsTopicPersistence on a replicated partition', () => {
     const gid = groupIn(p, 1)
     const part = n.replicas.get(OFFSETS_TOPIC, 1)!
     // A second in-sync replica that has not fetched: the high watermark cannot move.
-    part.isr = [0, 1]
+    withIsr(n, part, [0, 1])
     let outcome: unknown = 'pending'
     const write = p.storeOffsets(gid, [{ topic: 't', partition: 0, value: offset(1) }]).then(
       () => (outcome = 'acknowledged'),
@@ -102,10 +113,10 @@ describe('OffsetsTopicPersistence on a replicated partition', () => {
     assert.ok(advancedMs >= 5000, `answered after ${advancedMs} ms`)
 
     // The ISR back to the leader alone: the next write is acknowledged at once.
-    part.isr = [0]
+    withIsr(n, part, [0])
     await p.storeOffsets(gid, [{ topic: 't', partition: 0, value: offset(2) }])
     // With offsets.commit.required.acks=1 the leader's write is enough, whatever the ISR.
-    part.isr = [0, 1]
+    withIsr(n, part, [0, 1])
     await n.persistence({ requiredAcks: 1 }).storeOffsets(gid, [{ topic: 't', partition: 0, value: offset(3) }])
   })
 
@@ -138,7 +149,10 @@ describe('OffsetsTopicPersistence on a replicated partition', () => {
     const [g0, g1] = [groupIn(p, 0), groupIn(p, 1)]
     await p.storeOffsets(g0, [{ topic: 't', partition: 0, value: offset(10) }])
     await p.storeOffsets(g1, [{ topic: 't', partition: 0, value: offset(20) }])
-    n.replicas.get(OFFSETS_TOPIC, 1)!.leaderId = 2 // broker 2 leads it now; this one follows
+    // Broker 2 leads it now; this one follows.
+    const led = n.replicas.get(OFFSETS_TOPIC, 1)!
+    const s = led.state!
+    led.becomeFollower({ ...s, leader: 2, leaderEpoch: s.leaderEpoch + 1, replicas: [0, 2], isr: [0, 2] })
     await assert.rejects(p.storeOffsets(g1, [{ topic: 't', partition: 0, value: offset(21) }]), rejectsWith('NOT_COORDINATOR'))
     await assert.rejects(offsetsLoaded(p, 1), rejectsWith('NOT_LEADER_OR_FOLLOWER'))
     const seen: string[] = []
@@ -151,11 +165,15 @@ describe('OffsetsTopicPersistence on a replicated partition', () => {
     const p = n.persistence()
     await p.ensureTopic()
     const gid = groupIn(p, 0)
-    for (const o of [1, 2, 3]) await p.storeOffsets(gid, [{ topic: 't', partition: 0, value: offset(o) }])
     // As a follower just elected: the log holds what the old leader acknowledged, the high
-    // watermark it last heard is behind.
-    const log = n.replicas.get(OFFSETS_TOPIC, 0)!.log
-    log.highWatermark = 1
+    // watermark is behind until the other in-sync replica fetches (acks=1 writes stand for the
+    // old leader's acknowledged ones).
+    const part = n.replicas.get(OFFSETS_TOPIC, 0)!
+    withIsr(n, part, [0, 1])
+    const acks1 = n.persistence({ requiredAcks: 1 })
+    for (const o of [1, 2, 3]) await acks1.storeOffsets(gid, [{ topic: 't', partition: 0, value: offset(o) }])
+    assert.equal(part.log.highWatermark, 0)
+    assert.equal(part.log.logEndOffset, 3)
     assert.deepEqual(await offsetsLoaded(p, 0), [1, 2, 3])
   })
 })

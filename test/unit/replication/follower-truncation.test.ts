@@ -68,8 +68,8 @@ async function startFollower(topicId: string) {
 
 /**
  * The follower restarts and finds its leader-epoch-checkpoint malformed: PartitionLog.open logs a
- * warning and goes on with no epochs, the records stay. Its high watermark is its log start, as
- * ReplicaManager.loadExisting(false) sets it for a cluster replica.
+ * warning and goes on with no epochs, the records stay. Its high watermark is the checkpointed one
+ * (PartitionLog.open): its log start, since it never learned one from a leader.
  */
 async function restartWithDamagedEpochCheckpoint(follower: Awaited<ReturnType<typeof startFollower>>) {
   const { fs, log } = follower
@@ -81,7 +81,7 @@ async function restartWithDamagedEpochCheckpoint(follower: Awaited<ReturnType<ty
   const logs = await LogManager.open({ fs, clock: systemClock, logDir: '/data', config: defaultLogConfig, logger: silentLogger })
   const reopened = logs.get(TOPIC, 0)
   assert.ok(reopened)
-  reopened.highWatermark = reopened.logStartOffset
+  assert.equal(reopened.highWatermark, reopened.logStartOffset)
   return { fs, logs, log: reopened, p: new Partition(TOPIC, 0, topicId, reopened, FOLLOWER) }
 }
 

@@ -8,6 +8,7 @@ import type { PartitionState } from '../../../src/cluster/metadata-store.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { Partition } from '../../../src/replication/partition.js'
 import { type AppendPolicy, ReplicaManager } from '../../../src/replication/replica-manager.js'
+import { PartitionLog } from '../../../src/storage/partition-log.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { stateOf } from '../../helpers/fake-metadata-store.js'
@@ -22,7 +23,7 @@ async function leader(state: Partial<PartitionState> & { replicas: readonly numb
   const { logs } = await memoryLogs(clock)
   const log = await logs.create('t', 0, TOPIC_ID)
   if (leo > 0) await appendAsLeader(log, 0, Array.from({ length: leo }, (_, i) => `old-${i}`))
-  log.highWatermark = 0
+  assert.equal(log.highWatermark, 0, 'appends leave the high watermark to the partition')
   const p = new Partition('t', 0, TOPIC_ID, log, LOCAL)
   const s = stateOf({ leader: LOCAL, leaderEpoch: 1, partitionEpoch: 1, ...state })
   p.becomeLeader(s, clock.monotonic())
@@ -114,12 +115,77 @@ describe('high watermark', () => {
   })
 })
 
+describe('state owned by the partition', () => {
+  it('a new replica leads nothing until a partition state is applied', async () => {
+    const { logs } = await memoryLogs(new ManualClock())
+    const p = new Partition('t', 0, TOPIC_ID, await logs.create('t', 0, TOPIC_ID), LOCAL)
+    assert.deepEqual([p.leaderId, p.isLeader, p.state], [-1, false, undefined])
+    assert.equal(p.beginIsrChange(), undefined, 'no state to condition an ISR change on')
+  })
+
+  it('one ISR change at a time: begun by the leader, ended by its own answer or by the next state applied', async () => {
+    const { p, state, clock } = await leader({ replicas: [1, 2, 3] })
+    const first = p.beginIsrChange()
+    assert.ok(first)
+    assert.equal(first.expected, state, 'conditioned on the state in force')
+    assert.equal(p.isrChangeInFlight, true)
+    assert.equal(p.beginIsrChange(), undefined, 'not while one is in flight')
+    p.endIsrChange(first.change)
+    assert.equal(p.isrChangeInFlight, false)
+
+    const second = p.beginIsrChange()!
+    const next = { ...state, isr: [1, 2], partitionEpoch: 2 }
+    p.becomeLeader(next, clock.monotonic())
+    assert.equal(p.isrChangeInFlight, false, 'the state that came back ends it')
+    const third = p.beginIsrChange()!
+    assert.equal(third.expected, next)
+    p.endIsrChange(second.change)
+    assert.equal(p.isrChangeInFlight, true, "the older change's late answer leaves the newer one in flight")
+    p.endIsrChange(third.change)
+    assert.equal(p.isrChangeInFlight, false)
+
+    p.becomeFollower({ ...next, leader: 2, leaderEpoch: 2, partitionEpoch: 3 })
+    assert.equal(p.beginIsrChange(), undefined, 'a follower changes no ISR')
+  })
+
+  it('has no setter for its replication state, nor the log for its high watermark', () => {
+    for (const name of ['leaderId', 'leaderEpoch', 'partitionEpoch', 'replicas', 'isr', 'state', 'epochStartOffset', 'isrChangeInFlight']) {
+      const d = Object.getOwnPropertyDescriptor(Partition.prototype, name)
+      assert.ok(d?.get && !d.set, `Partition.${name} is read-only`)
+    }
+    const hw = Object.getOwnPropertyDescriptor(PartitionLog.prototype, 'highWatermark')
+    assert.ok(hw?.get && !hw.set, 'PartitionLog.highWatermark is read-only')
+  })
+})
+
+describe('follower high watermark', () => {
+  it("follows the leader's, bounded by the follower's log end, never backwards; a leader ignores it", async () => {
+    const clock = new ManualClock()
+    const { logs } = await memoryLogs(clock)
+    const log = await logs.create('t', 0, TOPIC_ID)
+    await appendAsLeader(log, 0, ['a', 'b', 'c', 'd'])
+    const p = new Partition('t', 0, TOPIC_ID, log, LOCAL)
+    p.becomeFollower(stateOf({ leader: 2, leaderEpoch: 1, partitionEpoch: 1, replicas: [1, 2], isr: [1, 2] }))
+    assert.equal(p.updateFollowerHighWatermark(2), true)
+    assert.equal(log.highWatermark, 2)
+    assert.equal(p.updateFollowerHighWatermark(9), true)
+    assert.equal(log.highWatermark, 4, 'bounded by its own log end offset')
+    assert.equal(p.updateFollowerHighWatermark(1), false, 'a lower value (a new leader that has not caught up) does not move it back')
+    assert.equal(log.highWatermark, 4)
+    await appendAsLeader(log, 0, ['e'])
+    p.becomeLeader(stateOf({ leader: LOCAL, leaderEpoch: 2, partitionEpoch: 2, replicas: [1, 2], isr: [1, 2] }), clock.monotonic())
+    assert.equal(p.updateFollowerHighWatermark(5), false, 'a leader keeps its own rule')
+    assert.equal(log.highWatermark, 4)
+  })
+})
+
 describe('ISR expansion', () => {
   it('needs the follower at or past both the high watermark and the start of the leader epoch', async () => {
     // The epoch starts at 10 (records of the previous epoch are there); the HW is 4.
     const { p, log } = await leader({ replicas: [1, 2, 3], isr: [1, 2] }, 10)
     assert.equal(p.epochStartOffset, 10)
-    log.highWatermark = 4
+    fetchAt(p, 2, 4, 0)
+    assert.equal(log.highWatermark, 4)
     await write(p, 5) // LEO 15
     fetchAt(p, 3, 3, 0)
     assert.equal(p.isrToExpand(3), undefined, 'below the HW')

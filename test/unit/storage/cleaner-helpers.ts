@@ -36,7 +36,7 @@ export function keyedBatch(records: KeyedRecord[], ts: number, compression = 0):
 /** Appends one batch and moves the high watermark to the log end, as a single node does. */
 export async function append(log: PartitionLog, records: KeyedRecord[], ts: number, compression = 0) {
   const info = await produce(log, [keyedBatch(records, ts, compression)])
-  log.highWatermark = log.logEndOffset
+  log.maybeIncrementHighWatermark(log.logEndOffset)
   return info
 }
 
@@ -122,7 +122,7 @@ export async function openCompacted(opts: OpenOptions): Promise<CompactedLog> {
   const logger = opts.logger ?? silentLogger
   const mgr = await LogManager.open({ fs: opts.fs, clock: opts.clock, logDir: opts.dir, config, logger, checkpointIntervalMs: 0 })
   const log = mgr.get('events', 0) ?? (await mgr.create('events', 0, 'topic-id-1'))
-  log.highWatermark = log.logEndOffset
+  log.maybeIncrementHighWatermark(log.logEndOffset)
   const logConfig: CleanerLogConfig = { ...defaultCleanerLogConfig, minCleanableRatio: 0, fileDeleteDelayMs: 0, ...opts.logConfig }
   await mgr.startCleaner({
     config: { ...defaultCleanerConfig, enabled: false, ...opts.cleaner },

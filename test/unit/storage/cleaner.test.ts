@@ -271,7 +271,7 @@ test('codec, headers, timestamps, producer id, epoch, sequence and leader epoch 
   for (const compression of [CompressionType.None, CompressionType.Gzip, CompressionType.Zstd]) {
     const batch = buildRecordBatch({ records, producerId: 77, producerEpoch: 3, baseSequence: 10, compression })
     await produce(c.log, [batch], 5)
-    c.log.highWatermark = c.log.logEndOffset
+    c.log.maybeIncrementHighWatermark(c.log.logEndOffset)
   }
   c.log.updateConfig({ segmentBytes: 14 })
   await append(c.log, [{ key: 'z', value: 'z' }], clock.now())

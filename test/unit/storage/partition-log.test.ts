@@ -94,7 +94,7 @@ test('a read inside a batch returns the whole batch; maxBytes, minOneBatch and m
   const { log } = await openLog(t)
   const batches = [makeBatch(3), makeBatch(3), makeBatch(3), makeBatch(3)]
   for (const b of batches) await produce(log, [b])
-  log.highWatermark = log.logEndOffset
+  log.maybeIncrementHighWatermark(log.logEndOffset)
   const size = batches[0]!.length
 
   const mid = await log.read(4, 1 << 20, 100, true)
@@ -117,16 +117,14 @@ test('out-of-range reads throw OFFSET_OUT_OF_RANGE; the log start offset moves u
   await assert.rejects(log.read(-1, 100, 100, true), code('OFFSET_OUT_OF_RANGE'))
   await log.maybeIncrementLogStartOffset(5)
   assert.equal(log.logStartOffset, 0, 'not above the high watermark')
-  log.highWatermark = log.logEndOffset
+  log.maybeIncrementHighWatermark(log.logEndOffset)
   await log.maybeIncrementLogStartOffset(5)
   assert.equal(log.logStartOffset, 5)
   await assert.rejects(log.read(4, 100, 100, true), code('OFFSET_OUT_OF_RANGE'))
   const r = await log.read(5, 1, 100, true)
   assert.equal([...iterateBatches(r.records)][0]!.baseOffset, 3)
-  log.highWatermark = 1000
-  assert.equal(log.highWatermark, 12, 'HW is clamped to LEO')
-  log.highWatermark = 0
-  assert.equal(log.highWatermark, 5, 'HW is clamped to the log start')
+  assert.equal(log.maybeIncrementHighWatermark(1000), false, 'already at LEO')
+  assert.equal(log.highWatermark, 12, 'HW is bounded by LEO')
 })
 
 test('a tail read costs one positional read', async (t) => {
@@ -241,7 +239,7 @@ test('segment.ms rolls a non-empty segment by the clock', async (t) => {
 test('truncateTo removes offsets at and above the target, indexes included', async (t) => {
   const { log, mgr, dir } = await openLog(t, { segmentBytes: 600, indexIntervalBytes: 100 })
   for (let i = 0; i < 30; i++) await produce(log, [makeBatch(3, 100 * i, `b${i}`)], i < 15 ? 1 : 2)
-  log.highWatermark = log.logEndOffset
+  log.maybeIncrementHighWatermark(log.logEndOffset)
   const segsBefore = log.segmentCount
   assert.deepEqual(log.leaderEpochs.entries(), [
     { epoch: 1, startOffset: 0 },
@@ -284,7 +282,7 @@ test('truncateTo removes offsets at and above the target, indexes included', asy
   assert.deepEqual(await log2.offsetForTimestamp(1400), { offset: 42, timestamp: 1400 })
 
   // below the log start: emptied and restarted at the target
-  log2.highWatermark = log2.logEndOffset
+  log2.maybeIncrementHighWatermark(log2.logEndOffset)
   await log2.maybeIncrementLogStartOffset(10)
   await log2.truncateTo(3)
   assert.deepEqual([log2.logStartOffset, log2.logEndOffset, log2.segmentCount], [3, 3, 1])
@@ -446,4 +444,30 @@ test('timestamp lookups name the exact record inside a compressed batch', async 
   assert.deepEqual(await log.offsetForTimestamp(250), { offset: 4, timestamp: 500 })
   assert.deepEqual(await log.offsetForTimestamp(150), { offset: 3, timestamp: 200 })
   assert.deepEqual(await log.maxTimestampAndOffset(), { offset: 4, timestamp: 500 })
+})
+
+test('the high watermark has one writer: it only moves up, bounded by the log end; truncation alone lowers it; a reopen starts at the checkpoint', async (t) => {
+  const { log, mgr, dir } = await openLog(t)
+  for (let i = 0; i < 4; i++) await produce(log, [makeBatch(3)])
+  assert.equal(log.highWatermark, 0, 'appends do not move it (the partition does)')
+  assert.equal(log.maybeIncrementHighWatermark(5), true)
+  assert.equal(log.highWatermark, 5)
+  assert.equal(log.maybeIncrementHighWatermark(3), false, 'never backwards')
+  assert.equal(log.maybeIncrementHighWatermark(5), false)
+  assert.equal(log.highWatermark, 5)
+  assert.equal(log.maybeIncrementHighWatermark(1000), true)
+  assert.equal(log.highWatermark, 12, 'bounded by the log end offset')
+  assert.equal(log.maybeIncrementHighWatermark(Number.NaN), false)
+  await log.truncateTo(6)
+  assert.equal(log.highWatermark, 6, 'a truncation lowers it to the new log end')
+  await produce(log, [makeBatch(3)])
+  log.maybeIncrementHighWatermark(8)
+  assert.equal(log.highWatermark, 8)
+
+  // The replication-offset-checkpoint written at close is where the reopened log starts, not its end.
+  await mgr.close()
+  const mgr2 = await LogManager.open({ fs: nodeFs, clock: new ManualClock(), logDir: dir, config: defaultLogConfig, logger: silentLogger })
+  deferClose(t, () => mgr2.close())
+  const log2 = mgr2.get('events', 0)!
+  assert.deepEqual([log2.logEndOffset, log2.highWatermark], [9, 8])
 })

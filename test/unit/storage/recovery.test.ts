@@ -92,7 +92,7 @@ test('clean shutdown: reopen trusts the segments, scans only the tail, keeps LEO
   assert.equal(log2.logEndOffset, 120)
   assert.equal(log2.recoveryPoint, 120)
   assert.equal(mgr2.topicIdOf('events'), 'id-1')
-  log2.highWatermark = log2.logEndOffset
+  log2.maybeIncrementHighWatermark(log2.logEndOffset)
   assert.deepEqual(await records(log2), before)
   assert.deepEqual(await log2.offsetForTimestamp(1750), ts)
   assert.deepEqual(await log2.maxTimestampAndOffset(), { offset: 119, timestamp: 3902 })

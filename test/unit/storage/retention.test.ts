@@ -50,7 +50,7 @@ async function openLog(
 /** Appends one 2-record batch whose records carry timestamp ts (and ts+1); the HW follows, as on a single node. */
 async function append(log: PartitionLog, ts: number) {
   const info = await produce(log, [makeBatch(2, ts, 'v', 100)])
-  log.highWatermark = log.logEndOffset
+  log.maybeIncrementHighWatermark(log.logEndOffset)
   return info
 }
 
@@ -160,7 +160,7 @@ test('cleanup.policy=compact alone is untouched by time and size; compact,delete
   assert.deepEqual(o.log.segmentBaseOffsets(), [0, 4, 8])
   // The log start offset rule still applies to a compacted log (DeleteRecords is refused by the
   // broker for such topics, but a log start moved otherwise must still free its segments).
-  o.log.highWatermark = o.log.logEndOffset
+  o.log.maybeIncrementHighWatermark(o.log.logEndOffset)
   await o.log.maybeIncrementLogStartOffset(5)
   assert.equal(await deleteOldSegments(o.log, compactOnly, o.clock.now()), 1)
   assert.deepEqual(o.log.segmentBaseOffsets(), [4, 8])
@@ -173,8 +173,9 @@ test('cleanup.policy=compact alone is untouched by time and size; compact,delete
 test('segments at or above the high watermark are never deleted', async (t) => {
   const o = await openLog(t)
   const old = o.clock.now() - 10 * HOUR
-  for (let i = 0; i < 6; i++) await append(o.log, old)
-  o.log.highWatermark = 5
+  // Appended without moving the high watermark past 5 (as a leader whose followers lag).
+  for (let i = 0; i < 6; i++) await produce(o.log, [makeBatch(2, old, 'v', 100)])
+  o.log.maybeIncrementHighWatermark(5)
   assert.equal(o.log.highWatermark, 5)
   assert.equal(await deleteOldSegments(o.log, config({ retentionMs: 1 }), o.clock.now()), 1)
   assert.deepEqual(o.log.segmentBaseOffsets(), [4, 8])
