@@ -334,8 +334,12 @@ export class LogManager {
       hws.push({ topic: log.topic, partition: log.partition, offset: log.highWatermark })
     }
     const { fs, logDir } = this.opts
-    await writeOffsetCheckpoint(fs, `${logDir}/${RECOVERY_POINT_CHECKPOINT}`, recovery)
+    // Log starts first: a log start moved past unflushed records moves the recovery point with it
+    // (PartitionLog.advanceLogStartOffset), which is only true together with that start — a crash
+    // between the two writes must not leave the new recovery point with the old start (found by
+    // the crash property test: the log then recovered to an end below its recovery point).
     await writeOffsetCheckpoint(fs, `${logDir}/${LOG_START_OFFSET_CHECKPOINT}`, starts)
+    await writeOffsetCheckpoint(fs, `${logDir}/${RECOVERY_POINT_CHECKPOINT}`, recovery)
     await writeOffsetCheckpoint(fs, `${logDir}/${HIGH_WATERMARK_CHECKPOINT}`, hws)
   }
 

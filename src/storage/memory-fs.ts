@@ -21,6 +21,9 @@
 // Speed is the point: reads and writes are positional copies into a per-file buffer whose
 // capacity doubles as the file grows (amortised O(1) appends); bytes past a file's size are kept
 // zero, so growing never needs a second pass.
+//
+// Every change goes through a hook (fileWritten, fileTruncated, fileSynced, dirChanged, dirSynced),
+// no-ops here: CrashFs (crash-fs.ts) overrides them to track what a crash would keep.
 import { constants as bufferConstants } from 'node:buffer'
 import { constants as osConstants } from 'node:os'
 import { posix } from 'node:path'
@@ -57,7 +60,8 @@ function fsError(code: keyof typeof MESSAGES, syscall: string, path?: string, de
   return err
 }
 
-class FileNode {
+/** @internal A file's inode (exported for CrashFs). */
+export class FileNode {
   readonly kind = 'file'
   data: Buffer = Buffer.alloc(0)
   size = 0
@@ -101,13 +105,14 @@ class FileNode {
   }
 }
 
-class DirNode {
+/** @internal A directory's inode (exported for CrashFs). */
+export class DirNode {
   readonly kind = 'dir'
   readonly entries = new Map<string, Node>()
   constructor(public mtimeMs: number) {}
 }
 
-type Node = FileNode | DirNode
+export type Node = FileNode | DirNode
 
 interface Access {
   read: boolean
@@ -140,16 +145,24 @@ class MemoryFileHandle implements FileHandle {
   /** Where a write at position null goes (the file offset of a non-append descriptor). */
   private cursor = 0
   private closed = false
+  /** The owner's mount generation at open: a handle dies with the mount (CrashFs.crash). */
+  private readonly mount: number
 
   constructor(
     private readonly owner: MemoryFs,
     private readonly node: FileNode | DirNode,
     private readonly path: string,
     private readonly access: Access,
-  ) {}
+  ) {
+    this.mount = owner.mountGeneration
+  }
+
+  private check(syscall: string): void {
+    if (this.closed || this.mount !== this.owner.mountGeneration) throw fsError('EBADF', syscall)
+  }
 
   private file(syscall: string): FileNode {
-    if (this.closed) throw fsError('EBADF', syscall)
+    this.check(syscall)
     if (this.node.kind === 'dir') throw fsError('EISDIR', syscall)
     return this.node
   }
@@ -180,6 +193,7 @@ class MemoryFileHandle implements FileHandle {
     const at = this.access.append ? node.size : (position ?? this.cursor)
     const end = node.writeAt(buffers, at, syscall, this.path, this.owner.nowMs())
     if (position === null || this.access.append) this.cursor = end
+    this.owner.fileWritten(node, at, buffers)
   }
 
   async truncate(length: number): Promise<void> {
@@ -187,21 +201,25 @@ class MemoryFileHandle implements FileHandle {
     if (!this.access.write) throw fsError('EINVAL', 'ftruncate')
     if (!Number.isSafeInteger(length) || length < 0) throw fsError('EINVAL', 'ftruncate')
     node.truncate(length, this.path, this.owner.nowMs())
+    this.owner.fileTruncated(node, length)
   }
 
   async sync(): Promise<void> {
-    if (this.closed) throw fsError('EBADF', 'fsync')
+    this.check('fsync')
+    // fsync on a directory's descriptor is what nodeFs.syncDir does.
+    if (this.node.kind === 'dir') this.owner.dirSynced(this.node)
+    else this.owner.fileSynced(this.node)
   }
 
   async size(): Promise<number> {
-    if (this.closed) throw fsError('EBADF', 'fstat')
+    this.check('fstat')
     return this.node.kind === 'file' ? this.node.size : 0
   }
 
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.owner.handleClosed()
+    if (this.mount === this.owner.mountGeneration) this.owner.handleClosed()
   }
 }
 
@@ -215,13 +233,27 @@ export interface MemoryFsUsage {
 }
 
 export class MemoryFs implements Fs {
-  private root: DirNode
-  private openHandles = 0
+  protected root: DirNode
+  protected openHandles = 0
+  /** @internal Bumped by a remount (CrashFs.crash): every handle opened before is dead. */
+  mountGeneration = 0
 
   /** `now` stamps mtimes (default Date.now); pass a Clock's nowMs to keep tests on virtual time. */
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(protected readonly now: () => number = Date.now) {
     this.root = new DirNode(now())
   }
+
+  // Change hooks, for CrashFs. Each is called after the change it reports.
+  /** @internal buffers were written contiguously at position of file. */
+  fileWritten(_file: FileNode, _position: number, _buffers: readonly Buffer[]): void {}
+  /** @internal file was truncated (or zero-extended) to length. */
+  fileTruncated(_file: FileNode, _length: number): void {}
+  /** @internal fsync(file). */
+  fileSynced(_file: FileNode): void {}
+  /** @internal names of dir were set or removed, as one atomic change. */
+  dirChanged(_dir: DirNode, _names: readonly string[]): void {}
+  /** @internal fsync(dir). */
+  dirSynced(_dir: DirNode): void {}
 
   /** @internal The mtime of a write made now. */
   nowMs(): number {
@@ -280,12 +312,14 @@ export class MemoryFs implements Fs {
         node = new FileNode(this.now())
         dir.entries.set(name, node)
         dir.mtimeMs = node.mtimeMs
+        this.dirChanged(dir, [name])
       }
     }
     if (node.kind === 'dir') {
       if (access.write) throw fsError('EISDIR', 'open', path)
     } else if (access.truncate && node.size > 0) {
       node.truncate(0, path, this.now())
+      this.fileTruncated(node, 0)
     }
     this.openHandles++
     return new MemoryFileHandle(this, node, path, access)
@@ -321,6 +355,12 @@ export class MemoryFs implements Fs {
     srcDir.entries.delete(srcName)
     dstDir.entries.set(dstName, node)
     srcDir.mtimeMs = dstDir.mtimeMs = this.now()
+    // Within one directory a rename is one atomic change; across two, one change in each.
+    if (srcDir === dstDir) this.dirChanged(srcDir, [srcName, dstName])
+    else {
+      this.dirChanged(srcDir, [srcName])
+      this.dirChanged(dstDir, [dstName])
+    }
   }
 
   async unlink(path: string): Promise<void> {
@@ -333,6 +373,7 @@ export class MemoryFs implements Fs {
     if (node.kind === 'dir') throw fsError('EISDIR', 'unlink', path)
     dir.entries.delete(name)
     dir.mtimeMs = this.now()
+    this.dirChanged(dir, [name])
   }
 
   /** As `mkdir -p`: creates missing parents; an existing directory is fine, an existing file is EEXIST. */
@@ -345,6 +386,7 @@ export class MemoryFs implements Fs {
         const created = new DirNode(this.now())
         dir.entries.set(parts[i]!, created)
         dir.mtimeMs = created.mtimeMs
+        this.dirChanged(dir, [parts[i]!])
         dir = created
       } else if (next.kind === 'dir') {
         dir = next
@@ -358,7 +400,9 @@ export class MemoryFs implements Fs {
   async rmdir(path: string): Promise<void> {
     const parts = this.parts(path)
     if (parts.length === 0) {
+      const names = [...this.root.entries.keys()]
       this.root.entries.clear()
+      this.dirChanged(this.root, names)
       return
     }
     const node = this.lookup(path, 'rm')
@@ -366,6 +410,7 @@ export class MemoryFs implements Fs {
     const dir = this.parentOf(parts, 'rm', path)
     dir.entries.delete(parts[parts.length - 1]!)
     dir.mtimeMs = this.now()
+    this.dirChanged(dir, [parts[parts.length - 1]!])
   }
 
   /** The names in a directory, sorted. */
@@ -383,7 +428,10 @@ export class MemoryFs implements Fs {
   }
 
   async syncDir(path: string): Promise<void> {
-    if (this.lookup(path, 'open') === undefined) throw fsError('ENOENT', 'open', path)
+    const node = this.lookup(path, 'open')
+    if (node === undefined) throw fsError('ENOENT', 'open', path)
+    if (node.kind === 'dir') this.dirSynced(node)
+    else this.fileSynced(node)
   }
 
   /** Files, directories and bytes held, and handles still open. */

@@ -6,9 +6,12 @@
 // to find the log end offset. Otherwise every segment from the one containing the recovery point
 // (the offset up to which the log was fsynced, from recovery-point-offset-checkpoint; absent = 0)
 // is rescanned: each batch's header, CRC-32C and offset continuity are checked; at the first
-// invalid or partial batch the .log is truncated and every later segment deleted, and the scanned
-// segments' indexes are rebuilt and fsynced. What survives is the longest prefix of valid batches
-// (DESIGN §3). Leftover temp files and index files without a .log are removed.
+// invalid or partial batch the .log is truncated and every later segment deleted (so is every
+// segment after one that ends before the next starts: it lost its tail), and the scanned
+// segments' indexes are rebuilt and fsynced; the leader epochs the rescanned batches begin are
+// handed to the log's epoch cache. What survives is the longest prefix of valid batches (DESIGN
+// §3); a log whose end falls below its checkpointed log start restarts empty at that start.
+// Leftover temp files and index files without a .log are removed.
 //
 // Compaction swaps (Kafka's LogLoader, first three passes) are settled before anything else. A
 // `<base>.log.swap` means the swap was committed: the segments it replaces — every segment file
@@ -19,6 +22,7 @@
 // `.swap` files of its base offset when its .log was not renamed yet (the swap had not committed).
 // Kafka also discards every swap above a `.cleaned` file, for its segment splits; there are no
 // splits here, and a committed swap must win, as its old segments may be partly gone already.
+import type { BatchHeader } from '../protocol/records/batch.js'
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
@@ -59,6 +63,14 @@ export interface LoadedLog {
   /** Segments rescanned by recovery, and the bytes it cut off. */
   recoveredSegments: number
   truncatedBytes: number
+  /**
+   * Where each leader epoch starts in the rescanned batches (the first batch of each epoch above
+   * the previous one): the log assigns those newer than its checkpoint, as Kafka's
+   * LogSegment.recover does, since an epoch is checkpointed after the batch that began it is written.
+   */
+  epochStarts: Array<{ epoch: number; startOffset: number }>
+  /** The log was restarted empty at its checkpointed start: no leader epoch applies any more. */
+  emptied: boolean
 }
 
 export function segmentConfigOf(c: LogConfig): SegmentConfig {
@@ -156,14 +168,21 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
 
   // Index of the first segment to rescan.
   let from = segments.length
+  const rp = opts.recoveryPoint ?? 0
   if (!opts.cleanShutdown) {
-    const rp = opts.recoveryPoint ?? 0
     from = 0
     for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= rp) from = i
   }
 
   let recoveredSegments = 0
   let truncatedBytes = 0
+  const epochStarts: LoadedLog['epochStarts'] = []
+  const noteEpoch = (h: BatchHeader) => {
+    const last = epochStarts[epochStarts.length - 1]
+    if (h.partitionLeaderEpoch >= 0 && (!last || h.partitionLeaderEpoch > last.epoch)) {
+      epochStarts.push({ epoch: h.partitionLeaderEpoch, startOffset: h.baseOffset })
+    }
+  }
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!
     const last = i === segments.length - 1
@@ -182,14 +201,28 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
           })
           rescan = true
         }
+      } else if (i === from - 1 && segments[from]!.baseOffset === rp) {
+        // The segment ending at the recovery point may have been fsynced whole while active, then
+        // rolled: the crash can come before the roll's background write of its final time-index
+        // entry (PartitionLog.roll), which holds its largest timestamp. So that is read from the
+        // batches after its last offset-index entry, as for the last segment (found by the crash
+        // property test: a timestamp lookup skipped the segment). The entry is then written down
+        // before the new recovery point makes this segment an ordinary trusted one.
+        const r = await seg.loadTail()
+        if (r.stop !== 'end') rescan = true
+        else {
+          seg.nextOffset = segments[i + 1]!.baseOffset
+          seg.finalizeTimeIndex()
+          await seg.persistIndexes(true)
+        }
       } else {
         seg.restoreFromIndexes(segments[i + 1]!.baseOffset)
       }
     }
     if (!rescan) continue
-    const r = await seg.recover()
+    const r = await seg.recover(noteEpoch)
     recoveredSegments++
-    const cut = r.truncatedBytes > 0
+    let cut = r.truncatedBytes > 0
     if (cut) {
       truncatedBytes += r.truncatedBytes
       logger.warn('recovery truncated a segment', {
@@ -201,7 +234,15 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     }
     if (!last && !cut) {
       const next = segments[i + 1]!.baseOffset
-      if (seg.nextOffset !== next && !seg.isEmpty) {
+      if (seg.nextOffset < next) {
+        // The segment lost its unflushed tail with its size (nothing to cut: the file is just
+        // shorter, or empty) while a later segment's name survived: keeping that one would leave
+        // a gap in the offsets, so it goes as after a torn batch. Every segment but the last ends
+        // where the next starts (a roll starts it at the log end; the cleaner keeps each cleaned
+        // segment's last batch). Found by the crash property test.
+        logger.warn('segment ends before the next one starts; dropping the later segments', { dir, baseOffset: seg.baseOffset, next })
+        cut = true
+      } else if (seg.nextOffset !== next) {
         logger.warn('segment does not end where the next one starts', { dir, baseOffset: seg.baseOffset, next })
       }
     }
@@ -218,7 +259,27 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
   }
 
   const active = segments[segments.length - 1]!
-  const nextOffset = Math.max(active.nextOffset, active.baseOffset)
+  let nextOffset = Math.max(active.nextOffset, active.baseOffset)
+  const checkpointedStart = opts.logStartOffset
+  let emptied = false
+  if (checkpointedStart !== undefined && nextOffset < checkpointedStart) {
+    // The log start had moved past records that were never fsynced (DeleteRecords or retention
+    // moves it up to the high watermark, and the recovery point with it, without a flush), and
+    // the crash lost them: the log would now end below its checkpointed start, and reuse offsets
+    // that were handed out. As Kafka's LogLoader.recoverLog, restart it empty at that start
+    // (found by the crash property test).
+    logger.warn('log end below the checkpointed log start; restarting the log empty there', {
+      dir,
+      logEndOffset: nextOffset,
+      logStartOffset: checkpointedStart,
+    })
+    for (let j = segments.length - 1; j >= 0; j--) await segments[j]!.delete()
+    segments.length = 0
+    segments.push(await LogSegment.create(fs, dir, checkpointedStart, segConfig, opts.nowMs))
+    nextOffset = checkpointedStart
+    epochStarts.length = 0
+    emptied = true
+  }
   const first = segments[0]!.baseOffset
   const logStartOffset = Math.min(Math.max(opts.logStartOffset ?? first, first), nextOffset)
   return {
@@ -229,5 +290,7 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     recoveryPoint: nextOffset,
     recoveredSegments,
     truncatedBytes,
+    epochStarts,
+    emptied,
   }
 }

@@ -504,8 +504,9 @@ export class LogSegment {
   /**
    * Full validating scan: keeps the longest valid prefix, truncates the file after it, rebuilds both
    * indexes in memory (persisted by the next flush or close). Returns the bytes removed and why.
+   * onBatch sees each valid batch's header (recovery re-records leader epochs from them).
    */
-  async recover(): Promise<{ truncatedBytes: number; reason?: string }> {
+  async recover(onBatch?: (h: BatchHeader) => void): Promise<{ truncatedBytes: number; reason?: string }> {
     this.offsetIndex.reset()
     this.timeIndex.reset()
     this.maxTs = NO_TIMESTAMP
@@ -518,6 +519,7 @@ export class LogSegment {
     const fileSize = await fh.size()
     const r = await this.scan(0, fileSize, true, SCAN_CHUNK_BYTES, (h, pos) => {
       this.onBatch(h.baseOffset, h.baseOffset + h.lastOffsetDelta, h.maxTimestamp, pos, h.sizeBytes)
+      onBatch?.(h)
       return true
     })
     if (r.position < fileSize) await fh.truncate(r.position)
