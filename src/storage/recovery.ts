@@ -211,7 +211,7 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
         const r = await seg.loadTail()
         if (r.stop !== 'end') rescan = true
         else {
-          seg.nextOffset = segments[i + 1]!.baseOffset
+          seg.endBefore(segments[i + 1]!.baseOffset)
           seg.finalizeTimeIndex()
           await seg.persistIndexes(true)
         }

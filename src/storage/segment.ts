@@ -369,6 +369,11 @@ export class LogSegment {
     this.next = nextSegmentBaseOffset
   }
 
+  /** A non-active segment whose tail was read again at recovery: it ends where the next segment starts. */
+  endBefore(nextSegmentBaseOffset: number): void {
+    this.next = nextSegmentBaseOffset
+  }
+
   /** On roll: a last time-index entry with the segment's largest timestamp (Kafka does the same). */
   finalizeTimeIndex(): void {
     if (this.maxTsOffset >= 0) this.timeIndex.maybeAppend(this.maxTs, this.maxTsOffset)

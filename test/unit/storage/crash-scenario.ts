@@ -286,7 +286,7 @@ class Broker {
           ? { ...defaultCleanerLogConfig, minCleanableRatio: 0, deleteRetentionMs: Number.MAX_SAFE_INTEGER, fileDeleteDelayMs: this.s.fileDeleteDelayMs }
           : null,
     })
-    for (const log of mgr.all()) log.highWatermark = log.logEndOffset
+    for (const log of mgr.all()) log.maybeIncrementHighWatermark(log.logEndOffset)
     return mgr
   }
 
@@ -332,7 +332,7 @@ class Broker {
           })
         })
         await produce(log, buffers, this.epoch)
-        log.highWatermark = log.logEndOffset
+        log.maybeIncrementHighWatermark(log.logEndOffset)
         return
       }
       case 'flush': {
