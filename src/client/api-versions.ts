@@ -6,7 +6,7 @@
 // UNSUPPORTED_VERSION and its own ranges; we then retry with the highest ApiVersions version it
 // lists. The error code comes first in every version, so it is read before choosing the layout
 // (as Kafka's ApiVersionsResponse parsing does).
-import { VERSION } from '../broker/version.js'
+import { VERSION } from '../config/version.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'
 import type { Message } from '../protocol/schema.js'
 import type { Connection } from './connection.js'

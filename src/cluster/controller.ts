@@ -14,9 +14,9 @@
 // Crash safety follows from the order: the store first, then the logs. A crash in between leaves
 // a topic whose logs ReplicaSync creates at the next start, or logs of a deleted topic that it
 // removes.
-import type { BrokerConfig } from '../broker/config.js'
-import type { TopicConfigValues } from '../broker/config-defs.js'
-import { resolveTopicConfig, validateTopicConfigs } from '../broker/topic-config.js'
+import type { BrokerConfig } from '../config/config.js'
+import type { TopicConfigValues } from '../config/config-defs.js'
+import { resolveTopicConfig, validateTopicConfigs } from '../config/topic-config.js'
 import type { TopicService, TopicSpec } from '../handlers/services.js'
 import { KafkaError } from '../protocol/errors.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'

@@ -1,6 +1,6 @@
 // The ports handlers call. The broker's composition root (broker/broker.ts) provides them;
 // handlers never import concrete services, so tests can hand them fakes.
-import type { TopicConfigValues } from '../broker/config-defs.js'
+import type { TopicConfigValues } from '../config/config-defs.js'
 import type { PartitionState, TopicRecord } from '../cluster/metadata-store.js'
 import type { Partition, PartitionRead, AppendResult, AppendPolicy } from '../replication/replica-manager.js'
 import type { AppendWaiters } from '../replication/append-waiters.js'

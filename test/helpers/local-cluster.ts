@@ -2,7 +2,7 @@
 // single broker is a cluster of one: the controller writes the store, ReplicaSync creates, leads
 // and removes the local replicas, leader election runs on the one controller. For unit tests that
 // build a broker's core without its network.
-import type { BrokerConfig } from '../../src/broker/config.js'
+import type { BrokerConfig } from '../../src/config/config.js'
 import { type ClusterParts, startClusterParts } from '../../src/broker/cluster-parts.js'
 import { Controller } from '../../src/cluster/controller.js'
 import { localClusterBackend } from '../../src/cluster/membership.js'
