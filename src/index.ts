@@ -13,6 +13,6 @@ export {
   type TopicConfigName,
   type TopicConfigValues,
 } from './config/config.js'
-export type { MetadataStore, TopicRecord } from './cluster/metadata-store.js'
+export type { MetadataStore, TopicRecord } from './ports/metadata-store.js'
 export type { Clock } from './util/clock.js'
 export { createLogger, type Logger, type LogLevel, silentLogger } from './util/logger.js'

@@ -6,7 +6,7 @@ import type { ConnectionInfo } from '../network/types.js'
 import type { RequestHeader } from '../protocol/header.js'
 import type { Encodable, Message } from '../protocol/schema.js'
 import type { AdvertisedApi } from './registry.js'
-import type { BrokerServices } from './services.js'
+import type { BrokerServices } from '../ports/broker-services.js'
 
 export interface RequestContext {
   readonly header: RequestHeader

@@ -12,7 +12,7 @@
 //
 // Members are kept in insertion order; when the leader goes, the next member in that order leads
 // (Kafka picks the first key of its member map the same way).
-import type { JoinGroupResult, SyncGroupResult } from '../../handlers/services.js'
+import type { JoinGroupResult, SyncGroupResult } from '../../ports/groups.js'
 import type { Timer } from '../../util/clock.js'
 import { decodeSubscriptionTopics } from './consumer-protocol.js'
 import { OffsetTable, OrderedWrites } from './offset-table.js'

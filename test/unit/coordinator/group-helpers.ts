@@ -9,7 +9,7 @@ import {
   type GroupCoordinatorConfig,
 } from '../../../src/coordinator/group/group-coordinator.js'
 import { MemoryGroupPersistence } from '../../../src/coordinator/group/memory-persistence.js'
-import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../../src/handlers/services.js'
+import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../../src/ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../../src/protocol/errors.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
-import type { CommitOffsetsParams } from '../../../src/handlers/services.js'
+import type { CommitOffsetsParams } from '../../../src/ports/groups.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { code, electAll, flush, formGroup, type Harness, SESSION_MS, setup, TestMember } from './group-helpers.js'
 
