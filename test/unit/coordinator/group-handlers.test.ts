@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { TopicRecord } from '../../../src/ports/metadata-store.js'
-import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import type { Handler, RequestContext } from '../../../src/handlers/define.js'
 import offsetCommit from '../../../src/handlers/08-offset-commit.js'
 import offsetFetch from '../../../src/handlers/09-offset-fetch.js'

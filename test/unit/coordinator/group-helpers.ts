@@ -2,7 +2,7 @@
 // in-memory persistence, and small clients that join, sync and heartbeat. Nothing sleeps:
 // time moves only through clock.advance(), and `flush()` lets promise callbacks run.
 import assert from 'node:assert/strict'
-import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import {
   DEFAULT_GROUP_COORDINATOR_CONFIG,
   GroupCoordinator,
