@@ -8,7 +8,8 @@
 //   node dist/bench/append-path.js [appends=3000] [runs=5]
 import { CompressionType } from '../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../src/protocol/records/builder.js'
-import { type AppendPolicy, ReplicaManager } from '../src/replication/replica-manager.js'
+import type { AppendPolicy } from '../src/ports/replicas.js'
+import { ReplicaManager } from '../src/replication/replica-manager.js'
 import { defaultLogConfig } from '../src/storage/log-config.js'
 import { LogManager } from '../src/storage/log-manager.js'
 import { MemoryFs } from '../src/storage/memory-fs.js'

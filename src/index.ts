@@ -12,7 +12,7 @@ export {
   loadBrokerConfig,
   type TopicConfigName,
   type TopicConfigValues,
-} from './broker/config.js'
-export type { MetadataStore, TopicRecord } from './cluster/metadata-store.js'
+} from './config/config.js'
+export type { MetadataStore, TopicRecord } from './ports/metadata-store.js'
 export type { Clock } from './util/clock.js'
 export { createLogger, type Logger, type LogLevel, silentLogger } from './util/logger.js'

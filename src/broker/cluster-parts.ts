@@ -12,7 +12,7 @@ import type { ReplicaManager } from '../replication/replica-manager.js'
 import { ReplicaSync } from '../replication/replica-sync.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import type { BrokerConfig } from './config.js'
+import type { BrokerConfig } from '../config/config.js'
 
 /** Group coordinators serve the groups of the __consumer_offsets partitions this broker leads. */
 export function followOffsetsLeadership(groups: GroupCoordinator, sync: ReplicaSync, replicas: ReplicaManager): void {

@@ -7,13 +7,13 @@
 //
 // At start the stored sets are applied as Kafka does: a stored key that no longer validates (an
 // older or newer version wrote it) is skipped with a warning instead of stopping the broker.
-import type { MetadataStore, TopicRecord } from '../cluster/metadata-store.js'
-import type { ConfigEntry, ConfigService } from '../handlers/services.js'
+import type { MetadataStore, TopicRecord } from '../ports/metadata-store.js'
+import type { ConfigEntry, ConfigService } from '../ports/configs.js'
 import type { Logger } from '../util/logger.js'
-import type { BrokerConfig } from './config.js'
-import { checkBrokerResourceName, validateDynamicBrokerConfigs } from './config-dynamic.js'
-import { isDynamicBrokerConfig } from './config-values.js'
-import { describeTopicConfig } from './topic-config.js'
+import type { BrokerConfig } from '../config/config.js'
+import { checkBrokerResourceName, validateDynamicBrokerConfigs } from '../config/config-dynamic.js'
+import { isDynamicBrokerConfig } from '../config/config-values.js'
+import { describeTopicConfig } from '../config/topic-config.js'
 
 export type BrokerConfigListener = (config: BrokerConfig) => void
 

@@ -14,8 +14,8 @@ import type { Fs } from '../storage/fs.js'
 import { MemoryFs } from '../storage/memory-fs.js'
 import { createLogger, type Logger } from '../util/logger.js'
 import { Broker } from './broker.js'
-import { type BrokerConfigName, loadBrokerConfig } from './config.js'
-import { VERSION } from './version.js'
+import { type BrokerConfigName, loadBrokerConfig } from '../config/config.js'
+import { VERSION } from '../config/version.js'
 
 /** What RunningBroker.dataDir says for a broker with storage: 'memory'. */
 export const MEMORY_DATA_DIR = 'memory:'

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `tributary` executable: wires the real process into the command line (program.ts).
-import { VERSION } from '../broker/version.js'
+import { VERSION } from '../config/version.js'
 import { runCli } from './program.js'
 
 await runCli(process.argv, {

@@ -10,7 +10,7 @@
 // Exit codes: 0 clean shutdown, 1 startup/shutdown failure or a second signal, 2 bad configuration
 // or usage (the message is printed without a stack trace).
 import { Command, CommanderError } from 'commander'
-import { ConfigError, parseOverride } from '../broker/config.js'
+import { ConfigError, parseOverride } from '../config/config.js'
 import { MetadataFileError } from '../cluster/local-store.js'
 import { createLogger, type Logger, type LogLevel } from '../util/logger.js'
 

@@ -17,7 +17,7 @@
 // has no members.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ErrorName } from '../protocol/errors.js'
-import { type TopicAssignment, decodeAssignment } from '../protocol/consumer-assignment.js'
+import { type TopicAssignment, decodeAssignment } from '../protocol/consumer-protocol.js'
 import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
 import { OffsetFetchRequest, OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'

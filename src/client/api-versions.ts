@@ -6,16 +6,13 @@
 // UNSUPPORTED_VERSION and its own ranges; we then retry with the highest ApiVersions version it
 // lists. The error code comes first in every version, so it is read before choosing the layout
 // (as Kafka's ApiVersionsResponse parsing does).
-import { VERSION } from '../broker/version.js'
+import { VERSION } from '../config/version.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'
-import type { Message } from '../protocol/schema.js'
+import { ApiVersionTable, type VersionRange } from './api-version-table.js'
 import type { Connection } from './connection.js'
 import { ClientError, throwIfError } from './errors.js'
 
-export interface VersionRange {
-  min: number
-  max: number
-}
+export { ApiVersionTable, type VersionRange } from './api-version-table.js'
 
 const UNSUPPORTED_VERSION = 35
 
@@ -26,34 +23,6 @@ const UNSUPPORTED_VERSION = 35
  */
 export const OFFSET_COMMIT_BY_NAME_MAX_VERSION = 9
 export const OFFSET_FETCH_BY_NAME_MAX_VERSION = 9
-
-export class ApiVersionTable {
-  constructor(readonly broker: ReadonlyMap<number, VersionRange>) {}
-
-  /** The broker's range for an API key, or undefined when it does not serve the API. */
-  brokerRange(apiKey: number): VersionRange | undefined {
-    return this.broker.get(apiKey)
-  }
-
-  /**
-   * The highest version of an API that our request and response declarations and the broker all
-   * support, optionally capped at maxVersion; UNSUPPORTED_VERSION when there is none.
-   */
-  pick(req: Message<any>, res: Message<any>, maxVersion = Number.MAX_SAFE_INTEGER): number {
-    const theirs = this.broker.get(req.apiKey)
-    if (!theirs) throw new ClientError('UNSUPPORTED_VERSION', `the broker does not serve ${req.name} (api key ${req.apiKey})`)
-    const min = Math.max(req.versions.min, res.versions.min, theirs.min)
-    const max = Math.min(req.versions.max, res.versions.max, theirs.max, maxVersion)
-    if (max < min) {
-      throw new ClientError(
-        'UNSUPPORTED_VERSION',
-        `${req.name}: the broker serves v${theirs.min}-${theirs.max}, this client v${req.versions.min}-${req.versions.max}` +
-          (maxVersion !== Number.MAX_SAFE_INTEGER ? ` (capped at v${maxVersion})` : ''),
-      )
-    }
-    return max
-  }
-}
 
 /** Sends ApiVersions on a fresh connection and stores the table on it. */
 export async function negotiateApiVersions(conn: Connection): Promise<ApiVersionTable> {

@@ -21,7 +21,7 @@ import { decodeResponseHeader, encodeRequestHeader, responseHeaderVersion } from
 import { Reader } from '../protocol/primitives/reader.js'
 import { Writer } from '../protocol/primitives/writer.js'
 import type { Encodable, Message } from '../protocol/schema.js'
-import type { ApiVersionTable } from './api-versions.js'
+import type { ApiVersionTable } from './api-version-table.js'
 import { ClientError } from './errors.js'
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000

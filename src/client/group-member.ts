@@ -27,7 +27,13 @@
 // The member talks to its coordinator over a connection of its own (as Kafka's consumer does), so
 // a JoinGroup parked at the coordinator never waits behind a long-polling Fetch, or the reverse.
 import type { ErrorName } from '../protocol/errors.js'
-import { type TopicAssignment, decodeAssignment, encodeAssignment } from '../protocol/consumer-assignment.js'
+import {
+  type TopicAssignment,
+  decodeAssignment,
+  decodeSubscriptionTopics,
+  encodeAssignment,
+  encodeSubscription,
+} from '../protocol/consumer-protocol.js'
 import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
 import { OffsetFetchRequest, OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'
@@ -36,7 +42,6 @@ import { HeartbeatRequest, HeartbeatResponse } from '../protocol/messages/12-hea
 import { LeaveGroupRequest, LeaveGroupResponse } from '../protocol/messages/13-leave-group.js'
 import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseData } from '../protocol/messages/14-sync-group.js'
 import type { Encodable, Message } from '../protocol/schema.js'
-import { decodeSubscriptionTopics, encodeSubscription } from '../coordinator/group/consumer-protocol.js'
 import { negotiateApiVersions, OFFSET_COMMIT_BY_NAME_MAX_VERSION, OFFSET_FETCH_BY_NAME_MAX_VERSION } from './api-versions.js'
 import type { KafkaClient } from './client.js'
 import { Connection } from './connection.js'

@@ -14,15 +14,15 @@
 // Crash safety follows from the order: the store first, then the logs. A crash in between leaves
 // a topic whose logs ReplicaSync creates at the next start, or logs of a deleted topic that it
 // removes.
-import type { BrokerConfig } from '../broker/config.js'
-import type { TopicConfigValues } from '../broker/config-defs.js'
-import { resolveTopicConfig, validateTopicConfigs } from '../broker/topic-config.js'
-import type { TopicService, TopicSpec } from '../handlers/services.js'
+import type { BrokerConfig } from '../config/config.js'
+import type { TopicConfigValues } from '../config/config-defs.js'
+import { resolveTopicConfig, validateTopicConfigs } from '../config/topic-config.js'
+import type { TopicService, TopicSpec } from '../ports/topics.js'
 import { KafkaError } from '../protocol/errors.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { Logger } from '../util/logger.js'
-import type { MetadataStore, PartitionState, TopicRecord } from './metadata-store.js'
+import type { MetadataStore, PartitionState, TopicRecord } from '../ports/metadata-store.js'
 import { assignReplicas, type PlacementBroker } from './placement.js'
 import { INTERNAL_TOPICS, unifyCollisionChars, validateTopicName } from './topic-names.js'
 

@@ -2,7 +2,7 @@
 // and validation of every record read from etcd — a key that does not hold a valid record is
 // reported, never applied — and the checks and errors of the store's writes.
 import { KafkaError } from '../protocol/errors.js'
-import { freezeTopic, type PartitionState, type TopicRecord } from './metadata-store.js'
+import { freezeTopic, type PartitionState, type TopicRecord } from '../ports/metadata-store.js'
 import { isBrokerList, partitionStateProblem } from './partition-states.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid } from './uuid.js'

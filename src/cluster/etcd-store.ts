@@ -63,7 +63,7 @@ import {
   type PartitionState,
   type StoreChange,
   type TopicRecord,
-} from './metadata-store.js'
+} from '../ports/metadata-store.js'
 import { checkAssignment, checkTransition, fencedEpoch, initialState, partitionStateProblem } from './partition-states.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'

@@ -20,7 +20,7 @@
 import { KafkaError } from '../protocol/errors.js'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import type { MetadataStore, PartitionChange, PartitionState, TopicRecord } from './metadata-store.js'
+import type { MetadataStore, PartitionChange, PartitionState, TopicRecord } from '../ports/metadata-store.js'
 import { completeReassignment } from './reassignment.js'
 
 export interface ElectionConfig {

@@ -1,4 +1,4 @@
-// LocalMetadataStore: the MetadataStore of a broker that is a cluster of one (metadata-store.ts),
+// LocalMetadataStore: the MetadataStore of a broker that is a cluster of one (ports/metadata-store.ts),
 // kept in memory and journaled to the data dir as a snapshot rewritten on every change. It keeps
 // the same records as the etcd store — topics with their replica assignment, partition states
 // changed by compare-and-swap (partition-states.ts), dynamic broker configs — and tells the same
@@ -42,7 +42,7 @@ import {
   type PartitionState,
   type StoreChange,
   type TopicRecord,
-} from './metadata-store.js'
+} from '../ports/metadata-store.js'
 import { checkAssignment, checkTransition, fencedEpoch, initialState, partitionStateProblem } from './partition-states.js'
 import { topicNameError } from './topic-names.js'
 import { isValidUuid, METADATA_TOPIC_ID, randomUuid, ZERO_UUID } from './uuid.js'

@@ -7,7 +7,7 @@
 //
 // A ClusterBackend pairs a Membership with its MetadataStore: the composition root opens one,
 // starts its listeners, then join()s with the endpoints it bound.
-import type { MetadataStore } from './metadata-store.js'
+import type { MetadataStore } from '../ports/metadata-store.js'
 
 export interface RegisteredEndpoint {
   listener: string

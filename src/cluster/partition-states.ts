@@ -3,7 +3,7 @@
 // current state (compare-and-swap on the leader epoch, then the partition epoch), and a state is
 // refused when its replicas, ISR or leader do not fit together.
 import { KafkaError } from '../protocol/errors.js'
-import type { PartitionState, TopicRecord } from './metadata-store.js'
+import type { PartitionState, TopicRecord } from '../ports/metadata-store.js'
 
 export const isBrokerList = (v: unknown): v is number[] =>
   Array.isArray(v) && v.every((b) => Number.isSafeInteger(b) && b >= 0) && new Set(v).size === v.length

@@ -2,7 +2,7 @@
 // store (as Kafka's controller hands out blocks of 1000), so an id is never given twice, even
 // across restarts. A producer without a transactional id always gets a fresh id with epoch 0, as
 // Kafka's coordinator does; epoch bumps (KIP-360) belong to transactional producers.
-import type { MetadataStore } from './metadata-store.js'
+import type { MetadataStore } from '../ports/metadata-store.js'
 
 const BLOCK_SIZE = 1000
 

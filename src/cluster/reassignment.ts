@@ -26,11 +26,11 @@
 // ISR change or the controller got there first. With one broker a partition's only replica is that
 // broker: [self] is the one target the live-broker check accepts (a no-op), and no election is
 // ever needed.
-import type { PartitionAdminService, PartitionReassignment } from '../handlers/services.js'
+import type { PartitionAdminService, PartitionReassignment } from '../ports/partition-admin.js'
 import { KafkaError } from '../protocol/errors.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import type { MetadataStore, PartitionState } from './metadata-store.js'
+import type { MetadataStore, PartitionState } from '../ports/metadata-store.js'
 
 export type NextState = Omit<PartitionState, 'partitionEpoch'>
 

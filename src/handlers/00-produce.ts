@@ -30,11 +30,11 @@
 // the order sent. Requests of one connection therefore issue their appends in arrival order, even
 // when an earlier one first waits for a topic to be auto-created.
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
-import type { TopicRecord } from '../cluster/metadata-store.js'
+import type { TopicRecord } from '../ports/metadata-store.js'
 import { CloseConnection, type ConnectionInfo } from '../network/types.js'
 import { ErrorCode, KafkaError, RecordValidationError, toErrorCode } from '../protocol/errors.js'
 import { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js'
-import type { AppendPolicy } from '../replication/replica-manager.js'
+import type { AppendPolicy } from '../ports/replicas.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 interface PartitionResult {

@@ -9,7 +9,7 @@
 // Partitions: leader, leader epoch, replicas and ISR from the partition state in the metadata
 // store; replicas on brokers that are not registered are listed offline, and a partition whose
 // leader is gone (or none) answers LEADER_NOT_AVAILABLE with leader -1 until one is elected.
-import type { TopicRecord } from '../cluster/metadata-store.js'
+import type { TopicRecord } from '../ports/metadata-store.js'
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metadata.js'

@@ -12,7 +12,7 @@
 import { ErrorCode } from '../protocol/errors.js'
 import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
 import { defineHandler } from './define.js'
-import type { OffsetToCommit } from './services.js'
+import type { OffsetToCommit } from '../ports/groups.js'
 
 export default defineHandler(OffsetCommitRequest, OffsetCommitResponse, { minVersion: 2, maxVersion: 10 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker

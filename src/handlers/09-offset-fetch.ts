@@ -11,7 +11,7 @@ import { ErrorCode } from '../protocol/errors.js'
 import { OffsetFetchRequest, OffsetFetchResponse, type OffsetFetchRequestData } from '../protocol/messages/09-offset-fetch.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import { defineHandler, type RequestContext } from './define.js'
-import type { FetchedOffset, FetchOffsetsResult } from './services.js'
+import type { FetchedOffset, FetchOffsetsResult } from '../ports/groups.js'
 
 type RequestedTopics = Array<{ name: string; partitionIndexes: number[] }> | null
 

@@ -8,7 +8,7 @@
 import { ErrorCode } from '../protocol/errors.js'
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../protocol/messages/32-describe-configs.js'
 import { defineHandler } from './define.js'
-import type { ConfigEntry } from './services.js'
+import type { ConfigEntry } from '../ports/configs.js'
 
 export const RESOURCE_TOPIC = 2
 export const RESOURCE_BROKER = 4

@@ -7,7 +7,7 @@
 // CLUSTER_AUTHORIZATION_FAILED).
 import { DescribeLogDirsRequest, DescribeLogDirsResponse } from '../protocol/messages/35-describe-log-dirs.js'
 import { defineHandler } from './define.js'
-import type { LogDirPartition } from './services.js'
+import type { LogDirPartition } from '../ports/log-dirs.js'
 
 type Wanted = Map<string, Set<number>> | null
 

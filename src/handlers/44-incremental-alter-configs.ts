@@ -6,7 +6,7 @@
 // anything but DELETE, an unknown operation, another broker's id, an unsupported resource type, a
 // broker key that cannot change at run time), UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG (unknown
 // key, invalid value, APPEND/SUBTRACT on a key that is not a list). validate_only changes nothing.
-import { applyIncrementalOps, AlterConfigOp, type IncrementalOp } from '../broker/config-dynamic.js'
+import { applyIncrementalOps, AlterConfigOp, type IncrementalOp } from '../config/config-dynamic.js'
 import {
   IncrementalAlterConfigsRequest,
   type IncrementalAlterConfigsRequestData,

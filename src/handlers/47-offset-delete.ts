@@ -7,7 +7,7 @@
 import { ErrorCode } from '../protocol/errors.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js'
 import { defineHandler } from './define.js'
-import type { TopicPartitions } from './services.js'
+import type { TopicPartitions } from '../ports/groups.js'
 
 export default defineHandler(OffsetDeleteRequest, OffsetDeleteResponse, { minVersion: 0, maxVersion: 0 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker

@@ -5,8 +5,14 @@
 import type { ConnectionInfo } from '../network/types.js'
 import type { RequestHeader } from '../protocol/header.js'
 import type { Encodable, Message } from '../protocol/schema.js'
-import type { AdvertisedApi } from './registry.js'
-import type { BrokerServices } from './services.js'
+import type { BrokerServices } from '../ports/broker-services.js'
+
+/** An API this broker serves and its version range (registry.ts derives them from the handlers). */
+export interface AdvertisedApi {
+  apiKey: number
+  minVersion: number
+  maxVersion: number
+}
 
 export interface RequestContext {
   readonly header: RequestHeader

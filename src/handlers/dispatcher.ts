@@ -18,7 +18,7 @@ import { Reader } from '../protocol/primitives/reader.js'
 import { Writer } from '../protocol/primitives/writer.js'
 import type { RequestContext } from './define.js'
 import type { HandlerRegistry } from './registry.js'
-import type { BrokerServices } from './services.js'
+import type { BrokerServices } from '../ports/broker-services.js'
 
 export class RequestDispatcher implements Dispatcher {
   constructor(

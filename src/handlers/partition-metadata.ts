@@ -2,7 +2,7 @@
 // (75-describe-topic-partitions.ts) describe it, from the partition state in the metadata store:
 // the leader only when it is a live broker (else -1), every replica and ISR member as recorded, and
 // the replicas on brokers that are not live listed offline.
-import type { BrokerServices } from './services.js'
+import type { BrokerServices } from '../ports/broker-services.js'
 
 export interface PartitionMetadata {
   partitionIndex: number

@@ -1,12 +1,8 @@
 // The handlers that exist, by API key. ApiVersions is derived from this table, so an API is
 // advertised exactly when a handler for it is registered.
-import type { Handler } from './define.js'
+import type { AdvertisedApi, Handler } from './define.js'
 
-export interface AdvertisedApi {
-  apiKey: number
-  minVersion: number
-  maxVersion: number
-}
+export type { AdvertisedApi } from './define.js'
 
 export class HandlerRegistry {
   private readonly byKey = new Map<number, Handler>()

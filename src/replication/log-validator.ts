@@ -66,29 +66,11 @@ import {
 import { rebuildBatch } from '../protocol/records/builder.js'
 import { codecByName, decompress } from '../protocol/records/compression.js'
 import { RecordReader } from '../protocol/records/varint.js'
+import type { RecordPolicy } from '../ports/replicas.js'
 import { keyError, recordValidationError, type TimestampBounds, timestampError } from './record-errors.js'
 
-/** A topic's message.timestamp.* settings, as the produce path applies them. */
-export interface TimestampPolicy {
-  /** message.timestamp.type=LogAppendTime: the broker stamps each batch. */
-  logAppendTime: boolean
-  /** message.timestamp.before.max.ms (MAX_SAFE_INTEGER or more: no bound). */
-  beforeMaxMs: number
-  /** message.timestamp.after.max.ms (MAX_SAFE_INTEGER or more: no bound). */
-  afterMaxMs: number
-}
-
-/** The topic's and the request's rules a producer's records are validated against. */
-export interface RecordPolicy extends TimestampPolicy {
-  /** The topic's compression.type (`producer` when omitted: keep the producer's bytes). */
-  compressionType?: string
-  /** The level of the codec compression.type names (compression.gzip.level / compression.zstd.level); omitted: the codec's default. */
-  compressionLevel?: number
-  /** The Produce request's version (zstd needs v7+); omitted for the broker's own appends. */
-  produceVersion?: number
-  /** cleanup.policy includes compact: a record without a key is INVALID_RECORD. */
-  requireKeys?: boolean
-}
+// The policy types are the ReplicaService port's (ports/replicas.ts): the produce handler builds them.
+export type { RecordPolicy, TimestampPolicy } from '../ports/replicas.js'
 
 /** What the validation needs besides the policy: where the records go, the broker's limits and clock. */
 export interface ValidationContext {

@@ -19,7 +19,7 @@
 // Losing leadership fails every acks=all append still waiting with NOT_LEADER_OR_FOLLOWER: the new
 // leader may not have those records, so they were not committed.
 import { KafkaError } from '../protocol/errors.js'
-import type { PartitionState } from '../cluster/metadata-store.js'
+import type { PartitionState } from '../ports/metadata-store.js'
 import type { PartitionLog } from '../storage/partition-log.js'
 import type { Clock, Timer } from '../util/clock.js'
 

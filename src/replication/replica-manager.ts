@@ -16,22 +16,13 @@ import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import type { AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
 import { AppendWaiters } from './append-waiters.js'
-import { type RecordPolicy, validateRecords } from './log-validator.js'
+import { validateRecords } from './log-validator.js'
 import { Partition, partitionKey } from './partition.js'
 
-export type { TimestampPolicy } from './log-validator.js'
+export type { AppendPolicy, AppendResult, PartitionRead, TimestampPolicy } from '../ports/replicas.js'
 export { Partition, partitionKey } from './partition.js'
-
-/** What the produce path applies to a batch before storing it (log-validator.ts) and how the append is acknowledged. */
-export interface AppendPolicy extends RecordPolicy {
-  /** The Produce request's acks; -1 waits for the ISR (default 1). */
-  acks?: number
-  /** The topic's min.insync.replicas (acks=-1 only). */
-  minInsyncReplicas?: number
-  /** How long acks=-1 waits for the ISR (the Produce request's timeout). */
-  timeoutMs?: number
-}
 
 const EMPTY = Buffer.alloc(0)
 
@@ -55,19 +46,7 @@ export interface ReplicaManagerOptions {
   partitionExists?: (topic: string, partition: number) => boolean
 }
 
-export interface AppendResult {
-  baseOffset: number
-  logAppendTimeMs: number
-  logStartOffset: number
-}
-
-export interface PartitionRead {
-  records: Buffer
-  highWatermark: number
-  logStartOffset: number
-}
-
-export class ReplicaManager {
+export class ReplicaManager implements ReplicaService {
   private readonly partitions = new Map<string, Partition>()
   readonly waiters: AppendWaiters
   /** tributary.max.decompressed.batch.bytes. */

@@ -14,7 +14,7 @@
 // leader holds: if a controller elected another leader meanwhile, the write fails and the new
 // state reaches this broker through the watch instead — a deposed leader can never shrink the ISR
 // to itself and go on acknowledging writes alone.
-import type { MetadataStore, TopicRecord } from '../cluster/metadata-store.js'
+import type { MetadataStore, TopicRecord } from '../ports/metadata-store.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'

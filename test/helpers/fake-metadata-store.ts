@@ -1,11 +1,11 @@
-// An in-memory MetadataStore (src/cluster/metadata-store.ts) for replication and election unit
+// An in-memory MetadataStore (src/ports/metadata-store.ts) for replication and election unit
 // tests: topics with an assignment, partition states, and alterPartition with the compare-and-swap
 // the etcd store applies (leader epoch first → FENCED_LEADER_EPOCH, then partition epoch →
 // INVALID_UPDATE_VERSION, a stored state gets partitionEpoch + 1). Every alterPartition attempt is
 // recorded; a test can make a write wait (hold), let another write land first (beforeAlter: a
 // race), and change states behind a broker's back (setState with notify: false: a watch that lags).
 // Listeners (onChange) hear about each change, as the etcd store's watch tells the broker.
-import type { MetadataStore, NewTopic, PartitionChange, PartitionState, TopicRecord } from '../../src/cluster/metadata-store.js'
+import type { MetadataStore, NewTopic, PartitionChange, PartitionState, TopicRecord } from '../../src/ports/metadata-store.js'
 import { KafkaError } from '../../src/protocol/errors.js'
 
 export type FakeStoreChange = { kind: 'topic'; name: string } | { kind: 'partition'; topic: string; partition: number }

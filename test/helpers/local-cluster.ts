@@ -2,11 +2,11 @@
 // single broker is a cluster of one: the controller writes the store, ReplicaSync creates, leads
 // and removes the local replicas, leader election runs on the one controller. For unit tests that
 // build a broker's core without its network.
-import type { BrokerConfig } from '../../src/broker/config.js'
+import type { BrokerConfig } from '../../src/config/config.js'
 import { type ClusterParts, startClusterParts } from '../../src/broker/cluster-parts.js'
 import { Controller } from '../../src/cluster/controller.js'
 import { localClusterBackend } from '../../src/cluster/membership.js'
-import type { MetadataStore } from '../../src/cluster/metadata-store.js'
+import type { MetadataStore } from '../../src/ports/metadata-store.js'
 import type { ReplicaManager } from '../../src/replication/replica-manager.js'
 import type { Clock } from '../../src/util/clock.js'
 import { silentLogger } from '../../src/util/logger.js'

@@ -2,7 +2,7 @@
 // error code, and the broker keeps serving (a fresh connection still gets ApiVersions).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { encodeSubscription } from '../../src/coordinator/group/consumer-protocol.js'
+import { encodeSubscription } from '../../src/protocol/consumer-protocol.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
 import { JoinGroupRequest, JoinGroupResponse } from '../../src/protocol/messages/11-join-group.js'
 import { HeartbeatRequest, HeartbeatResponse } from '../../src/protocol/messages/12-heartbeat.js'

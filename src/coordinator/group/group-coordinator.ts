@@ -1,5 +1,5 @@
 // The group coordinator: classic consumer groups and their committed offsets, behind the
-// GroupService port (handlers/services.ts). It is pure logic on a Clock; everything durable goes
+// GroupService port (ports/groups.ts). It is pure logic on a Clock; everything durable goes
 // through GroupPersistence (`__consumer_offsets` in the broker, memory in tests).
 //
 // Parts: group.ts (a group and its members), rebalance.ts (the state machine's transitions and
@@ -39,7 +39,7 @@ import type {
   SyncGroupParams,
   SyncGroupResult,
   TopicPartitions,
-} from '../../handlers/services.js'
+} from '../../ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../protocol/errors.js'
 import type { Clock, Timer } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'

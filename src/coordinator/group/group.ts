@@ -12,9 +12,9 @@
 //
 // Members are kept in insertion order; when the leader goes, the next member in that order leads
 // (Kafka picks the first key of its member map the same way).
-import type { JoinGroupResult, SyncGroupResult } from '../../handlers/services.js'
+import type { JoinGroupResult, SyncGroupResult } from '../../ports/groups.js'
 import type { Timer } from '../../util/clock.js'
-import { decodeSubscriptionTopics } from './consumer-protocol.js'
+import { decodeSubscriptionTopics } from '../../protocol/consumer-protocol.js'
 import { OffsetTable, OrderedWrites } from './offset-table.js'
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead'

@@ -35,7 +35,7 @@ import type {
   LeavingMember,
   SyncGroupParams,
   SyncGroupResult,
-} from '../../handlers/services.js'
+} from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
 import { ClassicGroup, type GroupMember, type Protocol } from './group.js'
 import { MAX_JOIN_PROTOCOLS, MAX_PROTOCOL_METADATA_BYTES } from './limits.js'

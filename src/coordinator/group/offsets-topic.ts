@@ -27,9 +27,10 @@
 // acknowledged — and its log is the partition's from now on. load() replays every partition led
 // here (a single node: all of them). Control batches are skipped; compressed batches are decoded
 // like any other; a record that does not decode is logged and skipped, never fatal.
-import type { TopicRecord } from '../../cluster/metadata-store.js'
-import type { ReplicaService, TopicService, TopicSpec } from '../../handlers/services.js'
-import type { AppendPolicy } from '../../replication/replica-manager.js'
+import type { TopicRecord } from '../../ports/metadata-store.js'
+import type { ReplicaService } from '../../ports/replicas.js'
+import type { TopicService, TopicSpec } from '../../ports/topics.js'
+import type { AppendPolicy } from '../../ports/replicas.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
 import { buildRecordBatch, type RecordInput } from '../../protocol/records/builder.js'
 import type { BatchHeader } from '../../protocol/records/batch.js'

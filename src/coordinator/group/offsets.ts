@@ -23,7 +23,7 @@
 // Retention (KIP-211): every offsets.retention.check.interval.ms, offsets matching the group's
 //   expiration condition (offset-table.ts) get tombstones; an Empty group left without offsets
 //   (or members, or pending ids) becomes Dead and its group record gets a tombstone too.
-import type { CommitOffsetsParams, DeleteOffsetsResult, FetchOffsetsResult, TopicPartitions } from '../../handlers/services.js'
+import type { CommitOffsetsParams, DeleteOffsetsResult, FetchOffsetsResult, TopicPartitions } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
 import { ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
 import { offsetKey } from './offset-table.js'

@@ -19,7 +19,7 @@
 //   during the current rebalance and never got a generation is dropped after 5 minutes instead
 //   (Kafka's NewMemberJoinTimeoutMs). Expiry removes the member: a rebalance, or the end of the
 //   join phase. An id handed out with MEMBER_ID_REQUIRED is forgotten after the session timeout.
-import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../handlers/services.js'
+import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../protocol/errors.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ConfigError } from '../../../src/broker/config.js'
+import { ConfigError } from '../../../src/config/config.js'
 import { type CliDeps, type CliStartOptions, runCli } from '../../../src/cli/program.js'
 import { silentLogger } from '../../../src/util/logger.js'
 

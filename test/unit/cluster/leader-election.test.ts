@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type ElectionConfig, failoverState, LeaderElection, preferredLeaderState } from '../../../src/cluster/leader-election.js'
-import type { PartitionState } from '../../../src/cluster/metadata-store.js'
+import type { PartitionState } from '../../../src/ports/metadata-store.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { FakeMetadataStore, stateOf } from '../../helpers/fake-metadata-store.js'

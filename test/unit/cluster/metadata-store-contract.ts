@@ -1,9 +1,9 @@
-// The MetadataStore contract (src/cluster/metadata-store.ts), as tests every implementation must
+// The MetadataStore contract (src/ports/metadata-store.ts), as tests every implementation must
 // pass: the local store (test/unit/cluster/local-store.test.ts) and the etcd store
 // (test/unit/cluster/etcd-store.test.ts) run this same suite over their own backing state.
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import type { MetadataStore } from '../../../src/cluster/metadata-store.js'
+import type { MetadataStore } from '../../../src/ports/metadata-store.js'
 import { isValidUuid } from '../../../src/cluster/uuid.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import type { ManualClock } from '../../../src/util/clock.js'

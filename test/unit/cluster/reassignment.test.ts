@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { LeaderElection } from '../../../src/cluster/leader-election.js'
-import type { MetadataStore, PartitionChange, PartitionState, TopicRecord } from '../../../src/cluster/metadata-store.js'
+import type { MetadataStore, PartitionChange, PartitionState, TopicRecord } from '../../../src/ports/metadata-store.js'
 import {
   cancelReassignment,
   checkTarget,

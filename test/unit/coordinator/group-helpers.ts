@@ -2,14 +2,14 @@
 // in-memory persistence, and small clients that join, sync and heartbeat. Nothing sleeps:
 // time moves only through clock.advance(), and `flush()` lets promise callbacks run.
 import assert from 'node:assert/strict'
-import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import {
   DEFAULT_GROUP_COORDINATOR_CONFIG,
   GroupCoordinator,
   type GroupCoordinatorConfig,
 } from '../../../src/coordinator/group/group-coordinator.js'
 import { MemoryGroupPersistence } from '../../../src/coordinator/group/memory-persistence.js'
-import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../../src/handlers/services.js'
+import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../../src/ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../../src/protocol/errors.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'

@@ -2,7 +2,7 @@
 // session expiry, leaving, static membership, and the races between them.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import {
   assignAll,
   code,

@@ -2,8 +2,8 @@
 // through the persistence port, and restoring everything with load().
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
-import type { CommitOffsetsParams } from '../../../src/handlers/services.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
+import type { CommitOffsetsParams } from '../../../src/ports/groups.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { code, electAll, flush, formGroup, type Harness, SESSION_MS, setup, TestMember } from './group-helpers.js'
 

@@ -1,7 +1,7 @@
 // Bad input to the group APIs, each answered with the code Kafka clients expect.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { encodeSubscription } from '../../../src/coordinator/group/consumer-protocol.js'
+import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import { MAX_GROUP_ID_LENGTH } from '../../../src/coordinator/group/limits.js'
 import { code, flush, formGroup, joinParams, setup, TestMember, track } from './group-helpers.js'
 

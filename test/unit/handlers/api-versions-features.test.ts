@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import apiVersions from '../../../src/handlers/18-api-versions.js'
 import type { RequestContext } from '../../../src/handlers/define.js'
-import type { BrokerServices } from '../../../src/handlers/services.js'
+import type { BrokerServices } from '../../../src/ports/broker-services.js'
 import { FEATURES, type FeatureLevels, finalizedFeatures, finalizedFeaturesEpoch, supportedFeatures } from '../../../src/cluster/features.js'
 import {
   ApiVersionsRequest,

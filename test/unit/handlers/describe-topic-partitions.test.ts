@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import describeTopicPartitions from '../../../src/handlers/75-describe-topic-partitions.js'
 import type { RequestContext } from '../../../src/handlers/define.js'
-import type { BrokerServices } from '../../../src/handlers/services.js'
+import type { BrokerServices } from '../../../src/ports/broker-services.js'
 import type {
   DescribeTopicPartitionsRequestData,
   DescribeTopicPartitionsResponseData,

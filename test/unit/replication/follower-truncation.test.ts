@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
 import { Broker } from '../../../src/broker/broker.js'
-import { loadBrokerConfig } from '../../../src/broker/config.js'
+import { loadBrokerConfig } from '../../../src/config/config.js'
 import { createTopics } from '../../../src/client/admin.js'
 import { KafkaClient } from '../../../src/client/client.js'
 import { KafkaError } from '../../../src/protocol/errors.js'

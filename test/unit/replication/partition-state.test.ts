@@ -4,10 +4,11 @@
 // lastCaughtUpTimeMs rule, acks=all waiters, and what a new leader epoch resets.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { PartitionState } from '../../../src/cluster/metadata-store.js'
+import type { PartitionState } from '../../../src/ports/metadata-store.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { Partition } from '../../../src/replication/partition.js'
-import { type AppendPolicy, ReplicaManager } from '../../../src/replication/replica-manager.js'
+import type { AppendPolicy } from '../../../src/ports/replicas.js'
+import { ReplicaManager } from '../../../src/replication/replica-manager.js'
 import { PartitionLog } from '../../../src/storage/partition-log.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'

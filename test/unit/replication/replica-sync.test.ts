@@ -5,7 +5,7 @@
 // writes losing to the store, and the periodic shrink check on the clock.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { PartitionState } from '../../../src/cluster/metadata-store.js'
+import type { PartitionState } from '../../../src/ports/metadata-store.js'
 import type { Partition } from '../../../src/replication/partition.js'
 import type { FetcherManager } from '../../../src/replication/replica-fetcher.js'
 import { ReplicaManager } from '../../../src/replication/replica-manager.js'

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ZERO_UUID } from '../../../src/cluster/uuid.js'
-import { ClientTelemetry, subscriptionIdOf, type TelemetryConnection } from '../../../src/telemetry/client-telemetry.js'
+import type { TelemetryConnection } from '../../../src/ports/telemetry.js'
+import { ClientTelemetry, subscriptionIdOf } from '../../../src/telemetry/client-telemetry.js'
 import { ManualClock } from '../../../src/util/clock.js'
 
 const INTERVAL = 300_000

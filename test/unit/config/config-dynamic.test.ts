@@ -3,15 +3,16 @@
 // layering of dynamic values over the static config, and how DescribeConfigs reports them.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { buildBrokerConfig, ConfigSource, defaultBrokerConfig, describeTopicConfig, topicDefaults } from '../../../src/broker/config.js'
+import { buildBrokerConfig, ConfigSource, defaultBrokerConfig } from '../../../src/config/config.js'
+import { describeTopicConfig, topicDefaults } from '../../../src/config/topic-config.js'
 import {
   AlterConfigOp,
   applyIncrementalOps,
   checkBrokerResourceName,
   validateDynamicBrokerConfigs,
-} from '../../../src/broker/config-dynamic.js'
+} from '../../../src/config/config-dynamic.js'
 import { BrokerConfigService } from '../../../src/broker/config-service.js'
-import { isDynamicBrokerConfig } from '../../../src/broker/config-values.js'
+import { isDynamicBrokerConfig } from '../../../src/config/config-values.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 
 function errorOf(fn: () => unknown): { name: string; message: string } {

@@ -1,5 +1,5 @@
 // The package version, read once from package.json: the nearest one above this module that is
-// Tributary's (dist/src/broker/ when compiled, dist/bin/ when bundled — the package root either way).
+// Tributary's (dist/src/config/ when compiled, dist/bin/ when bundled — the package root either way).
 import { readFileSync } from 'node:fs'
 
 function packageVersion(): string {

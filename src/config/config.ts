@@ -40,10 +40,11 @@ import {
   topicConfigDef,
 } from './config-values.js'
 
-// One import path for the whole configuration API.
+// One import path for the key table and value vocabulary. Topic configs (topic-config.ts) are
+// imported from their own file: they are derived from a BrokerConfig, so re-exporting them here
+// would tie the two files in a circle.
 export * from './config-defs.js'
 export * from './config-values.js'
-export * from './topic-config.js'
 
 /** Where a broker config value came from. */
 export type ConfigOrigin =

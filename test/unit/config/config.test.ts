@@ -11,18 +11,20 @@ import {
   ConfigTypeId,
   configKeyToEnvVar,
   defaultBrokerConfig,
-  describeTopicConfig,
   envVarToConfigKey,
   loadBrokerConfig,
   parseOverride,
-  resolveTopicConfig,
   TOPIC_CONFIG_DEFS,
+  topicNameOf,
+} from '../../../src/config/config.js'
+import {
+  describeTopicConfig,
+  resolveTopicConfig,
   topicConfigText,
   topicDefaults,
-  topicNameOf,
   validateTopicConfig,
   validateTopicConfigs,
-} from '../../../src/broker/config.js'
+} from '../../../src/config/topic-config.js'
 
 const LONG_MAX = '9223372036854775807'
 

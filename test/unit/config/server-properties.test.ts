@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { ConfigError, loadBrokerConfig } from '../../../src/broker/config.js'
+import { ConfigError, loadBrokerConfig } from '../../../src/config/config.js'
 import {
   formatProperties,
   PropertiesSyntaxError,

@@ -8,8 +8,8 @@
 // (KIP-226): a broker synonym's value is this broker's dynamic value, else the cluster-wide
 // dynamic default, else the static one — so a dynamic log.retention.ms reaches every topic
 // without its own retention.ms, as in Kafka.
-import type { BrokerConfig, BrokerConfigName } from './config.js'
-import type { ConfigKeyDef, TopicConfigName, TopicConfigValues } from './config-defs.js'
+import type { BrokerConfig } from './config.js'
+import type { BrokerConfigName, ConfigKeyDef, TopicConfigName, TopicConfigValues } from './config-defs.js'
 import { TOPIC_CONFIG_DEFS } from './config-defs.js'
 import {
   BROKER_DEFAULTS,

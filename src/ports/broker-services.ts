@@ -1,0 +1,54 @@
+// The services a request handler reaches through its context: one port per concept (topics.ts,
+// replicas.ts, groups.ts, configs.ts, log-dirs.ts, partition-admin.ts, telemetry.ts) gathered
+// here. The broker's composition root (broker/broker.ts) provides them; handlers never import
+// concrete services, so tests can hand them fakes. Ports depend on nothing above them: the
+// layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
+import type { Clock } from '../util/clock.js'
+import type { Logger } from '../util/logger.js'
+import type { ConfigService } from './configs.js'
+import type { GroupService } from './groups.js'
+import type { LogDirService } from './log-dirs.js'
+import type { PartitionAdminService } from './partition-admin.js'
+import type { ReplicaService } from './replicas.js'
+import type { TelemetryService } from './telemetry.js'
+import type { TopicService } from './topics.js'
+
+export interface BrokerEndpoint {
+  nodeId: number
+  host: string
+  port: number
+  rack: string | null
+}
+
+export interface ProducerIdService {
+  /** A new producer id with epoch 0 (for a producer without a transactional id). */
+  initProducerId(): Promise<{ producerId: number; producerEpoch: number }>
+}
+
+export interface BrokerSettings {
+  messageMaxBytes: number
+  fetchMaxBytes: number
+  autoCreateTopics: boolean
+  deleteTopicEnable: boolean
+}
+
+export interface BrokerServices {
+  readonly nodeId: number
+  readonly clusterId: string
+  readonly clock: Clock
+  readonly logger: Logger
+  readonly settings: BrokerSettings
+  /** The brokers as advertised on the given listener (clients must reconnect to that one). */
+  brokers(listenerName: string): BrokerEndpoint[]
+  /** The elected controller's node id (-1 while there is none); this broker on a single node. */
+  controllerId(): number
+  readonly topics: TopicService
+  readonly replicas: ReplicaService
+  readonly producerIds: ProducerIdService
+  readonly configs: ConfigService
+  readonly groups: GroupService
+  readonly logDirs: LogDirService
+  readonly partitionAdmin: PartitionAdminService
+  /** Client telemetry (KIP-714): subscriptions and the last pushed metrics per client instance. */
+  readonly telemetry: TelemetryService
+}

@@ -1,0 +1,170 @@
+// The GroupService port: consumer groups (the classic protocol) and committed offsets, implemented
+// by the coordinator in coordinator/group/. Error codes are Kafka's; 0 = NONE.
+
+export interface GroupProtocol {
+  name: string
+  /** The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription). */
+  metadata: Buffer
+}
+
+export interface JoinGroupParams {
+  groupId: string
+  /** '' for a member joining for the first time. */
+  memberId: string
+  /** Static membership (KIP-345, JoinGroup v5+); null for a dynamic member. */
+  groupInstanceId: string | null
+  clientId: string
+  clientHost: string
+  sessionTimeoutMs: number
+  /** JoinGroup v0 has none: pass the session timeout. */
+  rebalanceTimeoutMs: number
+  protocolType: string
+  protocols: GroupProtocol[]
+  /** JoinGroup v4+: a member without an id is answered MEMBER_ID_REQUIRED with one (KIP-394). */
+  requireKnownMemberId: boolean
+  reason: string | null
+  /** Aborts when the connection closes; the held response is then released. */
+  signal?: AbortSignal
+}
+
+export interface JoinGroupResult {
+  errorCode: number
+  generationId: number
+  protocolType: string | null
+  protocolName: string | null
+  leader: string
+  memberId: string
+  skipAssignment: boolean
+  /** Every member with its metadata for the selected protocol, for the leader; [] for followers. */
+  members: Array<{ memberId: string; groupInstanceId: string | null; metadata: Buffer }>
+}
+
+export interface SyncGroupParams {
+  groupId: string
+  generationId: number
+  memberId: string
+  groupInstanceId: string | null
+  /** SyncGroup v5: checked against the group's when not null. */
+  protocolType: string | null
+  protocolName: string | null
+  /** The leader's assignment; [] from followers. */
+  assignments: Array<{ memberId: string; assignment: Buffer }>
+  signal?: AbortSignal
+}
+
+export interface SyncGroupResult {
+  errorCode: number
+  protocolType: string | null
+  protocolName: string | null
+  /** Exactly the bytes the leader sent for this member. */
+  assignment: Buffer
+}
+
+export interface HeartbeatParams {
+  groupId: string
+  generationId: number
+  memberId: string
+  groupInstanceId: string | null
+}
+
+export interface LeavingMember {
+  memberId: string
+  groupInstanceId: string | null
+  reason: string | null
+}
+
+export interface LeaveGroupResult {
+  errorCode: number
+  members: Array<{ memberId: string; groupInstanceId: string | null; errorCode: number }>
+}
+
+export interface OffsetToCommit {
+  topic: string
+  partition: number
+  offset: number
+  leaderEpoch: number
+  metadata: string | null
+}
+
+export interface CommitOffsetsParams {
+  groupId: string
+  /** -1 for a commit from outside group management (simple consumers, admin tools). */
+  generationId: number
+  memberId: string
+  groupInstanceId: string | null
+  /** OffsetCommit v2–4 retention_time_ms; -1 = the broker's offsets.retention.minutes. */
+  retentionTimeMs: number
+  offsets: OffsetToCommit[]
+  /** Some answers depend on it (an unknown group: ILLEGAL_GENERATION before v9, GROUP_ID_NOT_FOUND from v9). */
+  apiVersion: number
+}
+
+export interface TopicPartitions {
+  name: string
+  partitions: number[]
+}
+
+export interface FetchedOffset {
+  partitionIndex: number
+  /** -1 when nothing is committed. */
+  committedOffset: number
+  committedLeaderEpoch: number
+  metadata: string
+  errorCode: number
+}
+
+export interface FetchOffsetsResult {
+  errorCode: number
+  topics: Array<{ name: string; partitions: FetchedOffset[] }>
+}
+
+export interface DeleteOffsetsResult {
+  errorCode: number
+  topics: Array<{ name: string; partitions: Array<{ partitionIndex: number; errorCode: number }> }>
+}
+
+export interface DescribedGroup {
+  errorCode: number
+  groupId: string
+  /** "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead" ("" with an error). */
+  groupState: string
+  protocolType: string
+  /** The selected protocol, only when Stable (as Kafka). */
+  protocolData: string
+  members: Array<{
+    memberId: string
+    groupInstanceId: string | null
+    clientId: string
+    clientHost: string
+    memberMetadata: Buffer
+    memberAssignment: Buffer
+  }>
+}
+
+export interface ListedGroup {
+  groupId: string
+  protocolType: string
+  groupState: string
+  /** "classic" */
+  groupType: string
+}
+
+export interface GroupService {
+  /** Held until the rebalance completes (or params.signal aborts). */
+  joinGroup(params: JoinGroupParams): Promise<JoinGroupResult>
+  /** Followers are held until the leader's assignment is stored. */
+  syncGroup(params: SyncGroupParams): Promise<SyncGroupResult>
+  heartbeat(params: HeartbeatParams): number
+  leaveGroup(groupId: string, members: LeavingMember[]): LeaveGroupResult
+  /** One error code per params.offsets entry, in order; resolves once the commit is durable. */
+  commitOffsets(params: CommitOffsetsParams): Promise<number[]>
+  /** topics null = every committed offset of the group. */
+  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult
+  deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult>
+  describeGroups(groupIds: string[]): DescribedGroup[]
+  /** Empty filters match everything; both compare case-insensitively. */
+  listGroups(filter: { states: string[]; types: string[] }): { errorCode: number; groups: ListedGroup[] }
+  deleteGroups(groupIds: string[]): Promise<Array<{ groupId: string; errorCode: number }>>
+  /** Creates `__consumer_offsets` if it is missing (Kafka creates it on the first FindCoordinator). */
+  ensureCoordinatorTopic(): Promise<void>
+}

@@ -1,0 +1,89 @@
+// The ReplicaService port: the partitions this broker hosts, as the produce, fetch, list-offsets,
+// delete-records and offset-for-leader-epoch handlers and the group coordinator use them.
+// replication/replica-manager.ts implements it; its Partition and AppendWaiters classes satisfy
+// HostedReplica and AppendWaiting by their shape, so this file needs nothing from replication/.
+
+/** The topic's message.timestamp.* rules (log-validator.ts applies them). */
+export interface TimestampPolicy {
+  /** message.timestamp.type=LogAppendTime: the broker stamps each batch. */
+  logAppendTime: boolean
+  /** message.timestamp.before.max.ms (MAX_SAFE_INTEGER or more: no bound). */
+  beforeMaxMs: number
+  /** message.timestamp.after.max.ms (MAX_SAFE_INTEGER or more: no bound). */
+  afterMaxMs: number
+}
+
+/** The topic's and the request's rules a producer's records are validated against. */
+export interface RecordPolicy extends TimestampPolicy {
+  /** The topic's compression.type (`producer` when omitted: keep the producer's bytes). */
+  compressionType?: string
+  /** The level of the codec compression.type names (compression.gzip.level / compression.zstd.level); omitted: the codec's default. */
+  compressionLevel?: number
+  /** The Produce request's version (zstd needs v7+); omitted for the broker's own appends. */
+  produceVersion?: number
+  /** cleanup.policy includes compact: a record without a key is INVALID_RECORD. */
+  requireKeys?: boolean
+}
+
+/** What the produce path applies to a batch before storing it (log-validator.ts) and how the append is acknowledged. */
+export interface AppendPolicy extends RecordPolicy {
+  /** The Produce request's acks; -1 waits for the ISR (default 1). */
+  acks?: number
+  /** The topic's min.insync.replicas (acks=-1 only). */
+  minInsyncReplicas?: number
+  /** How long acks=-1 waits for the ISR (the Produce request's timeout). */
+  timeoutMs?: number
+}
+
+export interface AppendResult {
+  baseOffset: number
+  logAppendTimeMs: number
+  logStartOffset: number
+}
+
+export interface PartitionRead {
+  records: Buffer
+  highWatermark: number
+  logStartOffset: number
+}
+
+/** The offsets of a hosted replica's log, and the reads the coordinator and the handlers make of it. */
+export interface ReplicaLogView {
+  readonly logStartOffset: number
+  readonly logEndOffset: number
+  readonly highWatermark: number
+  /** OffsetForLeaderEpoch: the largest epoch ≤ the one asked for and where it ends. */
+  endOffsetForEpoch(requestedEpoch: number): { epoch: number; endOffset: number }
+  /** Whole batches from startOffset, below maxOffset (the group coordinator loads its partitions so). */
+  read(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): Promise<{ records: Buffer }>
+}
+
+/** One partition replica hosted here, as the port's callers see it. */
+export interface HostedReplica {
+  readonly topic: string
+  readonly index: number
+  readonly leaderEpoch: number
+  readonly log: ReplicaLogView
+  /** FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH when the client's view of the leader is stale or ahead (-1: unchecked). */
+  checkLeaderEpoch(currentLeaderEpoch: number): void
+}
+
+/** Where a fetch waits for new data on some partitions (keyed by partitionKey). */
+export interface AppendWaiting {
+  /** True when woken by an append to one of the keys (or `changed` reports one already), false after timeoutMs or on abort. */
+  wait(keys: string[], timeoutMs: number, signal?: AbortSignal, changed?: () => boolean): Promise<boolean>
+}
+
+export interface ReplicaService {
+  get(topic: string, partition: number): HostedReplica | undefined
+  require(topic: string, partition: number): HostedReplica
+  /** `timestamps`: the topic's message.timestamp.* policy (CreateTime without bounds when omitted). */
+  append(p: HostedReplica, records: Buffer, maxBatchBytes: number, policy?: AppendPolicy): Promise<AppendResult>
+  read(p: HostedReplica, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead>
+  /** A follower's fetch on the leader: records its position, reads up to the log end. */
+  readForFollower(p: HostedReplica, replicaId: number, fetchOffset: number, maxBytes: number): Promise<PartitionRead>
+  listOffset(p: HostedReplica, timestamp: number): Promise<{ offset: number; timestamp: number }>
+  /** DeleteRecords: moves the log start up to offset (-1 = HW); resolves with the low watermark. */
+  deleteRecords(p: HostedReplica, offset: number, fileDeleteDelayMs: number): Promise<number>
+  readonly waiters: AppendWaiting
+}
