@@ -8,7 +8,7 @@ import type { Command } from 'commander'
 import { brokerApiVersions, describeCluster, listTopics } from '../client/admin-topics.js'
 import { type ConnectionOptions, runTool, type ToolIo, table, withClient, withConnectionOptions, withExamples, withJsonOption } from './common.js'
 import { registerReassignmentCommands } from './partition-reassignment.js'
-import type { CliDeps } from './program.js'
+import type { CliDeps } from './deps.js'
 
 /** Kafka's API names by key (the protocol's ApiKeys), for the --apis table. */
 const API_NAMES: readonly string[] = [

@@ -11,8 +11,8 @@
 import type { Command } from 'commander'
 import { KafkaClient } from '../client/client.js'
 import { ClientError } from '../client/errors.js'
-import { bootstrapDefault, intOption, splitBootstrap, UsageError } from './perf/options.js'
-import type { CliDeps } from './program.js'
+import { bootstrapDefault, intOption, splitBootstrap, UsageError } from './options.js'
+import type { CliDeps } from './deps.js'
 
 export { intOption, UsageError }
 

@@ -13,7 +13,7 @@ import { collect, intOption, runTool, withConnectionOptions, withExamples, withJ
 import { ENCODINGS } from './consume/format.js'
 import { type ConsumeCliOptions, encodingOption, offsetOption, settingsFrom, timestampOption } from './consume/options.js'
 import { runConsume } from './consume/run.js'
-import type { CliDeps } from './program.js'
+import type { CliDeps } from './deps.js'
 
 const FORMAT_HELP = `
 Output:

@@ -56,7 +56,7 @@ import {
   type ResetSpec,
   type TopicSelection,
 } from './group-reset-plan.js'
-import type { CliDeps } from './program.js'
+import type { CliDeps } from './deps.js'
 
 interface JsonOption {
   json: boolean

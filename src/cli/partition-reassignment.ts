@@ -41,7 +41,7 @@ import {
   withExamples,
   withJsonOption,
 } from './common.js'
-import type { CliDeps } from './program.js'
+import type { CliDeps } from './deps.js'
 
 interface JsonOption {
   json: boolean

@@ -7,9 +7,9 @@
 // first (so it runs first) reports how many records were read but not acknowledged.
 import { type Command, Option } from 'commander'
 import { collect, intOption, runTool, withConnectionOptions, withExamples, withJsonOption } from './common.js'
-import { acksOption, COMPRESSION_TYPES, compressionOption } from './perf/options.js'
+import { acksOption, COMPRESSION_TYPES, compressionOption } from './options.js'
 import { type ProduceCliOptions, type ProduceState, runProduce } from './produce/run.js'
-import type { CliDeps } from './program.js'
+import type { CliDeps } from './deps.js'
 
 const INT32_MAX = 0x7fffffff
 

@@ -12,35 +12,10 @@
 import { Command, CommanderError } from 'commander'
 import { ConfigError, parseOverride } from '../config/config.js'
 import { MetadataFileError } from '../cluster/local-store.js'
-import { createLogger, type Logger, type LogLevel } from '../util/logger.js'
+import { createLogger, type LogLevel } from '../util/logger.js'
+import type { CliDeps, CliRunningBroker } from './deps.js'
 
-/** What the CLI needs from startBroker (src/broker/start.ts). */
-export interface CliStartOptions {
-  configFile?: string
-  overrides?: string[]
-  logger?: Logger
-}
-
-export interface CliRunningBroker {
-  bootstrap: string
-  close(): Promise<void>
-}
-
-export interface CliDeps {
-  startBroker(opts: CliStartOptions): Promise<CliRunningBroker>
-  version: string
-  /** Registers a signal handler (process.on). */
-  onSignal(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void
-  exit(code: number): void
-  stdout(text: string | Uint8Array): void
-  stderr(text: string): void
-  /** Whether stderr is a terminal (progress bars are drawn only then). */
-  isTty?: boolean
-  /** The process's stdin (tributary produce). */
-  stdin?: NodeJS.ReadableStream
-  /** Logger factory (default: createLogger to stderr). */
-  createLogger?(level: LogLevel): Logger
-}
+export type { CliDeps, CliRunningBroker, CliStartOptions } from './deps.js'
 
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
 

@@ -35,7 +35,7 @@ import {
   withExamples,
   withJsonOption,
 } from './common.js'
-import type { CliDeps } from './program.js'
+import type { CliDeps } from './deps.js'
 
 const INT32_MAX = 0x7fffffff
 const INT16_MAX = 0x7fff

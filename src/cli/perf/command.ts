@@ -10,7 +10,7 @@
 // done; a second one exits 1 at once.
 import type { Command } from 'commander'
 import { runTool } from '../common.js'
-import type { CliDeps } from '../program.js'
+import type { CliDeps } from '../deps.js'
 import { runConsume } from './consume.js'
 import { runE2e } from './e2e.js'
 import type { PerfIo } from './io.js'
