@@ -1,7 +1,7 @@
 // Start-up time of an in-memory test broker: `startBroker({ storage: 'memory', port: 0 })` until
 // a client's ApiVersions request is answered, in one process — the first run (cold: code paths
 // not yet compiled by V8, as in the first test of a file) and the median of the runs after it;
-// close() is timed too. Issue 7 sets the target: under 50 ms.
+// close() is timed too. The target: under 50 ms.
 //   node dist/bench/memory-startup.js [runs=20] [--json]
 import { connect } from 'node:net'
 import { encodeRequestHeader } from '../src/protocol/header.js'

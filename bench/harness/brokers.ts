@@ -38,7 +38,7 @@ const KAFKA_JVM_PERFORMANCE_OPTS = [
   '-XX:MaxInlineLevel=15',
   '-Djava.awt.headless=true',
 ]
-/** kafka-server-start.sh's KAFKA_HEAP_OPTS (the issue caps the heap at 1 GB). */
+/** kafka-server-start.sh's KAFKA_HEAP_OPTS (the comparison caps the heap at 1 GB). */
 export const KAFKA_BROKER_HEAP = ['-Xmx1g', '-Xms1g']
 /** kafka-producer-perf-test.sh / kafka-consumer-perf-test.sh set -Xmx512M for the perf tools. */
 const KAFKA_TOOL_HEAP = ['-Xmx512m']

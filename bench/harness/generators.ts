@@ -139,7 +139,7 @@ export async function endToEndLatency(env: JavaEnv, bootstrap: string, topic: st
 }
 
 // ---------------------------------------------------------------------------------------------
-// `tributary perf` (issue 6 item 1), the second load generator. It is being written alongside this
+// `tributary perf`, the second load generator. It is being written alongside this
 // harness; the harness uses it when `node dist/bin/tributary.js perf --help` works, and otherwise
 // says it was skipped. The flags and the JSON it prints are mapped here, in one place.
 

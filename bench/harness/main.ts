@@ -463,7 +463,7 @@ async function main(): Promise<number> {
   }
 
   say(`\n${terminalTable(report)}\n`)
-  if (targets.length > 0) say(`Targets (issue 6), on each broker's median:\n${targets.map((t) => `  ${t}`).join('\n')}\n`)
+  if (targets.length > 0) say(`Targets, on each broker's median:\n${targets.map((t) => `  ${t}`).join('\n')}\n`)
   if (kafkaSkip) say(`The Apache Kafka side was skipped: ${kafkaSkip}.`)
   if (counts.runs < 3) say(`Each number is from ${counts.runs === 1 ? 'a single run' : `the median of ${counts.runs} runs`} (quick mode); a full run takes the median of 3.`)
   const { files, chart } = writeResults(report, opts.out)

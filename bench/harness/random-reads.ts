@@ -1,6 +1,5 @@
 // Random reads into partitions, timed one at a time: Fetch at K random offsets and ListOffsets at
-// K random timestamps, the harness's own load generator for the size scenarios (issue 6 item 3:
-// "a fetch at a random old offset and a timestamp lookup at 1 GB against 10 GB"). It speaks the
+// K random timestamps, the harness's own load generator for the size scenarios. It speaks the
 // protocol through src/client, so it runs the same way against Tributary and Apache Kafka.
 //
 //   node dist/bench/harness/random-reads.js --bootstrap-server 127.0.0.1:9092 --topic small \

@@ -1,4 +1,4 @@
-// The fixed scenarios of `npm run bench` (issue 6 item 3), each run the same way against both brokers.
+// The fixed scenarios of `npm run bench`, each run the same way against both brokers.
 import type { Broker, JavaEnv } from './brokers.js'
 import {
   consumerPerformance,
@@ -17,7 +17,7 @@ export interface Metric {
   label: string
   unit: string
   better: 'higher' | 'lower'
-  /** A goal from issue 6 (e.g. ≥ 70 % of the 8-partition throughput), checked against each broker's median. */
+  /** A goal (e.g. ≥ 70 % of the 8-partition throughput), checked against each broker's median. */
   target?: { op: '>=' | '<='; value: number }
 }
 
@@ -161,7 +161,7 @@ function produceScenario(name: string, title: string, recordSize: number, acks: 
 /**
  * The same load as an 8-partition produce scenario into a topic of `partitions` partitions, with
  * its throughput also given as a share of the 8-partition scenario's in the same round on the same
- * broker (issue 6: ≥ 70 % at 1,000 partitions).
+ * broker (the goal: ≥ 70 % at 1,000 partitions).
  */
 function manyPartitions(s: Scenario, baseline: string, partitions: number): Scenario {
   const share: Metric = { key: 'vs_8p_pct', label: 'throughput as % of 8 partitions', unit: '%', better: 'higher', target: { op: '>=', value: 70 } }

@@ -1,4 +1,4 @@
-// The size scenarios of `npm run bench` (issue 6 item 3): does a partition's size change the cost
+// The size scenarios of `npm run bench`: does a partition's size change the cost
 // of producing into it, of a fetch at a random old offset, and of a timestamp lookup?
 //
 //   size-produce-100b   100-byte records into a partition that already holds 10 GiB, against an

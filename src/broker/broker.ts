@@ -313,10 +313,3 @@ async function describeLogDirs(logDir: string, replicas: ReplicaManager, onDisk:
   )
   return [{ path: resolve(logDir), errorCode: 0, ...volume, partitions }]
 }
-
-/**
- * The group coordinator takes over the groups of the `__consumer_offsets` partitions this broker
- * leads, and gives them up when it stops leading (Kafka's onElection / onResignation). Partitions
- * it already led before the coordinator existed (applied at start-up) are elected now; an event
- * heard twice for the same epoch is ignored by the coordinator.
- */

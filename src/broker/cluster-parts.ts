@@ -14,7 +14,12 @@ import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
 
-/** Group coordinators serve the groups of the __consumer_offsets partitions this broker leads. */
+/**
+ * The group coordinator takes over the groups of the `__consumer_offsets` partitions this broker
+ * leads, and gives them up when it stops leading (Kafka's onElection / onResignation). Partitions
+ * it already led before the coordinator existed (applied at start-up) are elected now; an event
+ * heard twice for the same epoch is ignored by the coordinator.
+ */
 export function followOffsetsLeadership(groups: GroupCoordinator, sync: ReplicaSync, replicas: ReplicaManager): void {
   sync.onLeadershipChange((topic, partition, leading, leaderEpoch) => {
     if (topic !== OFFSETS_TOPIC) return

@@ -1,4 +1,4 @@
-// `tributary produce TOPIC`: records from stdin or a file, one per line, to a topic (issue 7).
+// `tributary produce TOPIC`: records from stdin or a file, one per line, to a topic.
 // The work is in produce/run.ts (reading, summary, errors) on src/client/producer.ts (batching,
 // partitioning as the Java client does, retries); this file declares the options and the help.
 //

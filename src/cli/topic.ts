@@ -1,5 +1,5 @@
 // `tributary topic create | list | describe | delete | alter-config | add-partitions`, the
-// counterpart of Kafka's kafka-topics.sh and kafka-configs.sh for topics (issue 7), on the client
+// counterpart of Kafka's kafka-topics.sh and kafka-configs.sh for topics, on the client
 // in src/client (admin-topics.ts). Works against Tributary and Apache Kafka alike.
 //
 // Outcomes (common.ts): human tables on stdout, or one JSON document with --json; errors on

@@ -1,4 +1,4 @@
-// What a broker needs to be part of an etcd-coordinated cluster (DESIGN §1.5), in one place so
+// What a broker needs to be part of an etcd-coordinated cluster (docs/architecture.md §1.5), in one place so
 // the composition root loads the etcd client (≈0.3 s of gRPC and protobuf set-up) only when
 // etcd.endpoints is set:
 //   1. connect, with a deadline: an unreachable etcd stops the start with a message naming

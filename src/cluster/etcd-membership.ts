@@ -1,5 +1,5 @@
 // EtcdMembership: a broker's registration in the cluster and the controller election, through etcd
-// (DESIGN §1.5) — the roles of ZooKeeper's /brokers/ids/<id> ephemeral nodes and /controller in
+// (docs/architecture.md §1.5) — the roles of ZooKeeper's /brokers/ids/<id> ephemeral nodes and /controller in
 // Kafka ≤ 3.x.
 //
 // Keys, under `etcd.prefix` (default /tributary), both attached to this broker's lease:

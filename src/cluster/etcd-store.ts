@@ -1,4 +1,4 @@
-// EtcdMetadataStore: the multi-broker MetadataStore (DESIGN §1.5). The cluster metadata lives in
+// EtcdMetadataStore: the multi-broker MetadataStore (docs/architecture.md §1.5). The cluster metadata lives in
 // etcd, one key per fact under `etcd.prefix` (default /tributary), JSON values:
 //
 //   <prefix>/cluster-id              {"clusterId":"<uuid>"}        created once (create-if-absent)

@@ -1,4 +1,4 @@
-// Leader election and failover (DESIGN §1.6): the part of Kafka's controller that keeps every
+// Leader election and failover (docs/architecture.md §1.6): the part of Kafka's controller that keeps every
 // partition led by a live in-sync replica. Runs on the broker elected controller (EtcdMembership);
 // every change it makes is a MetadataStore.alterPartition conditioned on the state it read, so a
 // controller that lost its seat, or raced a leader's ISR change, changes nothing.

@@ -21,7 +21,7 @@
 //                              none: every partition then has this broker as its only replica.
 //   *.tmp                      a write in progress.
 //
-// Durability (DESIGN §3): each write goes temp file → fsync → rename over the old file → fsync of
+// Durability (docs/architecture.md §3): each write goes temp file → fsync → rename over the old file → fsync of
 // the directory; a change is acknowledged (the promise resolves) only after that, and the in-memory
 // image changes only once the write succeeded, so a failed write (ENOSPC…) leaves both unchanged.
 // Crash at any point leaves either the old or the new file; a leftover .tmp is from an interrupted
@@ -346,7 +346,7 @@ export class LocalMetadataStore implements MetadataStore {
     return p
   }
 
-  /** temp → fsync → rename → fsync(dir) (DESIGN §3). */
+  /** temp → fsync → rename → fsync(dir) (docs/architecture.md §3). */
   private async writeFile(name: string, text: string): Promise<void> {
     const path = join(this.dataDir, name)
     const tmp = path + TMP

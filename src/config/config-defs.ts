@@ -1,4 +1,4 @@
-// The configuration keys Tributary knows, with Kafka's names, types and defaults (DESIGN §1.7),
+// The configuration keys Tributary knows, with Kafka's names, types and defaults (docs/architecture.md §1.7),
 // declared as data. config.ts parses, validates and resolves them; DescribeConfigs reads them back.
 //
 // Defaults are written as Kafka documents them (strings), parsed once at module load by config.ts,
@@ -12,13 +12,13 @@
 // these to 3 / 2 like Kafka.
 //
 // Longs: Kafka's Long.MAX_VALUE (9223372036854775807) means "never" (flush.messages, flush.ms,
-// max.compaction.lag.ms, timestamp bounds). Values are JS numbers (DESIGN §1.4): any long beyond
+// max.compaction.lag.ms, timestamp bounds). Values are JS numbers (docs/architecture.md §1.4): any long beyond
 // ±Number.MAX_SAFE_INTEGER is clamped to it, which is still "never" (2^53 ms ≈ 285,000 years), and is
 // described back as 9223372036854775807.
 //
 // `ignored` keys are accepted (type-checked, described) so that a Kafka server.properties can be
 // reused without warnings, but have no effect: Node runs one event loop, and there is no KRaft
-// quorum or ZooKeeper (cluster metadata lives in the local store or etcd, DESIGN §1.5).
+// quorum or ZooKeeper (cluster metadata lives in the local store or etcd, docs/architecture.md §1.5).
 
 export type ConfigType = 'int' | 'long' | 'double' | 'boolean' | 'string' | 'list' | 'password' | 'class'
 

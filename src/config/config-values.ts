@@ -3,7 +3,7 @@
 //
 // Parsing follows Kafka's ConfigDef: numbers and strings are trimmed; booleans are true/false in
 // any case; lists are comma-separated with blanks around elements dropped (and, like Kafka's
-// parseCsvList, empty elements too). Longs are JS numbers (DESIGN §1.4): the full int64 range is
+// parseCsvList, empty elements too). Longs are JS numbers (docs/architecture.md §1.4): the full int64 range is
 // accepted and anything beyond ±Number.MAX_SAFE_INTEGER is clamped to it — only "never"-sized
 // values live there (Long.MAX_VALUE) — while the text keeps the exact value for DescribeConfigs.
 import { KafkaError } from '../protocol/errors.js'

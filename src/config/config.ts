@@ -1,4 +1,4 @@
-// Broker configuration: Kafka's property names and defaults (DESIGN §1.7), from four sources.
+// Broker configuration: Kafka's property names and defaults (docs/architecture.md §1.7), from four sources.
 //
 // Precedence, lowest to highest: table defaults (config-defs.ts) < server.properties file <
 // TRIBUTARY_* environment variables < programmatic values (startBroker({config})) < --override flags.

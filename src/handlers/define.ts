@@ -1,6 +1,6 @@
 // How a handler is declared: the API's request/response declarations, the version range it
 // serves, and a function from a decoded request to a response. Handlers are thin: validate,
-// delegate to a service, map failures to Kafka error codes (STYLE.md). They never touch sockets
+// delegate to a service, map failures to Kafka error codes. They never touch sockets
 // or files.
 import type { ConnectionInfo } from '../network/types.js'
 import type { RequestHeader } from '../protocol/header.js'

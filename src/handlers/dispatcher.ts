@@ -1,7 +1,7 @@
 // Turns request frames into responses: reads the header, finds the handler, checks the version,
 // decodes the body, runs the handler and encodes header + body as chunks for the network layer.
 //
-// Bad input (KAFKA-NOTES "How Kafka answers bad input"): an unknown API key, a version outside the
+// Bad input (as Kafka answers bad input): an unknown API key, a version outside the
 // served range, or a body that does not parse closes the connection — except ApiVersions, which
 // answers an unknown version in v0 form with UNSUPPORTED_VERSION and our ranges (KIP-511).
 import {

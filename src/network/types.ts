@@ -19,7 +19,7 @@ export interface ConnectionInfo {
 /**
  * The response to one request: chunks written back-to-back after a 4-byte size prefix that the
  * network layer computes. They are written one by one while the socket is corked, never concatenated,
- * so a Fetch response can be a header plus stored byte ranges (DESIGN §4).
+ * so a Fetch response can be a header plus stored byte ranges (docs/architecture.md §4).
  * null = no response (Produce with acks=0), but the request still keeps its place in the order.
  * onWritten, when set, is called once the socket has taken every chunk (or will never take them):
  * buffers the chunks point into may be reused from then on.

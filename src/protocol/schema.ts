@@ -1,4 +1,4 @@
-// The declaration DSL for Kafka protocol messages, and the codec builder (DESIGN §1.2).
+// The declaration DSL for Kafka protocol messages, and the codec builder (docs/architecture.md §1.2).
 //
 // Each API declares its request and response once, as data: field name, type, the versions the
 // field exists in, the versions in which it may be null, and (for flexible versions) its tag.

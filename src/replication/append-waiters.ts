@@ -1,6 +1,6 @@
 // Long-poll support (a small "purgatory"): a Fetch that found fewer than min_bytes parks here
 // until one of its partitions is appended to, its max_wait_ms passes, or its connection closes.
-// Appends wake waiters directly — no polling timers (DESIGN §4).
+// Appends wake waiters directly — no polling timers (docs/architecture.md §4).
 import type { Clock } from '../util/clock.js'
 
 type Wake = () => void

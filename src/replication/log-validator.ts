@@ -19,7 +19,7 @@
 //    b. its records section: a compressed batch is decompressed here, once — bounded by
 //       tributary.max.decompressed.batch.bytes, so a compression bomb is INVALID_RECORD rather than
 //       followed, undecodable data CORRUPT_MESSAGE (compression.ts); an uncompressed batch is read
-//       in place, and only when a rule below needs its records (DESIGN §1.3: no per-record
+//       in place, and only when a rule below needs its records (docs/architecture.md §1.3: no per-record
 //       decoding on the hot path otherwise);
 //    c. one walk over its records: structure (each record's length covers exactly its fields,
 //       exactly recordCount records and nothing after them, and — for compressed batches, Kafka's

@@ -1,4 +1,4 @@
-// One hosted partition replica and its replication state (DESIGN §1.6, Kafka's Partition class).
+// One hosted partition replica and its replication state (docs/architecture.md §1.6, Kafka's Partition class).
 //
 // A replica is the partition's leader or one of its followers, as the partition state in the
 // metadata store says (leader id, leader epoch, ISR, partition epoch). The leader:

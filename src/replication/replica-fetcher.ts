@@ -1,4 +1,4 @@
-// Followers copy their leaders by fetching (DESIGN §1.6, Kafka's ReplicaFetcherThread): one
+// Followers copy their leaders by fetching (docs/architecture.md §1.6, Kafka's ReplicaFetcherThread): one
 // fetcher per leader broker, fetching every partition this broker follows there in one Fetch
 // request with this broker's id as the replica id.
 //

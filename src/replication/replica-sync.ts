@@ -8,7 +8,7 @@
 // Partitions are applied one change at a time each, always from the newest state in the store, so
 // a burst of changes collapses into the last one.
 //
-// ISR changes are the leader's (DESIGN §1.6): a follower that caught up is added at once (on its
+// ISR changes are the leader's (docs/architecture.md §1.6): a follower that caught up is added at once (on its
 // fetch), followers that have not caught up for replica.lag.time.max.ms are removed by a periodic
 // check. Each change is written with MetadataStore.alterPartition, conditioned on the state the
 // leader holds: if a controller elected another leader meanwhile, the write fails and the new

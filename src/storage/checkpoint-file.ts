@@ -4,7 +4,7 @@
 //   leader-epoch-checkpoint (in a partition dir):
 //     0\n<count>\n<epoch> <startOffset>\n...
 // Crash: files are replaced atomically — written to `<name>.tmp`, fsynced, renamed over the old
-// file, then the directory is fsynced (DESIGN §3) — so a reader sees the old or the new content,
+// file, then the directory is fsynced (docs/architecture.md §3) — so a reader sees the old or the new content,
 // never a mix. A leftover .tmp is ignored (and overwritten by the next write).
 import { dirname } from 'node:path'
 import type { Fs } from './fs.js'

@@ -1,4 +1,4 @@
-// The Fs port: every byte the storage layer reads or writes goes through here (DESIGN §1.8), so
+// The Fs port: every byte the storage layer reads or writes goes through here (docs/architecture.md §1.8), so
 // tests can inject disk faults (ENOSPC, torn writes, lost unsynced data, slow fsync).
 import { readSync, writeSync, writevSync } from 'node:fs'
 import * as fsp from 'node:fs/promises'

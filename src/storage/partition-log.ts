@@ -1,7 +1,7 @@
 // The log of one partition: `<logDir>/<topic>-<partition>/`, an ordered list of segments
 // (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts) and partition.metadata.
 //
-// Contract (DESIGN §3):
+// Contract (docs/architecture.md §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
 // - logStartOffset ≤ highWatermark ≤ logEndOffset; the high watermark starts at the checkpointed one,
 //   only moves up through maybeIncrementHighWatermark and only goes down on truncation;
@@ -29,7 +29,7 @@
 // read that holds a replaced segment finishes on its `.deleted` file, and a crash anywhere in the
 // swap is completed or undone by the next load (recovery.ts).
 //
-// Performance (DESIGN §4): no per-record work; one write per append call; a read is an index floor
+// Performance (docs/architecture.md §4): no per-record work; one write per append call; a read is an index floor
 // lookup (or the last-batch hint) and one positional read of max(maxBytes, 64 KiB), walking batch
 // headers in memory; append cost does not depend on the log's size.
 import { KafkaError } from '../protocol/errors.js'

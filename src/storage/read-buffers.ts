@@ -1,4 +1,4 @@
-// Reusable buffers for segment reads (DESIGN §4: no per-request garbage on hot paths).
+// Reusable buffers for segment reads (docs/architecture.md §4: no per-request garbage on hot paths).
 //
 // A consumer reading at full speed makes the broker read about a megabyte per partition per Fetch;
 // with a fresh Buffer for each read, V8 spends its time collecting them (measured: 44 % of the

@@ -9,8 +9,8 @@
 // invalid or partial batch the .log is truncated and every later segment deleted (so is every
 // segment after one that ends before the next starts: it lost its tail), and the scanned
 // segments' indexes are rebuilt and fsynced; the leader epochs the rescanned batches begin are
-// handed to the log's epoch cache. What survives is the longest prefix of valid batches (DESIGN
-// §3); a log whose end falls below its checkpointed log start restarts empty at that start.
+// handed to the log's epoch cache. What survives is the longest prefix of valid batches
+// (docs/architecture.md §3); a log whose end falls below its checkpointed log start restarts empty at that start.
 // Leftover temp files and index files without a .log are removed.
 //
 // Compaction swaps (Kafka's LogLoader, first three passes) are settled before anything else. A

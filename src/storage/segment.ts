@@ -1,6 +1,6 @@
 // A log segment: `<baseOffset>.log` (20-digit zero-padded base offset) holding record batches v2
 // back to back, exactly as producers sent them (only baseOffset and partitionLeaderEpoch patched,
-// DESIGN §1.3), plus its sparse `.index` and `.timeindex` (offset-index.ts, time-index.ts).
+// docs/architecture.md §1.3), plus its sparse `.index` and `.timeindex` (offset-index.ts, time-index.ts).
 //
 // Crash: a .log keeps what was fsynced, and possibly more; an append that was in flight may leave
 // a torn batch at the end. recover() rescans the file, keeps the longest prefix of batches whose

@@ -1,5 +1,5 @@
 // The Clock port: every piece of code that needs the time or a timer takes a Clock, so tests can
-// run session timeouts, long polls and segment rolls on a virtual clock (DESIGN §1.8).
+// run session timeouts, long polls and segment rolls on a virtual clock (docs/architecture.md §1.8).
 
 export interface Timer {
   cancel(): void

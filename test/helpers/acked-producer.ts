@@ -2,7 +2,7 @@
 // one small batch after another — each batch to one partition, the next batch only after the
 // previous one was acknowledged or failed — and records every acknowledged (partition, offset,
 // value) and every failure, so a test can kill, pause or restart brokers meanwhile and then check
-// that each acknowledged value is in the log at its offset (DESIGN §3 Durability).
+// that each acknowledged value is in the log at its offset (docs/architecture.md §3 Durability).
 //
 // Two clients:
 //   kafkajs     in process; acks -1, idempotence off, one request in flight, retries with backoff

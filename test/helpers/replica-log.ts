@@ -1,9 +1,9 @@
 // Reading a replica's partition log straight from its files, to compare replicas byte for byte —
 // the check behind "every acknowledged write is on every in-sync replica, at the same offset"
-// (DESIGN §1.6, §3 Durability). Read only the data dir of a STOPPED broker: a running one appends
+// (docs/architecture.md §1.6, §3 Durability). Read only the data dir of a STOPPED broker: a running one appends
 // and rolls segments while we read.
 //
-// Layout (DESIGN §1.3): `<dataDir>/<topic>-<partition>/<20-digit base offset>.log` segments of
+// Layout (docs/architecture.md §1.3): `<dataDir>/<topic>-<partition>/<20-digit base offset>.log` segments of
 // record batches v2, stored as the producer sent them with only baseOffset and
 // partitionLeaderEpoch patched. Batch header fields used here:
 //   baseOffset int64 @0 | batchLength int32 @8 | partitionLeaderEpoch int32 @12 | magic int8 @16 |

@@ -1,5 +1,5 @@
 // Bad input over raw sockets against a real broker process, answered as Kafka answers it
-// (KAFKA-NOTES "How Kafka answers bad input"): malformed frames close the connection; bad
+// (as Kafka answers bad input): malformed frames close the connection; bad
 // requests get the precise error code. After each case a fresh connection still gets a good
 // ApiVersions answer, and the process is alive at the end.
 

@@ -1,4 +1,4 @@
-// The issue's round trip: a 100,000-line file through `tributary produce`, then
+// A round trip: a 100,000-line file through `tributary produce`, then
 // `tributary consume --exit-at-end`, gives back the same lines, byte for byte — UTF-8, tabs, empty
 // lines and bytes that are not UTF-8 at all included. One partition: the output equals the file.
 // Three partitions: the same lines, each partition's in order.

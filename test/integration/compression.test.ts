@@ -1,4 +1,4 @@
-// Compressed record batches end to end against a real broker process (issue 4, item 3):
+// Compressed record batches end to end against a real broker process:
 // - every codec round-trips through independent implementations: kcat (librdkafka's own codecs)
 //   producing and kafkajs consuming; @platformatic/kafka (its own WebAssembly codecs: gzip, snappy,
 //   lz4) and kafkajs (gzip from zlib; snappy/lz4/zstd through small adapters over our codecs)

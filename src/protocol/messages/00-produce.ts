@@ -1,5 +1,5 @@
 // Produce (key 0). Declared for v3–13 (record batch v2 only; we advertise min 0 but accept ≥3, see
-// KAFKA-18659 in DESIGN §1.1). Flexible from v9.
+// KAFKA-18659, docs/architecture.md §1.1). Flexible from v9.
 //   v3  transactionalId          v5  logStartOffset in the response
 //   v7  zstd allowed             v8  per-record errors and an error message in the response (KIP-467)
 //   v9  flexible                 v10 currentLeader / nodeEndpoints tagged fields (KIP-951)

@@ -71,7 +71,7 @@ export class Reader {
     return v
   }
 
-  /** int64 as a JS number (DESIGN §1.4); values outside the safe integer range are refused. */
+  /** int64 as a JS number (docs/architecture.md §1.4); values outside the safe integer range are refused. */
   int64(): number {
     this.need(8)
     const hi = this.buf.readInt32BE(this.pos)

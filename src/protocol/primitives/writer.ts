@@ -1,6 +1,6 @@
 // Growable encoder. Large byte fields (record batches) can be spliced in without copying:
 // `splice` closes the current chunk and appends the caller's buffer to the chunk list, so a Fetch
-// response goes to the socket as [header+fields, stored batches, fields, ...] (DESIGN §4).
+// response goes to the socket as [header+fields, stored batches, fields, ...] (docs/architecture.md §4).
 
 const TWO_32 = 4294967296
 const SPLICE_MIN = 4096

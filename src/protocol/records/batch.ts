@@ -15,7 +15,7 @@
 //   @57 recordCount           int32
 //   @61 records...
 //
-// Offsets and timestamps are JS numbers (DESIGN §1.4): an int64 field outside the safe-integer range
+// Offsets and timestamps are JS numbers (docs/architecture.md §1.4): an int64 field outside the safe-integer range
 // is rejected rather than silently rounded.
 import { KafkaError } from '../errors.js'
 import { CompressionType } from './compression.js'

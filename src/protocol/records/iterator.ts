@@ -2,7 +2,7 @@
 // iterateRecords decodes the records of one batch (record layout in builder.ts), decompressing a
 // compressed batch's records first — bounded, so a compression bomb read back from a log or a fetch
 // is refused (INVALID_RECORD) rather than followed (compression.ts). Used off the hot paths only
-// (timestamp lookups, coordinators, the cleaner, clients, tests, the console) — DESIGN §1.3.
+// (timestamp lookups, coordinators, the cleaner, clients, tests, the console) — docs/architecture.md §1.3.
 // Keys, values and header values are views into the batch buffer (or into the decompressed
 // records of a compressed batch), not copies.
 import { KafkaError } from '../errors.js'
