@@ -27,10 +27,26 @@ const unbounded = { logAppendTime: false, beforeMaxMs: Number.MAX_SAFE_INTEGER, 
 const scenarios: Array<{ name: string; codec: number; policy: AppendPolicy }> = [
   { name: 'uncompressed, plain topic', codec: CompressionType.None, policy: unbounded },
   { name: 'lz4, plain topic', codec: CompressionType.Lz4, policy: unbounded },
-  { name: 'uncompressed, compacted, CreateTime bounds', codec: CompressionType.None, policy: { logAppendTime: false, beforeMaxMs: 3_600_000, afterMaxMs: 3_600_000, requireKeys: true } },
-  { name: 'lz4, compacted, CreateTime bounds', codec: CompressionType.Lz4, policy: { logAppendTime: false, beforeMaxMs: 3_600_000, afterMaxMs: 3_600_000, requireKeys: true } },
-  { name: 'lz4, compacted, LogAppendTime, compression.type=uncompressed', codec: CompressionType.Lz4, policy: { ...unbounded, logAppendTime: true, requireKeys: true, compressionType: 'uncompressed' } },
-  { name: 'lz4, compacted, LogAppendTime, compression.type=zstd', codec: CompressionType.Lz4, policy: { ...unbounded, logAppendTime: true, requireKeys: true, compressionType: 'zstd' } },
+  {
+    name: 'uncompressed, compacted, CreateTime bounds',
+    codec: CompressionType.None,
+    policy: { logAppendTime: false, beforeMaxMs: 3_600_000, afterMaxMs: 3_600_000, requireKeys: true },
+  },
+  {
+    name: 'lz4, compacted, CreateTime bounds',
+    codec: CompressionType.Lz4,
+    policy: { logAppendTime: false, beforeMaxMs: 3_600_000, afterMaxMs: 3_600_000, requireKeys: true },
+  },
+  {
+    name: 'lz4, compacted, LogAppendTime, compression.type=uncompressed',
+    codec: CompressionType.Lz4,
+    policy: { ...unbounded, logAppendTime: true, requireKeys: true, compressionType: 'uncompressed' },
+  },
+  {
+    name: 'lz4, compacted, LogAppendTime, compression.type=zstd',
+    codec: CompressionType.Lz4,
+    policy: { ...unbounded, logAppendTime: true, requireKeys: true, compressionType: 'zstd' },
+  },
 ]
 
 function batch(codec: number): Buffer {
@@ -67,5 +83,7 @@ for (const s of scenarios) {
   for (let r = 0; r < runs; r++) results.push(await run(s.codec, s.policy))
   const wall = median(results.map((x) => x.wallUs))
   const cpu = median(results.map((x) => x.cpuUs))
-  console.log(`${s.name.padEnd(62)} ${wall.toFixed(1).padStart(7)} µs/append  ${cpu.toFixed(1).padStart(7)} CPU µs/append  ${((RECORDS * 1e6) / wall / 1e6).toFixed(2)} M records/s`)
+  console.log(
+    `${s.name.padEnd(62)} ${wall.toFixed(1).padStart(7)} µs/append  ${cpu.toFixed(1).padStart(7)} CPU µs/append  ${((RECORDS * 1e6) / wall / 1e6).toFixed(2)} M records/s`,
+  )
 }

@@ -28,7 +28,24 @@ const CLI = fileURLToPath(new URL('../bin/tributary.js', import.meta.url))
 function perf(bootstrap: string, topic: string, acks: string): { recordsPerSec: number; p99Ms: number } {
   const r = spawnSync(
     process.execPath,
-    [CLI, 'perf', 'produce', '--bootstrap-server', bootstrap, '--topic', topic, '--partitions', '8', '--num-records', String(records), '--record-size', '100', '--acks', acks, '--json'],
+    [
+      CLI,
+      'perf',
+      'produce',
+      '--bootstrap-server',
+      bootstrap,
+      '--topic',
+      topic,
+      '--partitions',
+      '8',
+      '--num-records',
+      String(records),
+      '--record-size',
+      '100',
+      '--acks',
+      acks,
+      '--json',
+    ],
     { encoding: 'utf8', maxBuffer: 64 << 20 },
   )
   if (r.status !== 0) throw new Error(`perf produce failed: ${r.stderr}`)
@@ -49,7 +66,9 @@ async function writeOnce(client: KafkaClient, topic: string): Promise<boolean> {
         transactionalId: null,
         acks: -1,
         timeoutMs: 5000,
-        topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+        topicData: [
+          { name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] },
+        ],
       },
       { nodeId: leader, maxVersion: 12 }, // by topic name (v13 names topics by id)
     )
@@ -82,7 +101,11 @@ try {
     while (!(await writeOnce(client, 'rf3-failover'))) await new Promise((r) => setTimeout(r, 50))
     failoverMs.push(Math.round(performance.now() - at))
     await cluster.restart(leader)
-    await waitFor(async () => ((await cluster.partitionState('rf3-failover', 0)).isr.length === 3 ? true : undefined), 'ISR back to 3', 60_000)
+    await waitFor(
+      async () => ((await cluster.partitionState('rf3-failover', 0)).isr.length === 3 ? true : undefined),
+      'ISR back to 3',
+      60_000,
+    )
   }
   await client.close()
   const result = { records, sessionTimeoutMs, acks1, acksAll, failoverMs }
@@ -91,7 +114,9 @@ try {
     console.log(`RF=3, 8 partitions, 100-byte records, ${records} records (tributary perf produce):`)
     console.log(`  acks=1    ${acks1.recordsPerSec.toLocaleString('en')} records/s, p99 ${acks1.p99Ms} ms`)
     console.log(`  acks=all  ${acksAll.recordsPerSec.toLocaleString('en')} records/s, p99 ${acksAll.p99Ms} ms`)
-    console.log(`failover (kill -9 of the leader to the first acks=all write acknowledged after it, session timeout ${sessionTimeoutMs} ms): ${failoverMs.join(', ')} ms`)
+    console.log(
+      `failover (kill -9 of the leader to the first acks=all write acknowledged after it, session timeout ${sessionTimeoutMs} ms): ${failoverMs.join(', ')} ms`,
+    )
   }
 } finally {
   await cluster.close()

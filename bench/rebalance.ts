@@ -84,7 +84,8 @@ async function measure(delayMs: number | null, heartbeatInterval?: number): Prom
   try {
     await prepare(broker)
     const results: RunResult[] = []
-    for (let i = 0; i < runs; i++) results.push(await oneRun(broker, `bench-group-${delayMs}-${heartbeatInterval ?? 'd'}-${i}`, heartbeatInterval))
+    for (let i = 0; i < runs; i++)
+      results.push(await oneRun(broker, `bench-group-${delayMs}-${heartbeatInterval ?? 'd'}-${i}`, heartbeatInterval))
     const each = [0, 1, 2].map((k) => median(results.map((r) => r.each[k]!)).toFixed(0))
     const label = `group.initial.rebalance.delay.ms=${delayMs ?? '3000 (default)'}, kafkajs heartbeat ${heartbeatInterval ?? 3000} ms`
     return `${label.padEnd(72)} first record by each: ${each.join(' / ')} ms; by all: ${median(results.map((r) => r.all)).toFixed(0)} ms (runs: ${results
@@ -96,7 +97,9 @@ async function measure(delayMs: number | null, heartbeatInterval?: number): Prom
   }
 }
 
-console.log(`kafkajs, ${MEMBERS} consumers of a new group on a ${PARTITIONS}-partition topic with records; start (connect+run) → first record; median of ${runs} runs`)
+console.log(
+  `kafkajs, ${MEMBERS} consumers of a new group on a ${PARTITIONS}-partition topic with records; start (connect+run) → first record; median of ${runs} runs`,
+)
 console.log(await measure(null))
 console.log(await measure(0))
 console.log(await measure(null, 500))

@@ -48,9 +48,13 @@ function median(xs: number[]): number {
 async function processStart(port: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-bench-'))
   const t0 = performance.now()
-  const child = spawn(process.execPath, [MAIN, 'start', '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dir}`], {
-    stdio: 'ignore',
-  })
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'start', '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dir}`],
+    {
+      stdio: 'ignore',
+    },
+  )
   await firstAnswer(port)
   const ms = performance.now() - t0
   child.kill('SIGTERM')
@@ -74,5 +78,9 @@ for (let i = 0; i < runs; i++) {
   proc.push(await processStart(19500 + i))
   inproc.push(await inProcessStart())
 }
-console.log(`tributary start → first ApiVersions answer: median ${median(proc).toFixed(1)} ms (min ${Math.min(...proc).toFixed(1)}, ${runs} runs)`)
-console.log(`startBroker() in-process → first answer:     median ${median(inproc).toFixed(1)} ms (min ${Math.min(...inproc).toFixed(1)}, ${runs} runs)`)
+console.log(
+  `tributary start → first ApiVersions answer: median ${median(proc).toFixed(1)} ms (min ${Math.min(...proc).toFixed(1)}, ${runs} runs)`,
+)
+console.log(
+  `startBroker() in-process → first answer:     median ${median(inproc).toFixed(1)} ms (min ${Math.min(...inproc).toFixed(1)}, ${runs} runs)`,
+)

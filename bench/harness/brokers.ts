@@ -155,9 +155,13 @@ export async function startKafka(env: JavaEnv, dir: string): Promise<Broker> {
   const propsFile = join(dir, 'server.properties')
   writeFileSync(propsFile, kafkaProperties(port, controllerPort, join(dir, 'data')))
   const f0 = performance.now()
-  await runOk(env.java, [...env.toolArgs, '-cp', env.classpath, 'kafka.tools.StorageTool', 'format', '-t', kafkaUuid(), '-c', propsFile, '--standalone'], {
-    timeoutMs: 120_000,
-  })
+  await runOk(
+    env.java,
+    [...env.toolArgs, '-cp', env.classpath, 'kafka.tools.StorageTool', 'format', '-t', kafkaUuid(), '-c', propsFile, '--standalone'],
+    {
+      timeoutMs: 120_000,
+    },
+  )
   const formatMs = performance.now() - f0
   const logFile = join(dir, 'broker.log')
   const t0 = performance.now()
@@ -186,7 +190,11 @@ function javaMajor(versionLine: string): number {
  * helper classes), running Maven when they are missing or older than pom.xml or the helpers.
  * Returns the reason to skip the Kafka side instead of throwing.
  */
-export async function prepareKafka(javaVersion: string | null, mavenVersion: string | null, say: (s: string) => void): Promise<JavaEnv | { skip: string }> {
+export async function prepareKafka(
+  javaVersion: string | null,
+  mavenVersion: string | null,
+  say: (s: string) => void,
+): Promise<JavaEnv | { skip: string }> {
   if (!javaVersion) return { skip: 'no `java` on PATH (Apache Kafka 4.x needs Java 17 or newer)' }
   const major = javaMajor(javaVersion)
   if (major < 17) return { skip: `Java ${major} found; Apache Kafka 4.x brokers need Java 17 or newer` }
@@ -194,10 +202,17 @@ export async function prepareKafka(javaVersion: string | null, mavenVersion: str
   if (!version) return { skip: 'bench/kafka/pom.xml is missing or names no kafka.version' }
   const lib = join(KAFKA_DIR, 'target/lib')
   const classes = join(KAFKA_DIR, 'target/classes/dev/tributary/bench')
-  const needed = [join(lib, `kafka_2.13-${version}.jar`), join(lib, `kafka-tools-${version}.jar`), join(classes, 'BenchAdmin.class'), join(classes, 'FixedRateEndToEnd.class')]
+  const needed = [
+    join(lib, `kafka_2.13-${version}.jar`),
+    join(lib, `kafka-tools-${version}.jar`),
+    join(classes, 'BenchAdmin.class'),
+    join(classes, 'FixedRateEndToEnd.class'),
+  ]
   const newestSource = Math.max(
     statSync(join(KAFKA_DIR, 'pom.xml')).mtimeMs,
-    ...readdirSync(join(KAFKA_DIR, 'src/main/java/dev/tributary/bench')).map((f) => statSync(join(KAFKA_DIR, 'src/main/java/dev/tributary/bench', f)).mtimeMs),
+    ...readdirSync(join(KAFKA_DIR, 'src/main/java/dev/tributary/bench')).map(
+      (f) => statSync(join(KAFKA_DIR, 'src/main/java/dev/tributary/bench', f)).mtimeMs,
+    ),
   )
   // copy-dependencies keeps the jars' own dates, so freshness is judged by a stamp written after
   // a successful Maven run.
@@ -206,7 +221,10 @@ export async function prepareKafka(javaVersion: string | null, mavenVersion: str
   const haveAll = needed.every((f) => existsSync(f))
   if (stale && !mavenVersion && haveAll) say('no `mvn` on PATH: using bench/kafka/target as it is (it may be older than pom.xml)')
   else if (stale) {
-    if (!mavenVersion) return { skip: 'no `mvn` on PATH to fetch Apache Kafka from Maven Central (bench/kafka/pom.xml), and bench/kafka/target/lib is not there' }
+    if (!mavenVersion)
+      return {
+        skip: 'no `mvn` on PATH to fetch Apache Kafka from Maven Central (bench/kafka/pom.xml), and bench/kafka/target/lib is not there',
+      }
     say(`fetching Apache Kafka ${version} and its dependencies from Maven Central (mvn -B -q -f bench/kafka/pom.xml clean package)…`)
     try {
       await runOk('mvn', ['-B', '-q', '-f', join(KAFKA_DIR, 'pom.xml'), 'clean', 'package'], { timeoutMs: 15 * 60_000 })

@@ -67,7 +67,11 @@ export async function producerPerformance(env: JavaEnv, bootstrap: string, o: Pr
     .split('\n')
     .reverse()
     .find((l) => l.includes('99.9th'))
-  const m = line && /([\d.]+) records\/sec \(([\d.]+) MB\/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, ([\d.]+) ms 50th, ([\d.]+) ms 95th, ([\d.]+) ms 99th, ([\d.]+) ms 99.9th/.exec(line)
+  const m =
+    line &&
+    /([\d.]+) records\/sec \(([\d.]+) MB\/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, ([\d.]+) ms 50th, ([\d.]+) ms 95th, ([\d.]+) ms 99th, ([\d.]+) ms 99.9th/.exec(
+      line,
+    )
   if (!m) throw new Error(`ProducerPerformance: no summary line in its output:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`)
   const n = m.slice(1).map(Number)
   return { recordsPerSec: n[0]!, mbPerSec: n[1]!, avgMs: n[2]!, maxMs: n[3]!, p50Ms: n[4]!, p95Ms: n[5]!, p99Ms: n[6]!, p999Ms: n[7]! }
@@ -84,16 +88,31 @@ export interface ConsumerResult {
 
 /** Kafka's ConsumerPerformance (kafka-consumer-perf-test.sh), a new group each time, from the earliest offset. */
 export async function consumerPerformance(env: JavaEnv, bootstrap: string, topic: string, records: number): Promise<ConsumerResult> {
-  const r = await java(env, 'org.apache.kafka.tools.ConsumerPerformance', ['--bootstrap-server', bootstrap, '--topic', topic, '--num-records', String(records), '--timeout', '30000'])
+  const r = await java(env, 'org.apache.kafka.tools.ConsumerPerformance', [
+    '--bootstrap-server',
+    bootstrap,
+    '--topic',
+    topic,
+    '--num-records',
+    String(records),
+    '--timeout',
+    '30000',
+  ])
   const lines = r.stdout.trim().split('\n')
   const hi = lines.findIndex((l) => l.startsWith('start.time'))
-  if (hi < 0 || !lines[hi + 1]) throw new Error(`ConsumerPerformance: no result in its output:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`)
+  if (hi < 0 || !lines[hi + 1])
+    throw new Error(`ConsumerPerformance: no result in its output:\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`)
   const head = lines[hi]!.split(',').map((s) => s.trim())
   const vals = lines[hi + 1]!.split(',').map((s) => s.trim())
   const get = (k: string) => Number(vals[head.indexOf(k)])
   const consumed = get('data.consumed.in.nMsg')
   if (consumed < records) throw new Error(`ConsumerPerformance consumed ${consumed} of ${records} records`)
-  return { recordsPerSec: get('fetch.nMsg.sec'), mbPerSec: get('fetch.MB.sec'), overallRecordsPerSec: get('nMsg.sec'), rebalanceMs: get('rebalance.time.ms') }
+  return {
+    recordsPerSec: get('fetch.nMsg.sec'),
+    mbPerSec: get('fetch.MB.sec'),
+    overallRecordsPerSec: get('nMsg.sec'),
+    rebalanceMs: get('rebalance.time.ms'),
+  }
 }
 
 export interface LatencyResult {
@@ -107,7 +126,15 @@ export interface LatencyResult {
 }
 
 /** bench/kafka's FixedRateEndToEnd: produce at a fixed rate, consume in the same JVM, latency of every record. */
-export async function fixedRateEndToEnd(env: JavaEnv, bootstrap: string, topic: string, records: number, rate: number, size: number, acks: string): Promise<LatencyResult> {
+export async function fixedRateEndToEnd(
+  env: JavaEnv,
+  bootstrap: string,
+  topic: string,
+  records: number,
+  rate: number,
+  size: number,
+  acks: string,
+): Promise<LatencyResult> {
   const r = await java(env, 'dev.tributary.bench.FixedRateEndToEnd', [bootstrap, topic, String(records), String(rate), String(size), acks])
   const line = r.stdout
     .trim()
@@ -119,7 +146,14 @@ export async function fixedRateEndToEnd(env: JavaEnv, bootstrap: string, topic: 
 }
 
 /** Kafka's EndToEndLatency: one record in flight at a time (send, wait until consumed, repeat). */
-export async function endToEndLatency(env: JavaEnv, bootstrap: string, topic: string, records: number, size: number, acks: string): Promise<LatencyResult> {
+export async function endToEndLatency(
+  env: JavaEnv,
+  bootstrap: string,
+  topic: string,
+  records: number,
+  size: number,
+  acks: string,
+): Promise<LatencyResult> {
   const r = await java(env, 'org.apache.kafka.tools.EndToEndLatency', [
     '--bootstrap-server',
     bootstrap,
@@ -151,7 +185,8 @@ export interface PerfAvailability {
 export async function tributaryPerfAvailable(): Promise<PerfAvailability> {
   if (!existsSync(TRIBUTARY_MAIN)) return { available: false, reason: 'dist/bin/tributary.js is not built' }
   const r = await run(process.execPath, [TRIBUTARY_MAIN, 'perf', '--help'], { timeoutMs: 30_000 })
-  if (r.code !== 0 || !/produce/.test(r.stdout + r.stderr)) return { available: false, reason: '`tributary perf` is not in this build of the CLI yet' }
+  if (r.code !== 0 || !/produce/.test(r.stdout + r.stderr))
+    return { available: false, reason: '`tributary perf` is not in this build of the CLI yet' }
   return { available: true }
 }
 
@@ -200,25 +235,28 @@ const P99 = ['p99']
 const P999 = ['p999']
 
 export async function perfProduce(bootstrap: string, o: PerfProduceOptions): Promise<ProducerResult> {
-  const j = await perfJson([
-    'produce',
-    '--bootstrap-server',
-    bootstrap,
-    '--topic',
-    o.topic,
-    '--num-records',
-    String(o.records),
-    '--record-size',
-    String(o.recordSize),
-    '--throughput',
-    '-1',
-    '--acks',
-    o.acks,
-    '--linger-ms',
-    String(o.lingerMs),
-    '--batch-size',
-    String(o.batchSize),
-  ], o.timeoutMs)
+  const j = await perfJson(
+    [
+      'produce',
+      '--bootstrap-server',
+      bootstrap,
+      '--topic',
+      o.topic,
+      '--num-records',
+      String(o.records),
+      '--record-size',
+      String(o.recordSize),
+      '--throughput',
+      '-1',
+      '--acks',
+      o.acks,
+      '--linger-ms',
+      String(o.lingerMs),
+      '--batch-size',
+      String(o.batchSize),
+    ],
+    o.timeoutMs,
+  )
   return {
     recordsPerSec: pick(j, RPS),
     mbPerSec: pick(j, MBPS),
@@ -237,7 +275,14 @@ export async function perfConsume(bootstrap: string, topic: string, records: num
   return { recordsPerSec: rps, mbPerSec: pick(j, MBPS), overallRecordsPerSec: rps, rebalanceMs: Number.NaN }
 }
 
-export async function perfE2e(bootstrap: string, topic: string, records: number, rate: number, size: number, acks: '1' | 'all'): Promise<LatencyResult> {
+export async function perfE2e(
+  bootstrap: string,
+  topic: string,
+  records: number,
+  rate: number,
+  size: number,
+  acks: '1' | 'all',
+): Promise<LatencyResult> {
   const j = await perfJson([
     'e2e',
     '--bootstrap-server',
@@ -269,8 +314,24 @@ const RANDOM_READS = join(ROOT, 'dist/bench/harness/random-reads.js')
  * K fetches at random offsets and K timestamp lookups at random timestamps in partition 0 of each
  * topic, timed one at a time, the topics taking turns.
  */
-export async function randomReadsTool(bootstrap: string, topics: readonly string[], reads: number, seed: number): Promise<RandomReadsResult> {
-  const args = [RANDOM_READS, '--bootstrap-server', bootstrap, ...topics.flatMap((t) => ['--topic', t]), '--fetches', String(reads), '--lookups', String(reads), '--seed', String(seed)]
+export async function randomReadsTool(
+  bootstrap: string,
+  topics: readonly string[],
+  reads: number,
+  seed: number,
+): Promise<RandomReadsResult> {
+  const args = [
+    RANDOM_READS,
+    '--bootstrap-server',
+    bootstrap,
+    ...topics.flatMap((t) => ['--topic', t]),
+    '--fetches',
+    String(reads),
+    '--lookups',
+    String(reads),
+    '--seed',
+    String(seed),
+  ]
   const r = await runOk(process.execPath, args, { timeoutMs: TOOL_TIMEOUT_MS })
   const line = r.stdout
     .trim()

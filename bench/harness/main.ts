@@ -87,7 +87,8 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--scenario' || a.startsWith('--scenario=')) o.scenarios.push(...value().split(',').filter(Boolean))
     else if (a === '--size-mib' || a.startsWith('--size-mib=')) {
       const [small, large, ...rest] = value().split(',').map(Number)
-      if (rest.length > 0 || !Number.isInteger(small) || !Number.isInteger(large) || small! < 1 || large! <= small!) usage('--size-mib needs SMALL,LARGE in MiB, SMALL < LARGE')
+      if (rest.length > 0 || !Number.isInteger(small) || !Number.isInteger(large) || small! < 1 || large! <= small!)
+        usage('--size-mib needs SMALL,LARGE in MiB, SMALL < LARGE')
       o.sizeMiB = [small!, large!]
     } else if (a === '--runs' || a.startsWith('--runs=')) {
       o.runs = Number(value())
@@ -124,8 +125,22 @@ function gitCommit(): string | null {
   }
 }
 
-function emptyResult(s: { name: string; title: string; metrics: Scenario['metrics'] }, generator: string, params: Record<string, unknown>): ScenarioResult {
-  return { name: s.name, title: s.title, generator, params, metrics: s.metrics, runs: { tributary: [], kafka: [] }, errors: { tributary: [], kafka: [] }, median: { tributary: {}, kafka: {} }, notes: [] }
+function emptyResult(
+  s: { name: string; title: string; metrics: Scenario['metrics'] },
+  generator: string,
+  params: Record<string, unknown>,
+): ScenarioResult {
+  return {
+    name: s.name,
+    title: s.title,
+    generator,
+    params,
+    metrics: s.metrics,
+    runs: { tributary: [], kafka: [] },
+    errors: { tributary: [], kafka: [] },
+    median: { tributary: {}, kafka: {} },
+    notes: [],
+  }
 }
 
 function summary(metrics: Record<string, number>): string {
@@ -208,7 +223,9 @@ async function main(): Promise<number> {
     const report = readResults(opts.render, ALL_NAMES(COUNTS.full))
     const { chart } = writeChart(report)
     if (opts.docs !== false) updateDocs(report, DOC_TEMPLATE, chart)
-    say(`${terminalTable(report)}\n\nrebuilt ${chart.slice(ROOT.length)}${opts.docs !== false ? ` and ${DOC.slice(ROOT.length)}` : ''} from bench/results/${opts.render}-*.json`)
+    say(
+      `${terminalTable(report)}\n\nrebuilt ${chart.slice(ROOT.length)}${opts.docs !== false ? ` and ${DOC.slice(ROOT.length)}` : ''} from bench/results/${opts.render}-*.json`,
+    )
     return 0
   }
   const started = new Date()
@@ -232,13 +249,17 @@ async function main(): Promise<number> {
   const want = (name: string) => selected.size === 0 || selected.has(name)
   // The many-partition and size scenarios would take a plain --quick past 2 minutes.
   const fullOnly = (s: { name: string; fullOnly?: boolean }) =>
-    counts.mode === 'quick' && s.fullOnly && !selected.has(s.name) ? 'full runs only (it would take --quick past 2 minutes); name it with --scenario to run it with quick counts' : null
+    counts.mode === 'quick' && s.fullOnly && !selected.has(s.name)
+      ? 'full runs only (it would take --quick past 2 minutes); name it with --scenario to run it with quick counts'
+      : null
 
   if (!existsSync(TRIBUTARY_MAIN)) {
     console.error('dist/bin/tributary.js is missing: run `npm run build` first (npm run bench does).')
     return 1
   }
-  say(`Tributary benchmark, ${counts.mode} mode (${counts.runs} run${counts.runs === 1 ? '' : 's'} per scenario${counts.runs < 3 ? '; fewer than 3, so a single run rather than a median' : ', median reported'})`)
+  say(
+    `Tributary benchmark, ${counts.mode} mode (${counts.runs} run${counts.runs === 1 ? '' : 's'} per scenario${counts.runs < 3 ? '; fewer than 3, so a single run rather than a median' : ', median reported'})`,
+  )
   const machine = await describeMachine()
   say(`machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.java ?? 'no Java'}`)
 
@@ -287,7 +308,9 @@ async function main(): Promise<number> {
 
     // 1. Start-up, each start on an empty directory, alternating brokers. The brokers started for
     //    the load scenarios (also on empty directories) give one of the samples.
-    const startup = want(STARTUP.name) ? emptyResult(STARTUP, 'the harness (raw socket, ApiVersions v0 every 1 ms)', { runs: counts.startupRuns, emptyDataDir: true }) : null
+    const startup = want(STARTUP.name)
+      ? emptyResult(STARTUP, 'the harness (raw socket, ApiVersions v0 every 1 ms)', { runs: counts.startupRuns, emptyDataDir: true })
+      : null
     if (startup) results.push(startup)
     const recordStart = async (b: BrokerName, broker: Broker) => {
       if (!startup) return
@@ -295,7 +318,9 @@ async function main(): Promise<number> {
       const m: Record<string, number> = { startup_ms: broker.startupMs, idle_rss_mb: memOf(broker.pid).hwm }
       if (broker.formatMs !== undefined) m.format_ms = broker.formatMs
       startup.runs[b].push(m)
-      say(`  ${b.padEnd(9)} ${summary(m)}${broker.formatMs !== undefined ? ` (storage format before it: ${fmtNum(broker.formatMs)} ms, not counted)` : ''}`)
+      say(
+        `  ${b.padEnd(9)} ${summary(m)}${broker.formatMs !== undefined ? ` (storage format before it: ${fmtNum(broker.formatMs)} ms, not counted)` : ''}`,
+      )
     }
     if (startup) {
       say(`\n== ${STARTUP.name}: ${STARTUP.title}`)
@@ -317,7 +342,8 @@ async function main(): Promise<number> {
           await settle()
         }
       }
-      if (brokers.includes('kafka')) startup.notes.push('Kafka: the StorageTool format that a fresh directory needs first is not counted (format_ms in the JSON)')
+      if (brokers.includes('kafka'))
+        startup.notes.push('Kafka: the StorageTool format that a fresh directory needs first is not counted (format_ms in the JSON)')
     }
     results.push(...loadResults, ...sizeResults)
 
@@ -346,7 +372,8 @@ async function main(): Promise<number> {
           const byPartitions = new Map<number, Set<string>>()
           for (const s of active) {
             if (s.topicPerRun) continue
-            for (let round = 1; round <= counts.runs; round++) byPartitions.set(s.partitions, (byPartitions.get(s.partitions) ?? new Set()).add(s.topic(round)))
+            for (let round = 1; round <= counts.runs; round++)
+              byPartitions.set(s.partitions, (byPartitions.get(s.partitions) ?? new Set()).add(s.topic(round)))
           }
           const t = performance.now()
           try {
@@ -358,7 +385,8 @@ async function main(): Promise<number> {
               filled.add(s.topic(1))
               const note = await s.prepare(ctxFor(b, 0))
               say(`  ${b.padEnd(9)} ${note}`)
-              for (const o of active) if (o.prepare && o.topic(1) === s.topic(1)) resultOf(o).notes.push(`${b}: ${note} (untimed set-up, both brokers at once)`)
+              for (const o of active)
+                if (o.prepare && o.topic(1) === s.topic(1)) resultOf(o).notes.push(`${b}: ${note} (untimed set-up, both brokers at once)`)
             }
           } catch (err) {
             failures++
@@ -389,7 +417,9 @@ async function main(): Promise<number> {
               const t = performance.now()
               try {
                 await createTopicAndWait(broker.bootstrap, s.topic(round), s.partitions)
-                say(`  run ${round}/${counts.runs} ${b.padEnd(9)} topic ${s.topic(round)} (${s.partitions} partitions) created in ${secs(performance.now() - t)}, untimed`)
+                say(
+                  `  run ${round}/${counts.runs} ${b.padEnd(9)} topic ${s.topic(round)} (${s.partitions} partitions) created in ${secs(performance.now() - t)}, untimed`,
+                )
               } catch (err) {
                 failures++
                 r.errors[b].push(`creating the topic: ${(err as Error).message}`)
@@ -448,15 +478,24 @@ async function main(): Promise<number> {
     runsPerScenario: counts.runs,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     machine,
-    tributary: { version: pkg.version, commit, command: 'node dist/bin/tributary.js start --override listeners=… --override log.dirs=… --override group.initial.rebalance.delay.ms=0' },
+    tributary: {
+      version: pkg.version,
+      commit,
+      command:
+        'node dist/bin/tributary.js start --override listeners=… --override log.dirs=… --override group.initial.rebalance.delay.ms=0',
+    },
     kafka: {
       version: tools?.kafkaVersion ?? null,
       skipped: kafkaSkip,
       brokerJvm: kafkaSkip ? null : tools!.brokerArgs.filter((a) => !a.startsWith('-Dlog4j2')),
-      command: kafkaSkip ? null : 'java <jvm> -cp bench/kafka/target/lib/* kafka.Kafka server.properties (after kafka.tools.StorageTool format --standalone)',
+      command: kafkaSkip
+        ? null
+        : 'java <jvm> -cp bench/kafka/target/lib/* kafka.Kafka server.properties (after kafka.tools.StorageTool format --standalone)',
     },
     loadGenerators: {
-      kafkaTools: tools ? `org.apache.kafka:kafka-tools:${tools.kafkaVersion} (${tools.toolArgs.filter((a) => !a.startsWith('-Dlog4j2')).join(' ')})` : null,
+      kafkaTools: tools
+        ? `org.apache.kafka:kafka-tools:${tools.kafkaVersion} (${tools.toolArgs.filter((a) => !a.startsWith('-Dlog4j2')).join(' ')})`
+        : null,
       tributaryPerf: perf.available ? 'tributary perf' : `not used: ${perf.reason}`,
     },
     scenarios: results,
@@ -465,9 +504,14 @@ async function main(): Promise<number> {
   say(`\n${terminalTable(report)}\n`)
   if (targets.length > 0) say(`Targets, on each broker's median:\n${targets.map((t) => `  ${t}`).join('\n')}\n`)
   if (kafkaSkip) say(`The Apache Kafka side was skipped: ${kafkaSkip}.`)
-  if (counts.runs < 3) say(`Each number is from ${counts.runs === 1 ? 'a single run' : `the median of ${counts.runs} runs`} (quick mode); a full run takes the median of 3.`)
+  if (counts.runs < 3)
+    say(
+      `Each number is from ${counts.runs === 1 ? 'a single run' : `the median of ${counts.runs} runs`} (quick mode); a full run takes the median of 3.`,
+    )
   const { files, chart } = writeResults(report, opts.out)
-  say(`results: ${files.length} files in ${opts.out ?? 'bench/results/'} (${files.map((f) => f.split('/').pop()).join(', ')}), chart ${chart.split('/').pop()}`)
+  say(
+    `results: ${files.length} files in ${opts.out ?? 'bench/results/'} (${files.map((f) => f.split('/').pop()).join(', ')}), chart ${chart.split('/').pop()}`,
+  )
   const updateDoc = opts.out === undefined && (opts.docs ?? (counts.mode === 'full' && opts.scenarios.length === 0 && !kafkaSkip))
   if (updateDoc) {
     updateDocs(report, DOC_TEMPLATE, chart)

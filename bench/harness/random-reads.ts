@@ -82,7 +82,13 @@ export function summarize(samples: number[]): LatencySummary {
   const s = [...samples].sort((a, b) => a - b)
   const at = (p: number) => s[Math.max(0, Math.ceil(p * s.length) - 1)] ?? Number.NaN
   const round = (x: number) => Math.round(x * 1000) / 1000
-  return { count: s.length, avg: round(s.reduce((a, b) => a + b, 0) / (s.length || 1)), p50: round(at(0.5)), p99: round(at(0.99)), max: round(s[s.length - 1] ?? Number.NaN) }
+  return {
+    count: s.length,
+    avg: round(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+    p50: round(at(0.5)),
+    p99: round(at(0.99)),
+    max: round(s[s.length - 1] ?? Number.NaN),
+  }
 }
 
 class PartitionReader {
@@ -113,7 +119,16 @@ class PartitionReader {
         {
           topic: this.topic.name,
           topicId: this.topic.topicId,
-          partitions: [{ partition: this.partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: this.maxBytes }],
+          partitions: [
+            {
+              partition: this.partition,
+              currentLeaderEpoch: -1,
+              fetchOffset: offset,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1,
+              partitionMaxBytes: this.maxBytes,
+            },
+          ],
         },
       ],
       forgottenTopicsData: [],
@@ -125,7 +140,8 @@ class PartitionReader {
     throwIfError(p.errorCode, `Fetch ${this.topic.name}-${this.partition} at ${offset}`)
     if (!p.records || p.records.length === 0) throw new Error(`Fetch at ${offset}: no records returned (high watermark ${p.highWatermark})`)
     const h = readBatchHeader(p.records, 0)
-    if (h.baseOffset > offset || lastOffsetOf(h) < offset) throw new Error(`Fetch at ${offset}: the first batch returned holds offsets ${h.baseOffset}–${lastOffsetOf(h)}`)
+    if (h.baseOffset > offset || lastOffsetOf(h) < offset)
+      throw new Error(`Fetch at ${offset}: the first batch returned holds offsets ${h.baseOffset}–${lastOffsetOf(h)}`)
     return h
   }
 
@@ -177,7 +193,8 @@ async function target(client: KafkaClient, o: RandomReadsOptions, topic: string)
   const reader = new PartitionReader(await client.connection(leader), info, o.partition, o.maxBytes)
   const firstTimestamp = (await reader.fetch(startOffset)).baseTimestamp
   const lastTimestamp = (await reader.fetch(endOffset - 1)).maxTimestamp
-  if (!(lastTimestamp >= firstTimestamp) || firstTimestamp < 0) throw new Error(`${topic}-${o.partition}: no usable timestamps (${firstTimestamp}–${lastTimestamp})`)
+  if (!(lastTimestamp >= firstTimestamp) || firstTimestamp < 0)
+    throw new Error(`${topic}-${o.partition}: no usable timestamps (${firstTimestamp}–${lastTimestamp})`)
   const offsets = random(o.seed)
   const timestamps = random(o.seed + 1)
   return {
@@ -210,7 +227,9 @@ async function lookupOnce(t: Target, timed: boolean): Promise<void> {
   const offset = await t.reader.lookup(ts)
   if (timed) t.lookupMs.push(performance.now() - t0)
   if (offset < t.startOffset || offset >= t.endOffset) {
-    throw new Error(`ListOffsets at timestamp ${ts} (range ${t.firstTimestamp}–${t.lastTimestamp}) returned offset ${offset}, outside ${t.startOffset}–${t.endOffset - 1}`)
+    throw new Error(
+      `ListOffsets at timestamp ${ts} (range ${t.firstTimestamp}–${t.lastTimestamp}) returned offset ${offset}, outside ${t.startOffset}–${t.endOffset - 1}`,
+    )
   }
 }
 

@@ -81,7 +81,11 @@ function rows(report: BenchReport): Row[] {
       const ratio = both ? t! / k! : Number.NaN
       const ahead = !both ? '' : m.better === 'higher' ? (ratio >= 1 ? 'yes' : 'no') : ratio <= 1 ? 'yes' : 'no'
       const tCell = s.errors.tributary.length > 0 && !Number.isFinite(t ?? Number.NaN) ? 'failed' : fmtValue(t, m.unit)
-      const kCell = report.kafka.skipped ? 'skipped' : s.errors.kafka.length > 0 && !Number.isFinite(k ?? Number.NaN) ? 'failed' : fmtValue(k, m.unit)
+      const kCell = report.kafka.skipped
+        ? 'skipped'
+        : s.errors.kafka.length > 0 && !Number.isFinite(k ?? Number.NaN)
+          ? 'failed'
+          : fmtValue(k, m.unit)
       out.push({
         scenario: s.name,
         metric: `${m.label} (${m.unit}, ${m.better} is better${m.target ? `; target ${m.target.op === '>=' ? '≥' : '≤'} ${m.target.value} ${m.unit}` : ''})`,
@@ -111,7 +115,15 @@ function rows(report: BenchReport): Row[] {
   return out
 }
 
-const HEAD: Row = { scenario: 'scenario', metric: 'metric', tributary: 'Tributary', kafka: 'Kafka', ratio: 'ratio T/K', ahead: 'Tributary ahead', spread: 'max/min of runs T / K' }
+const HEAD: Row = {
+  scenario: 'scenario',
+  metric: 'metric',
+  tributary: 'Tributary',
+  kafka: 'Kafka',
+  ratio: 'ratio T/K',
+  ahead: 'Tributary ahead',
+  spread: 'max/min of runs T / K',
+}
 const COLS: (keyof Row)[] = ['scenario', 'metric', 'tributary', 'kafka', 'ratio', 'ahead', 'spread']
 
 export function terminalTable(report: BenchReport): string {
@@ -128,7 +140,10 @@ export function terminalTable(report: BenchReport): string {
 
 export function markdownTable(report: BenchReport): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|')
-  const out = ['| scenario | metric | Tributary | Kafka | ratio T/K | Tributary ahead | max/min of runs T / K |', '|---|---|---:|---:|---:|:---:|:---:|']
+  const out = [
+    '| scenario | metric | Tributary | Kafka | ratio T/K | Tributary ahead | max/min of runs T / K |',
+    '|---|---|---:|---:|---:|:---:|:---:|',
+  ]
   for (const r of rows(report)) out.push(`| ${COLS.map((c) => esc(r[c])).join(' | ')} |`)
   return out.join('\n')
 }
@@ -188,10 +203,19 @@ export function svgChart(report: BenchReport): string {
     { title: 'Throughput (higher is better)', rows: chartRows(report, (_s, m) => m.unit === 'records/s' && CHART_THROUGHPUT.has(m.key)) },
     {
       title: 'Latency (lower is better)',
-      rows: chartRows(report, (s, m) => m.unit === 'ms' && m.key !== 'startup_ms' && (m.key === 'p99_ms' || (m.key === 'p50_ms' && s.name.includes('e2e')) || CHART_LATENCY.has(m.key))),
+      rows: chartRows(
+        report,
+        (s, m) =>
+          m.unit === 'ms' &&
+          m.key !== 'startup_ms' &&
+          (m.key === 'p99_ms' || (m.key === 'p50_ms' && s.name.includes('e2e')) || CHART_LATENCY.has(m.key)),
+      ),
     },
     { title: "Against the same broker's baseline (%, targets in the table)", rows: chartRows(report, (_s, m) => m.unit === '%') },
-    { title: 'Start-up and memory (lower is better)', rows: [...chartRows(report, (_s, m) => m.key === 'startup_ms' || m.key === 'idle_rss_mb'), ...peakRow(report)] },
+    {
+      title: 'Start-up and memory (lower is better)',
+      rows: [...chartRows(report, (_s, m) => m.key === 'startup_ms' || m.key === 'idle_rss_mb'), ...peakRow(report)],
+    },
   ].filter((s) => s.rows.length > 0)
   const W = 980
   const labelW = 390
@@ -205,8 +229,12 @@ export function svgChart(report: BenchReport): string {
   const title = `Tributary vs Apache Kafka ${report.kafka.version ?? ''} — ${report.date} (${report.mode}, ${runs})`
   parts.push(`<text x="16" y="24" font-size="16" font-weight="bold">${xmlEsc(title)}</text>`)
   parts.push(`<text x="16" y="42" font-size="11" fill="#555">${xmlEsc(machineLine(report))}. Bars are scaled per row.</text>`)
-  parts.push(`<rect x="${W - 230}" y="12" width="12" height="12" fill="${colors.t}"/><text x="${W - 213}" y="22" font-size="12">Tributary</text>`)
-  parts.push(`<rect x="${W - 130}" y="12" width="12" height="12" fill="${colors.k}"/><text x="${W - 113}" y="22" font-size="12">Apache Kafka</text>`)
+  parts.push(
+    `<rect x="${W - 230}" y="12" width="12" height="12" fill="${colors.t}"/><text x="${W - 213}" y="22" font-size="12">Tributary</text>`,
+  )
+  parts.push(
+    `<rect x="${W - 130}" y="12" width="12" height="12" fill="${colors.k}"/><text x="${W - 113}" y="22" font-size="12">Apache Kafka</text>`,
+  )
   for (const sec of sections) {
     y += 22
     parts.push(`<text x="16" y="${y}" font-size="14" font-weight="bold">${xmlEsc(sec.title)}</text>`)
@@ -221,7 +249,9 @@ export function svgChart(report: BenchReport): string {
         }
         const w = Math.max(1, (v / max) * barMax)
         parts.push(`<rect x="${labelW}" y="${y + dy}" width="${w.toFixed(1)}" height="${barH}" fill="${color}"/>`)
-        parts.push(`<text x="${(labelW + w + 6).toFixed(1)}" y="${y + dy + barH - 2}" font-size="11">${xmlEsc(`${fmtValue(v, r.unit)} ${r.unit}`)}</text>`)
+        parts.push(
+          `<text x="${(labelW + w + 6).toFixed(1)}" y="${y + dy + barH - 2}" font-size="11">${xmlEsc(`${fmtValue(v, r.unit)} ${r.unit}`)}</text>`,
+        )
       }
       bar(r.t, 0, colors.t, 'Tributary')
       bar(r.k, barH + 2, colors.k, report.kafka.skipped ? 'Kafka skipped' : 'Kafka')
@@ -266,7 +296,9 @@ function resultsSection(report: BenchReport, chartRel: string): string {
     ? `**The Apache Kafka side was skipped: ${report.kafka.skipped}.**`
     : `Apache Kafka ${report.kafka.version} from Maven Central, KRaft combined mode, \`${(report.kafka.brokerJvm ?? []).join(' ')}\`.`
   const skipped = report.scenarios.filter((s) => s.skipped).map((s) => `- \`${s.name}\` skipped: ${s.skipped}`)
-  const errors = report.scenarios.flatMap((s) => (['tributary', 'kafka'] as const).flatMap((b) => s.errors[b].map((e) => `- \`${s.name}\` on ${b}: ${e.split('\n')[0]}`)))
+  const errors = report.scenarios.flatMap((s) =>
+    (['tributary', 'kafka'] as const).flatMap((b) => s.errors[b].map((e) => `- \`${s.name}\` on ${b}: ${e.split('\n')[0]}`)),
+  )
   // Set-up notes (how the consume topic was filled) stay in the JSON.
   const notes = report.scenarios.flatMap((s) => s.notes.filter((n) => !n.includes('untimed set-up')).map((n) => `- \`${s.name}\`: ${n}`))
   return [

@@ -153,7 +153,14 @@ function produceScenario(name: string, title: string, recordSize: number, acks: 
     async run(ctx) {
       const o: ProducerOptions = { ...base, topic: this.topic(ctx.round) }
       const r = await producerPerformance(needTools(ctx), ctx.broker.bootstrap, o)
-      return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, p50_ms: r.p50Ms, p99_ms: r.p99Ms, avg_ms: r.avgMs, p999_ms: r.p999Ms }
+      return {
+        records_per_sec: r.recordsPerSec,
+        mb_per_sec: r.mbPerSec,
+        p50_ms: r.p50Ms,
+        p99_ms: r.p99Ms,
+        avg_ms: r.avgMs,
+        p999_ms: r.p999Ms,
+      }
     },
   }
 }
@@ -164,7 +171,13 @@ function produceScenario(name: string, title: string, recordSize: number, acks: 
  * broker (the goal: ≥ 70 % at 1,000 partitions).
  */
 function manyPartitions(s: Scenario, baseline: string, partitions: number): Scenario {
-  const share: Metric = { key: 'vs_8p_pct', label: 'throughput as % of 8 partitions', unit: '%', better: 'higher', target: { op: '>=', value: 70 } }
+  const share: Metric = {
+    key: 'vs_8p_pct',
+    label: 'throughput as % of 8 partitions',
+    unit: '%',
+    better: 'higher',
+    target: { op: '>=', value: 70 },
+  }
   return {
     ...s,
     topicPerRun: true,
@@ -189,7 +202,14 @@ export function scenarios(c: Counts): Scenario[] {
   const list: Scenario[] = [
     produceScenario('produce-100b-acks1', '100-byte records to 8 partitions, acks=1', 100, '1', c.produce100),
     manyPartitions(
-      produceScenario(`produce-100b-${c.manyPartitions}p`, `100-byte records to ${c.manyPartitions.toLocaleString('en-US')} partitions, acks=1`, 100, '1', c.produce100, c.manyPartitions),
+      produceScenario(
+        `produce-100b-${c.manyPartitions}p`,
+        `100-byte records to ${c.manyPartitions.toLocaleString('en-US')} partitions, acks=1`,
+        100,
+        '1',
+        c.produce100,
+        c.manyPartitions,
+      ),
       'produce-100b-acks1',
       c.manyPartitions,
     ),
@@ -210,7 +230,12 @@ export function scenarios(c: Counts): Scenario[] {
       prepare: (ctx) => fillConsumeTopic(ctx, c.consume),
       async run(ctx) {
         const r = await consumerPerformance(needTools(ctx), ctx.broker.bootstrap, CONSUME_TOPIC, c.consume)
-        return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, overall_records_per_sec: r.overallRecordsPerSec, rebalance_ms: r.rebalanceMs }
+        return {
+          records_per_sec: r.recordsPerSec,
+          mb_per_sec: r.mbPerSec,
+          overall_records_per_sec: r.overallRecordsPerSec,
+          rebalance_ms: r.rebalanceMs,
+        }
       },
     },
     {
@@ -219,7 +244,14 @@ export function scenarios(c: Counts): Scenario[] {
       generator: 'FixedRateEndToEnd (Java producer + consumer in one JVM, bench/kafka/src)',
       needs: 'java',
       partitions: 8,
-      params: { records: c.e2eRecords, rate: c.e2eRate, recordSize: 100, acks: '1', lingerMs: 0, warmupRecords: Math.min(c.e2eRecords / 4, c.e2eRate) },
+      params: {
+        records: c.e2eRecords,
+        rate: c.e2eRate,
+        recordSize: 100,
+        acks: '1',
+        lingerMs: 0,
+        warmupRecords: Math.min(c.e2eRecords / 4, c.e2eRate),
+      },
       metrics: [
         { key: 'p50_ms', label: 'e2e latency p50', unit: 'ms', better: 'lower' },
         { key: 'p99_ms', label: 'e2e latency p99', unit: 'ms', better: 'lower' },
@@ -228,7 +260,15 @@ export function scenarios(c: Counts): Scenario[] {
       topic: e2eTopic('e2e-20k'),
       async run(ctx) {
         const r = await fixedRateEndToEnd(needTools(ctx), ctx.broker.bootstrap, this.topic(ctx.round), c.e2eRecords, c.e2eRate, 100, '1')
-        return { p50_ms: r.p50Ms, p95_ms: r.p95Ms!, p99_ms: r.p99Ms, p999_ms: r.p999Ms, max_ms: r.maxMs!, avg_ms: r.avgMs, achieved_rate: r.rate! }
+        return {
+          p50_ms: r.p50Ms,
+          p95_ms: r.p95Ms!,
+          p99_ms: r.p99Ms,
+          p999_ms: r.p999Ms,
+          max_ms: r.maxMs!,
+          avg_ms: r.avgMs,
+          achieved_rate: r.rate!,
+        }
       },
     },
     {
@@ -265,14 +305,26 @@ export function scenarios(c: Counts): Scenario[] {
       async run(ctx) {
         const o: PerfProduceOptions = { ...base, topic: this.topic(ctx.round) }
         const r = await perfProduce(ctx.broker.bootstrap, o)
-        return { records_per_sec: r.recordsPerSec, mb_per_sec: r.mbPerSec, p50_ms: r.p50Ms, p99_ms: r.p99Ms, avg_ms: r.avgMs, p999_ms: r.p999Ms }
+        return {
+          records_per_sec: r.recordsPerSec,
+          mb_per_sec: r.mbPerSec,
+          p50_ms: r.p50Ms,
+          p99_ms: r.p99Ms,
+          avg_ms: r.avgMs,
+          p999_ms: r.p999Ms,
+        }
       },
     }
   }
   list.push(
     perfProduceScenario('perf-produce-100b-acks1', '100-byte records to 8 partitions, acks=1 (tributary perf)', '1'),
     manyPartitions(
-      perfProduceScenario(`perf-produce-100b-${c.manyPartitions}p`, `100-byte records to ${c.manyPartitions.toLocaleString('en-US')} partitions, acks=1 (tributary perf)`, '1', c.manyPartitions),
+      perfProduceScenario(
+        `perf-produce-100b-${c.manyPartitions}p`,
+        `100-byte records to ${c.manyPartitions.toLocaleString('en-US')} partitions, acks=1 (tributary perf)`,
+        '1',
+        c.manyPartitions,
+      ),
       'perf-produce-100b-acks1',
       c.manyPartitions,
     ),

@@ -68,7 +68,13 @@ const ms = (key: string, label: string): Metric => ({ key, label, unit: 'ms', be
 export function sizeScenarios(c: Counts): SizeScenario[] {
   const small = sizeLabel(c.sizeSmallMiB)
   const large = sizeLabel(c.sizeLargeMiB)
-  const fill = { fillRecordSize: FILL_RECORD_BYTES, fillBatchSize: FILL_BATCH_BYTES, fillAcks: '1', fillGenerator: 'tributary perf produce (not --raw: each batch carries its own timestamp)', segmentBytes: segmentConfig(c)['segment.bytes'] ?? 'broker default (1 GiB)' }
+  const fill = {
+    fillRecordSize: FILL_RECORD_BYTES,
+    fillBatchSize: FILL_BATCH_BYTES,
+    fillAcks: '1',
+    fillGenerator: 'tributary perf produce (not --raw: each batch carries its own timestamp)',
+    segmentBytes: segmentConfig(c)['segment.bytes'] ?? 'broker default (1 GiB)',
+  }
   return [
     {
       name: SIZE_PRODUCE,
@@ -76,11 +82,26 @@ export function sizeScenarios(c: Counts): SizeScenario[] {
       generator: 'tributary perf produce',
       needs: 'perf',
       fullOnly: true,
-      params: { records: c.sizeProduce, recordSize: 100, acks: '1', lingerMs: 5, batchSize: 65_536, partitions: 1, largeMiB: c.sizeLargeMiB, ...fill },
+      params: {
+        records: c.sizeProduce,
+        recordSize: 100,
+        acks: '1',
+        lingerMs: 5,
+        batchSize: 65_536,
+        partitions: 1,
+        largeMiB: c.sizeLargeMiB,
+        ...fill,
+      },
       metrics: [
         { key: 'empty_records_per_sec', label: 'throughput into an empty partition', unit: 'records/s', better: 'higher' },
         { key: 'full_records_per_sec', label: `throughput into a ${large} partition`, unit: 'records/s', better: 'higher' },
-        { key: 'full_vs_empty_pct', label: `throughput, ${large} as % of empty`, unit: '%', better: 'higher', target: { op: '>=', value: 90 } },
+        {
+          key: 'full_vs_empty_pct',
+          label: `throughput, ${large} as % of empty`,
+          unit: '%',
+          better: 'higher',
+          target: { op: '>=', value: 90 },
+        },
         PEAK_RSS,
       ],
     },
@@ -96,12 +117,24 @@ export function sizeScenarios(c: Counts): SizeScenario[] {
         ms('fetch_large_p50_ms', `fetch at a random offset p50, ${large}`),
         ms('fetch_small_p99_ms', `fetch at a random offset p99, ${small}`),
         ms('fetch_large_p99_ms', `fetch at a random offset p99, ${large}`),
-        { key: 'fetch_large_vs_small_pct', label: `fetch p50, ${large} as % of ${small}`, unit: '%', better: 'lower', target: { op: '<=', value: 120 } },
+        {
+          key: 'fetch_large_vs_small_pct',
+          label: `fetch p50, ${large} as % of ${small}`,
+          unit: '%',
+          better: 'lower',
+          target: { op: '<=', value: 120 },
+        },
         ms('lookup_small_p50_ms', `timestamp lookup p50, ${small}`),
         ms('lookup_large_p50_ms', `timestamp lookup p50, ${large}`),
         ms('lookup_small_p99_ms', `timestamp lookup p99, ${small}`),
         ms('lookup_large_p99_ms', `timestamp lookup p99, ${large}`),
-        { key: 'lookup_large_vs_small_pct', label: `lookup p50, ${large} as % of ${small}`, unit: '%', better: 'lower', target: { op: '<=', value: 120 } },
+        {
+          key: 'lookup_large_vs_small_pct',
+          label: `lookup p50, ${large} as % of ${small}`,
+          unit: '%',
+          better: 'lower',
+          target: { op: '<=', value: 120 },
+        },
         PEAK_RSS,
       ],
     },
@@ -126,7 +159,15 @@ const pct = (a: number, b: number) => Math.round((1000 * a) / b) / 10
 async function fill(broker: Broker, topic: string, mib: number): Promise<string> {
   const records = Math.ceil((mib * 1024 * 1024) / FILL_RECORD_BYTES)
   const t0 = performance.now()
-  const r = await perfProduce(broker.bootstrap, { topic, records, recordSize: FILL_RECORD_BYTES, acks: '1', lingerMs: 5, batchSize: FILL_BATCH_BYTES, timeoutMs: FILL_TIMEOUT_MS })
+  const r = await perfProduce(broker.bootstrap, {
+    topic,
+    records,
+    recordSize: FILL_RECORD_BYTES,
+    acks: '1',
+    lingerMs: 5,
+    batchSize: FILL_BATCH_BYTES,
+    timeoutMs: FILL_TIMEOUT_MS,
+  })
   return `filled ${topic} with ${sizeLabel(mib)} (${records.toLocaleString('en-US')} records of 10 KB) in ${secs(performance.now() - t0)} (${fmtNum(r.mbPerSec)} MB/s)`
 }
 
@@ -179,7 +220,12 @@ export async function runSizePhase(p: SizePhase): Promise<number> {
       broker = await p.start(b, dir)
       say(`  ${b.padEnd(9)} started on ${broker.bootstrap}`)
       // Fill: the large partition is needed by both scenarios, the small one by the reads only.
-      const topics: [string, number][] = reads ? [[SMALL, c.sizeSmallMiB], [LARGE, c.sizeLargeMiB]] : [[LARGE, c.sizeLargeMiB]]
+      const topics: [string, number][] = reads
+        ? [
+            [SMALL, c.sizeSmallMiB],
+            [LARGE, c.sizeLargeMiB],
+          ]
+        : [[LARGE, c.sizeLargeMiB]]
       for (const [topic, mib] of topics) {
         await createTopicAndWait(broker.bootstrap, topic, 1, configs)
         const note = await fill(broker, topic, mib)

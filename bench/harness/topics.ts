@@ -24,15 +24,35 @@ async function withClient<T>(bootstrap: string, f: (client: KafkaClient) => Prom
  * NOT_LEADER_OR_FOLLOWER — the Java producer retries it, `tributary perf` does not. A topic that
  * already exists is fine.
  */
-export async function createTopicAndWait(bootstrap: string, name: string, partitions: number, configs: Record<string, string> = {}): Promise<void> {
+export async function createTopicAndWait(
+  bootstrap: string,
+  name: string,
+  partitions: number,
+  configs: Record<string, string> = {},
+): Promise<void> {
   await withClient(bootstrap, async (client) => {
-    const r = await createTopic(client, { name, numPartitions: partitions, replicationFactor: 1, configs }, { timeoutMs: LEADERS_TIMEOUT_MS })
-    if (r.error && r.error !== 'TOPIC_ALREADY_EXISTS') throw new Error(`creating topic ${name} (${partitions} partitions): ${r.error}${r.message ? `: ${r.message}` : ''}`)
+    const r = await createTopic(
+      client,
+      { name, numPartitions: partitions, replicationFactor: 1, configs },
+      { timeoutMs: LEADERS_TIMEOUT_MS },
+    )
+    if (r.error && r.error !== 'TOPIC_ALREADY_EXISTS')
+      throw new Error(`creating topic ${name} (${partitions} partitions): ${r.error}${r.message ? `: ${r.message}` : ''}`)
     const deadline = performance.now() + LEADERS_TIMEOUT_MS
     for (;;) {
       const info = (await client.metadata([name], { refresh: true })).topics.get(name)
-      if (info && !info.error && info.partitions.length === partitions && info.partitions.every((p) => p.leader >= 0) && (await answers(client, name))) return
-      if (performance.now() > deadline) throw new Error(`topic ${name}: not every one of its ${partitions} partitions has a working leader after ${LEADERS_TIMEOUT_MS / 1000} s`)
+      if (
+        info &&
+        !info.error &&
+        info.partitions.length === partitions &&
+        info.partitions.every((p) => p.leader >= 0) &&
+        (await answers(client, name))
+      )
+        return
+      if (performance.now() > deadline)
+        throw new Error(
+          `topic ${name}: not every one of its ${partitions} partitions has a working leader after ${LEADERS_TIMEOUT_MS / 1000} s`,
+        )
       await sleep(50)
     }
   })

@@ -90,7 +90,9 @@ export async function runOk(cmd: string, args: readonly string[], opts: { timeou
   if (r.code !== 0) {
     const tail = (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-15).join('\n')
     const name = cmd.endsWith('java') ? `java ${args.find((a) => /^(org|dev|kafka)\./.test(a)) ?? ''}` : cmd
-    throw new Error(`${name} exited ${r.code ?? r.signal}${opts.timeoutMs && r.signal === 'SIGKILL' ? ` (killed after ${opts.timeoutMs} ms)` : ''}:\n${tail}`)
+    throw new Error(
+      `${name} exited ${r.code ?? r.signal}${opts.timeoutMs && r.signal === 'SIGKILL' ? ` (killed after ${opts.timeoutMs} ms)` : ''}:\n${tail}`,
+    )
   }
   return r
 }
@@ -149,7 +151,8 @@ function answersOnce(port: number): Promise<boolean> {
 export async function firstAnswer(port: number, child: ChildProcess, timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}) before answering`)
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`exited (${child.exitCode ?? child.signalCode}) before answering`)
     if (await answersOnce(port)) return performance.now()
     if (performance.now() > deadline) throw new Error(`no ApiVersions answer on port ${port} within ${timeoutMs} ms`)
     await sleep(1)

@@ -213,7 +213,11 @@ export class Broker {
         advertised.set(a.name, { host: a.host, port: a.port === 0 ? (bound.get(a.name) ?? 0) : a.port })
       }
       // Registered once the ports are known; a refused registration (broker id in use) stops the start.
-      const endpoints = config.advertisedListeners.map((l) => ({ listener: l.name, ...advertised.get(l.name)!, securityProtocol: l.securityProtocol }))
+      const endpoints = config.advertisedListeners.map((l) => ({
+        listener: l.name,
+        ...advertised.get(l.name)!,
+        securityProtocol: l.securityProtocol,
+      }))
       const membership = await backend.join(endpoints).catch(async (err) => {
         await network.close()
         throw err
@@ -282,7 +286,11 @@ async function openEtcd(config: BrokerConfig, fs: Fs, dataDir: string, clock: Cl
  * The registered brokers as advertised on a listener (Kafka leaves out brokers without it); this
  * broker is always listed, from its own listeners, even while its registration is being renewed.
  */
-function registeredEndpoints(registered: readonly BrokerRegistration[], listenerName: string, self: BrokerEndpoint | undefined): BrokerEndpoint[] {
+function registeredEndpoints(
+  registered: readonly BrokerRegistration[],
+  listenerName: string,
+  self: BrokerEndpoint | undefined,
+): BrokerEndpoint[] {
   const out: BrokerEndpoint[] = []
   for (const b of registered) {
     if (b.nodeId === self?.nodeId) continue

@@ -73,8 +73,7 @@ export class BrokerConfigService implements ConfigService {
       const next = validateDynamicBrokerConfigs(change(this.brokerConfigs(resourceName)))
       const other = this.current.dynamicTexts(level === 'default' ? 'broker' : 'default')
       // Building the config checks the rules across keys (e.g. compaction lags) with both layers.
-      const config =
-        level === 'default' ? this.staticConfig.withDynamic(next, other) : this.staticConfig.withDynamic(other, next)
+      const config = level === 'default' ? this.staticConfig.withDynamic(next, other) : this.staticConfig.withDynamic(other, next)
       if (validateOnly) return
       if (!this.store) throw new Error('dynamic broker configs need a metadata store')
       await this.store.setBrokerConfigs(level === 'default' ? '' : String(this.staticConfig.nodeId), next)

@@ -6,29 +6,116 @@
 // advertises. `rebalance`, `reassignments` and `elect-leaders` live in partition-reassignment.ts.
 import type { Command } from 'commander'
 import { brokerApiVersions, describeCluster, listTopics } from '../client/admin-topics.js'
-import { type ConnectionOptions, runTool, type ToolIo, table, withClient, withConnectionOptions, withExamples, withJsonOption } from './common.js'
+import {
+  type ConnectionOptions,
+  runTool,
+  type ToolIo,
+  table,
+  withClient,
+  withConnectionOptions,
+  withExamples,
+  withJsonOption,
+} from './common.js'
 import { registerReassignmentCommands } from './partition-reassignment.js'
 import type { CliDeps } from './deps.js'
 
 /** Kafka's API names by key (the protocol's ApiKeys), for the --apis table. */
 const API_NAMES: readonly string[] = [
-  'Produce', 'Fetch', 'ListOffsets', 'Metadata', 'LeaderAndIsr', 'StopReplica', 'UpdateMetadata', 'ControlledShutdown',
-  'OffsetCommit', 'OffsetFetch', 'FindCoordinator', 'JoinGroup', 'Heartbeat', 'LeaveGroup', 'SyncGroup', 'DescribeGroups',
-  'ListGroups', 'SaslHandshake', 'ApiVersions', 'CreateTopics', 'DeleteTopics', 'DeleteRecords', 'InitProducerId',
-  'OffsetForLeaderEpoch', 'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit',
-  'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeConfigs', 'AlterConfigs', 'AlterReplicaLogDirs', 'DescribeLogDirs',
-  'SaslAuthenticate', 'CreatePartitions', 'CreateDelegationToken', 'RenewDelegationToken', 'ExpireDelegationToken',
-  'DescribeDelegationToken', 'DeleteGroups', 'ElectLeaders', 'IncrementalAlterConfigs', 'AlterPartitionReassignments',
-  'ListPartitionReassignments', 'OffsetDelete', 'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeUserScramCredentials',
-  'AlterUserScramCredentials', 'Vote', 'BeginQuorumEpoch', 'EndQuorumEpoch', 'DescribeQuorum', 'AlterPartition',
-  'UpdateFeatures', 'Envelope', 'FetchSnapshot', 'DescribeCluster', 'DescribeProducers', 'BrokerRegistration',
-  'BrokerHeartbeat', 'UnregisterBroker', 'DescribeTransactions', 'ListTransactions', 'AllocateProducerIds',
-  'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'ControllerRegistration', 'GetTelemetrySubscriptions', 'PushTelemetry',
-  'AssignReplicasToDirs', 'ListConfigResources', 'DescribeTopicPartitions', 'ShareGroupHeartbeat', 'ShareGroupDescribe',
-  'ShareFetch', 'ShareAcknowledge', 'AddRaftVoter', 'RemoveRaftVoter', 'UpdateRaftVoter', 'InitializeShareGroupState',
-  'ReadShareGroupState', 'WriteShareGroupState', 'DeleteShareGroupState', 'ReadShareGroupStateSummary',
-  'StreamsGroupHeartbeat', 'StreamsGroupDescribe', 'DescribeShareGroupOffsets', 'AlterShareGroupOffsets',
-  'DeleteShareGroupOffsets', 'StreamsGroupTopologyDescriptionUpdate', 'UnregisterController',
+  'Produce',
+  'Fetch',
+  'ListOffsets',
+  'Metadata',
+  'LeaderAndIsr',
+  'StopReplica',
+  'UpdateMetadata',
+  'ControlledShutdown',
+  'OffsetCommit',
+  'OffsetFetch',
+  'FindCoordinator',
+  'JoinGroup',
+  'Heartbeat',
+  'LeaveGroup',
+  'SyncGroup',
+  'DescribeGroups',
+  'ListGroups',
+  'SaslHandshake',
+  'ApiVersions',
+  'CreateTopics',
+  'DeleteTopics',
+  'DeleteRecords',
+  'InitProducerId',
+  'OffsetForLeaderEpoch',
+  'AddPartitionsToTxn',
+  'AddOffsetsToTxn',
+  'EndTxn',
+  'WriteTxnMarkers',
+  'TxnOffsetCommit',
+  'DescribeAcls',
+  'CreateAcls',
+  'DeleteAcls',
+  'DescribeConfigs',
+  'AlterConfigs',
+  'AlterReplicaLogDirs',
+  'DescribeLogDirs',
+  'SaslAuthenticate',
+  'CreatePartitions',
+  'CreateDelegationToken',
+  'RenewDelegationToken',
+  'ExpireDelegationToken',
+  'DescribeDelegationToken',
+  'DeleteGroups',
+  'ElectLeaders',
+  'IncrementalAlterConfigs',
+  'AlterPartitionReassignments',
+  'ListPartitionReassignments',
+  'OffsetDelete',
+  'DescribeClientQuotas',
+  'AlterClientQuotas',
+  'DescribeUserScramCredentials',
+  'AlterUserScramCredentials',
+  'Vote',
+  'BeginQuorumEpoch',
+  'EndQuorumEpoch',
+  'DescribeQuorum',
+  'AlterPartition',
+  'UpdateFeatures',
+  'Envelope',
+  'FetchSnapshot',
+  'DescribeCluster',
+  'DescribeProducers',
+  'BrokerRegistration',
+  'BrokerHeartbeat',
+  'UnregisterBroker',
+  'DescribeTransactions',
+  'ListTransactions',
+  'AllocateProducerIds',
+  'ConsumerGroupHeartbeat',
+  'ConsumerGroupDescribe',
+  'ControllerRegistration',
+  'GetTelemetrySubscriptions',
+  'PushTelemetry',
+  'AssignReplicasToDirs',
+  'ListConfigResources',
+  'DescribeTopicPartitions',
+  'ShareGroupHeartbeat',
+  'ShareGroupDescribe',
+  'ShareFetch',
+  'ShareAcknowledge',
+  'AddRaftVoter',
+  'RemoveRaftVoter',
+  'UpdateRaftVoter',
+  'InitializeShareGroupState',
+  'ReadShareGroupState',
+  'WriteShareGroupState',
+  'DeleteShareGroupState',
+  'ReadShareGroupStateSummary',
+  'StreamsGroupHeartbeat',
+  'StreamsGroupDescribe',
+  'DescribeShareGroupOffsets',
+  'AlterShareGroupOffsets',
+  'DeleteShareGroupOffsets',
+  'StreamsGroupTopologyDescriptionUpdate',
+  'UnregisterController',
 ]
 
 export const apiName = (key: number): string => API_NAMES[key] ?? `Unknown(${key})`
@@ -70,9 +157,14 @@ async function info(opts: InfoOptions, io: ToolIo): Promise<void> {
     let apis: { brokerId: number; versions: Array<{ apiKey: number; name: string; minVersion: number; maxVersion: number }> } | undefined
     if (opts.apis) {
       // The broker we are connected to: the controller if it is listed, else the first broker.
-      const brokerId = cluster.brokers.some((b) => b.nodeId === cluster.controllerId) ? cluster.controllerId : (cluster.brokers[0]?.nodeId ?? -1)
+      const brokerId = cluster.brokers.some((b) => b.nodeId === cluster.controllerId)
+        ? cluster.controllerId
+        : (cluster.brokers[0]?.nodeId ?? -1)
       const versions = await brokerApiVersions(client, brokerId)
-      apis = { brokerId, versions: versions.map((v) => ({ apiKey: v.apiKey, name: apiName(v.apiKey), minVersion: v.minVersion, maxVersion: v.maxVersion })) }
+      apis = {
+        brokerId,
+        versions: versions.map((v) => ({ apiKey: v.apiKey, name: apiName(v.apiKey), minVersion: v.minVersion, maxVersion: v.maxVersion })),
+      }
     }
     return { cluster, topics, apis }
   })

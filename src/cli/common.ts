@@ -144,7 +144,9 @@ function hintFor(err: unknown): string | undefined {
  */
 export function table(headers: string[], rows: Array<Array<string | number | bigint | null | undefined>>): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => r[i] === null || r[i] === undefined || typeof r[i] !== 'string'))
+  const numeric = headers.map(
+    (_, i) => rows.length > 0 && rows.every((r) => r[i] === null || r[i] === undefined || typeof r[i] !== 'string'),
+  )
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)))
   const line = (r: string[]) =>
     r

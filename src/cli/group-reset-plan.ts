@@ -117,10 +117,19 @@ const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.
 export function parseDatetime(text: string): number {
   const m = DATETIME_RE.exec(text.trim())
   const bad = () =>
-    new UsageError(`--to-datetime ${JSON.stringify(text)}: expected YYYY-MM-DDTHH:mm:ss[.sss] with an optional zone (Z, +02:00), e.g. 2024-05-01T12:00:00Z`)
+    new UsageError(
+      `--to-datetime ${JSON.stringify(text)}: expected YYYY-MM-DDTHH:mm:ss[.sss] with an optional zone (Z, +02:00), e.g. 2024-05-01T12:00:00Z`,
+    )
   if (!m) throw bad()
   const num = (x: string | undefined) => (x === undefined ? 0 : Number(x))
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(num) as [number, number, number, number, number, number]
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(num) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   const ms = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0'))
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) throw bad()
   const zone = m[8]

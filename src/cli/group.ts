@@ -80,7 +80,12 @@ interface DeleteOffsetsOptions extends ConnectionOptions, JsonOption {
 const LIST_GROUPS_HINT = 'list groups with: tributary group list'
 const STOP_CONSUMERS_HINT = "stop the group's consumers first"
 /** Commit answers that mean the group has members (a reset raced with a joining consumer). */
-const MEMBER_ERRORS: ReadonlySet<ErrorName> = new Set(['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'REBALANCE_IN_PROGRESS', 'FENCED_INSTANCE_ID'])
+const MEMBER_ERRORS: ReadonlySet<ErrorName> = new Set([
+  'UNKNOWN_MEMBER_ID',
+  'ILLEGAL_GENERATION',
+  'REBALANCE_IN_PROGRESS',
+  'FENCED_INSTANCE_ID',
+])
 
 const notFound = (groupId: string) => new ToolError(`group '${groupId}' does not exist`, LIST_GROUPS_HINT)
 
@@ -101,7 +106,9 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     'tributary group describe billing --json | jq .totalLag',
   ])
     .argument('<group>', 'group id')
-    .action((groupId: string, opts: ConnectionOptions & JsonOption) => runTool(deps, 'group describe', (io) => runDescribe(groupId, opts, io)))
+    .action((groupId: string, opts: ConnectionOptions & JsonOption) =>
+      runTool(deps, 'group describe', (io) => runDescribe(groupId, opts, io)),
+    )
 
   command(group, 'reset-offsets', "move a group's committed offsets (the group must have no active members)", [
     'tributary group reset-offsets billing --topic events --to-earliest            # dry run: prints the plan',
@@ -115,7 +122,10 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     .option('--all-topics', 'every partition the group has committed offsets for', false)
     .option('--to-earliest', 'reset to the log start offset', false)
     .option('--to-latest', 'reset to the log end offset (skip everything not yet consumed)', false)
-    .option('--to-datetime <iso>', 'reset to the first record at or after this time (YYYY-MM-DDTHH:mm:ss[.sss][Z|±hh:mm]; local time without a zone)')
+    .option(
+      '--to-datetime <iso>',
+      'reset to the first record at or after this time (YYYY-MM-DDTHH:mm:ss[.sss][Z|±hh:mm]; local time without a zone)',
+    )
     .option('--to-offset <n>', 'reset to this offset (kept within the log)', intOption(0))
     .option('--shift-by <n>', 'move the committed offset by n (negative: back), kept within the log', intOption(Number.MIN_SAFE_INTEGER))
     .option('--execute', 'apply the plan (without it nothing changes)', false)
@@ -126,7 +136,9 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     'tributary group delete old-a old-b',
   ])
     .argument('<group...>', 'group ids')
-    .action((groupIds: string[], opts: ConnectionOptions & JsonOption) => runTool(deps, 'group delete', (io) => runDelete(groupIds, opts, io)))
+    .action((groupIds: string[], opts: ConnectionOptions & JsonOption) =>
+      runTool(deps, 'group delete', (io) => runDelete(groupIds, opts, io)),
+    )
 
   command(group, 'delete-offsets', "delete a group's committed offsets for topics it no longer consumes", [
     'tributary group delete-offsets billing --topic old-events',
@@ -134,7 +146,9 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
   ])
     .argument('<group>', 'group id')
     .option('--topic <topic[:partitions]>', 'topic, or only some partitions of it; repeatable (required)', collect, [])
-    .action((groupId: string, opts: DeleteOffsetsOptions) => runTool(deps, 'group delete-offsets', (io) => runDeleteOffsets(groupId, opts, io)))
+    .action((groupId: string, opts: DeleteOffsetsOptions) =>
+      runTool(deps, 'group delete-offsets', (io) => runDeleteOffsets(groupId, opts, io)),
+    )
 }
 
 function command(parent: Command, name: string, description: string, examples: string[]): Command {
@@ -236,7 +250,13 @@ function describeText(group: GroupDescription, partitions: PartitionLag[], total
   else {
     out += table(
       ['MEMBER ID', 'INSTANCE ID', 'CLIENT ID', 'HOST', 'PARTITIONS'],
-      group.members.map((m) => [m.memberId, m.groupInstanceId ?? '-', m.clientId || '-', m.clientHost || '-', assignmentText(m.assignment)]),
+      group.members.map((m) => [
+        m.memberId,
+        m.groupInstanceId ?? '-',
+        m.clientId || '-',
+        m.clientHost || '-',
+        assignmentText(m.assignment),
+      ]),
     )
   }
   out += '\n'
@@ -252,7 +272,9 @@ function describeText(group: GroupDescription, partitions: PartitionLag[], total
 
 function assignmentText(assignment: GroupDescription['members'][number]['assignment']): string {
   if (assignment === null) return '-'
-  const parts = assignment.filter((a) => a.partitions.length > 0).map((a) => `${a.topic}:${[...a.partitions].sort((x, y) => x - y).join(',')}`)
+  const parts = assignment
+    .filter((a) => a.partitions.length > 0)
+    .map((a) => `${a.topic}:${[...a.partitions].sort((x, y) => x - y).join(',')}`)
   return parts.length === 0 ? 'none' : parts.join(' ')
 }
 
@@ -264,7 +286,8 @@ export function resetSpecOf(opts: Pick<ResetOptions, 'toEarliest' | 'toLatest' |
   const given: Array<[string, () => ResetSpec]> = []
   if (opts.toEarliest) given.push(['--to-earliest', () => ({ kind: 'earliest' })])
   if (opts.toLatest) given.push(['--to-latest', () => ({ kind: 'latest' })])
-  if (opts.toDatetime !== undefined) given.push(['--to-datetime', () => ({ kind: 'datetime', timestampMs: parseDatetime(opts.toDatetime!) })])
+  if (opts.toDatetime !== undefined)
+    given.push(['--to-datetime', () => ({ kind: 'datetime', timestampMs: parseDatetime(opts.toDatetime!) })])
   if (opts.toOffset !== undefined) given.push(['--to-offset', () => ({ kind: 'offset', offset: opts.toOffset! })])
   if (opts.shiftBy !== undefined) given.push(['--shift-by', () => ({ kind: 'shift', by: opts.shiftBy! })])
   const all = '--to-earliest, --to-latest, --to-datetime, --to-offset or --shift-by'
@@ -276,7 +299,8 @@ export function resetSpecOf(opts: Pick<ResetOptions, 'toEarliest' | 'toLatest' |
 function scopeOf(opts: Pick<ResetOptions, 'topic' | 'allTopics'>): TopicSelection[] | 'all' {
   if (opts.allTopics && opts.topic.length > 0) throw new UsageError('give either --topic or --all-topics, not both')
   if (opts.allTopics) return 'all'
-  if (opts.topic.length === 0) throw new UsageError('say which partitions to reset: give --topic TOPIC[:PARTITIONS] (repeatable) or --all-topics')
+  if (opts.topic.length === 0)
+    throw new UsageError('say which partitions to reset: give --topic TOPIC[:PARTITIONS] (repeatable) or --all-topics')
   return mergeTopicSelections(opts.topic.map(parseTopicSelection))
 }
 
@@ -289,7 +313,8 @@ async function runReset(groupId: string, opts: ResetOptions, io: ToolIo): Promis
     const committed = await fetchCommittedOffsets(client, groupId)
     let partitions: TopicPartition[]
     if (scope === 'all') {
-      if (committed.length === 0) throw new ToolError(`group '${groupId}' has no committed offsets`, 'name the partitions to reset with --topic TOPIC[:PARTITIONS]')
+      if (committed.length === 0)
+        throw new ToolError(`group '${groupId}' has no committed offsets`, 'name the partitions to reset with --topic TOPIC[:PARTITIONS]')
       partitions = committed.map(({ topic, partition }) => ({ topic, partition }))
     } else {
       partitions = await selectedPartitions(client, scope)
@@ -305,7 +330,12 @@ async function runReset(groupId: string, opts: ResetOptions, io: ToolIo): Promis
       partitions: plan.map((p) => ({ topic: p.topic, partition: p.partition, currentOffset: p.current, newOffset: p.target })),
     })
   } else {
-    io.stdout(table(['TOPIC', 'PARTITION', 'CURRENT', 'NEW'], plan.map((p) => [p.topic, p.partition, p.current, p.target])))
+    io.stdout(
+      table(
+        ['TOPIC', 'PARTITION', 'CURRENT', 'NEW'],
+        plan.map((p) => [p.topic, p.partition, p.current, p.target]),
+      ),
+    )
   }
   io.stderr(
     opts.execute
@@ -365,7 +395,8 @@ async function partitionStates(
   return partitions.map(({ topic, partition }) => {
     const lo = earliest.get(topic)?.get(partition)
     const hi = latest.get(topic)?.get(partition)
-    if (lo === undefined || hi === undefined) throw new ToolError(`topic '${topic}' has no partition ${partition}`, 'list topics with: tributary topic list')
+    if (lo === undefined || hi === undefined)
+      throw new ToolError(`topic '${topic}' has no partition ${partition}`, 'list topics with: tributary topic list')
     const current = committed.find((c) => c.topic === topic && c.partition === partition)?.offset ?? null
     return { topic, partition, current, earliest: lo, latest: hi, atTimestamp: atTime?.get(topic)?.get(partition) ?? null }
   })

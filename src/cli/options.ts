@@ -14,7 +14,9 @@ export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const n = Number(value)
     if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected an integer ≥ ${min}` : `expected an integer in ${min}..${max}`)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER ? `expected an integer ≥ ${min}` : `expected an integer in ${min}..${max}`,
+      )
     }
     return n
   }

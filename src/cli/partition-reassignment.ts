@@ -75,7 +75,12 @@ export function registerReassignmentCommands(cluster: Command, deps: CliDeps): v
   ])
     .option('--execute', 'move the replicas, wait until done, then elect the preferred leaders', false)
     .option('--topic <topic>', 'only this topic; repeatable (without it: every topic, internal ones included)', collect, [])
-    .option('--exclude-broker <id>', 'move every replica off this broker; repeatable', (v: string, prev: number[]) => [...prev, intOption(0)(v)], [])
+    .option(
+      '--exclude-broker <id>',
+      'move every replica off this broker; repeatable',
+      (v: string, prev: number[]) => [...prev, intOption(0)(v)],
+      [],
+    )
     .option('--timeout-ms <ms>', 'with --execute: longest wait for the moves to finish', intOption(1), 30 * 60_000)
     .option('--poll-interval-ms <ms>', 'with --execute: how often progress is checked', intOption(10), 1000)
     .addHelpText(
@@ -93,7 +98,10 @@ export function registerReassignmentCommands(cluster: Command, deps: CliDeps): v
     'tributary cluster reassignments',
     'tributary cluster reassignments --json',
   ])
-    .addHelpText('after', '\nJSON output (--json):\n  [{"topic", "partition", "replicas": [ids], "addingReplicas": [ids], "removingReplicas": [ids]}]\n')
+    .addHelpText(
+      'after',
+      '\nJSON output (--json):\n  [{"topic", "partition", "replicas": [ids], "addingReplicas": [ids], "removingReplicas": [ids]}]\n',
+    )
     .action((opts: ConnectionOptions & JsonOption) => runTool(deps, 'cluster reassignments', (io) => runList(opts, io)))
 
   command(cluster, 'elect-leaders', 'elect preferred (or, with --unclean, any live) replicas as partition leaders', [
@@ -142,7 +150,8 @@ async function runRebalance(opts: RebalanceOptions, io: ToolIo): Promise<number>
     if (!opts.json) io.stdout(planText(plan))
     if (!opts.execute || plan.moves.length === 0) {
       if (opts.json) printJson(io, planJson(plan, false))
-      else if (plan.moves.length > 0) io.stdout('\nDry run: nothing was changed. Apply this plan with: tributary cluster rebalance --execute\n')
+      else if (plan.moves.length > 0)
+        io.stdout('\nDry run: nothing was changed. Apply this plan with: tributary cluster rebalance --execute\n')
       return 0
     }
     return execute(client, plan, opts, io)
@@ -158,10 +167,12 @@ async function makePlan(client: KafkaClient, opts: RebalanceOptions): Promise<Pl
       'wait until `tributary cluster reassignments` lists none, then plan again',
     )
   }
-  for (const t of opts.topic) if (!md.topics.get(t) || md.topics.get(t)!.error) throw new ToolError(`topic '${t}' does not exist`, LIST_TOPICS_HINT)
+  for (const t of opts.topic)
+    if (!md.topics.get(t) || md.topics.get(t)!.error) throw new ToolError(`topic '${t}' does not exist`, LIST_TOPICS_HINT)
   const live = [...md.brokers.keys()].sort((a, b) => a - b)
   for (const b of opts.excludeBroker) {
-    if (!live.includes(b)) throw new ToolError(`broker ${b} is not in the cluster`, `the live brokers are ${ids(live)} (tributary cluster info)`)
+    if (!live.includes(b))
+      throw new ToolError(`broker ${b} is not in the cluster`, `the live brokers are ${ids(live)} (tributary cluster info)`)
   }
   const brokers = live.filter((b) => !opts.excludeBroker.includes(b))
   if (brokers.length === 0) throw new ToolError('no broker would be left to hold the replicas', 'exclude fewer brokers')
@@ -279,7 +290,9 @@ async function waitForMoves(
     for (;;) {
       const left = refs.length === 0 ? [] : await listPartitionReassignments(client, refs)
       const adding = left.reduce((n, r) => n + r.addingReplicas.length, 0)
-      show(`rebalance: ${refs.length - left.length}/${refs.length} partitions done${left.length > 0 ? `, ${adding} replica(s) still catching up` : ''}`)
+      show(
+        `rebalance: ${refs.length - left.length}/${refs.length} partitions done${left.length > 0 ? `, ${adding} replica(s) still catching up` : ''}`,
+      )
       if (left.length === 0) return
       if (signal.aborted) throw new ToolError(`interrupted with ${left.length} partition(s) still moving`, FOLLOW_HINT)
       if (Date.now() - startedAt > opts.timeoutMs) {
@@ -293,7 +306,12 @@ async function waitForMoves(
 }
 
 /** Preferred elections for the moved partitions; a preferred replica not in sync yet is tried again. */
-async function electPreferred(client: KafkaClient, refs: TopicPartitionRef[], pauseMs: number, signal: AbortSignal): Promise<PartitionResult[]> {
+async function electPreferred(
+  client: KafkaClient,
+  refs: TopicPartitionRef[],
+  pauseMs: number,
+  signal: AbortSignal,
+): Promise<PartitionResult[]> {
   const done = new Map<string, PartitionResult>()
   let pending = refs
   for (let attempt = 1; pending.length > 0; attempt++) {
@@ -382,19 +400,33 @@ async function runElect(opts: ElectOptions, io: ToolIo): Promise<number> {
   const failures = results.filter((r) => r.error !== null && r.error !== 'ELECTION_NOT_NEEDED')
   if (opts.json) printJson(io, results)
   else if (results.length === 0) {
-    io.stdout(opts.unclean ? 'Every partition has a live leader: no election needed.\n' : 'Every partition is led by its preferred replica: no election needed.\n')
+    io.stdout(
+      opts.unclean
+        ? 'Every partition has a live leader: no election needed.\n'
+        : 'Every partition is led by its preferred replica: no election needed.\n',
+    )
   } else {
     io.stdout(
       table(
         ['TOPIC', 'PARTITION', 'RESULT'],
-        results.map((r) => [r.topic, r.partition, r.error === null ? 'elected' : r.error === 'ELECTION_NOT_NEEDED' ? 'not needed' : `${r.error}${r.message ? `: ${r.message}` : ''}`]),
+        results.map((r) => [
+          r.topic,
+          r.partition,
+          r.error === null
+            ? 'elected'
+            : r.error === 'ELECTION_NOT_NEEDED'
+              ? 'not needed'
+              : `${r.error}${r.message ? `: ${r.message}` : ''}`,
+        ]),
       ),
     )
   }
   if (failures.length > 0) {
     throw new ToolError(
       `${failures.length} partition(s) got no new leader`,
-      opts.unclean ? 'a partition needs at least one live replica' : 'a preferred replica must be alive and in sync; try again once it caught up, or use --unclean for partitions without a live in-sync replica',
+      opts.unclean
+        ? 'a partition needs at least one live replica'
+        : 'a preferred replica must be alive and in sync; try again once it caught up, or use --unclean for partitions without a live in-sync replica',
     )
   }
   return 0

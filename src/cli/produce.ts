@@ -22,12 +22,21 @@ export function registerProduceCommand(program: Command, deps: CliDeps): void {
     .option('--delimiter <string>', 'record delimiter; escapes \\n \\r \\t \\0 \\\\ \\xHH', '\\n')
     .option('-K, --key-separator <string>', 'the key is what precedes the first separator (lines without one get a null key)')
     .option('-H, --header <key=value>', 'header added to every record; repeatable', collect, [])
-    .option('-p, --partition <n>', 'write every record to this partition (default: by key as the Java client, else sticky)', intOption(0, INT32_MAX))
+    .option(
+      '-p, --partition <n>',
+      'write every record to this partition (default: by key as the Java client, else sticky)',
+      intOption(0, INT32_MAX),
+    )
     .addOption(new Option('--acks <all|1|0>', 'acknowledgement to wait for').argParser(acksOption).default(-1, 'all'))
     .option('--compression <type>', `batch codec: ${COMPRESSION_TYPES.join(', ')}`, compressionOption, 'none')
     .option('--linger-ms <ms>', 'wait this long for a batch to fill before sending it', intOption(0, INT32_MAX), 5)
     .option('--batch-size <bytes>', 'largest batch per partition', intOption(1, INT32_MAX), 16_384)
-    .option('--delivery-timeout-ms <ms>', 'give up on a record this long after it was read (retries included)', intOption(1, INT32_MAX), 120_000)
+    .option(
+      '--delivery-timeout-ms <ms>',
+      'give up on a record this long after it was read (retries included)',
+      intOption(1, INT32_MAX),
+      120_000,
+    )
     .option('--progress', 'print a progress line every 2 s when stderr is not a terminal (a bar is drawn on a terminal anyway)', false)
   withJsonOption(withConnectionOptions(cmd, 'tributary-produce'))
   cmd.addHelpText(

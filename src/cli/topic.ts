@@ -63,7 +63,11 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     'tributary topic create events --if-not-exists --json',
   ])
     .option('--partitions <n>', 'number of partitions (default: the broker’s num.partitions)', intOption(1, INT32_MAX))
-    .option('--replication-factor <n>', 'replicas per partition (default: the broker’s default.replication.factor)', intOption(1, INT16_MAX))
+    .option(
+      '--replication-factor <n>',
+      'replicas per partition (default: the broker’s default.replication.factor)',
+      intOption(1, INT16_MAX),
+    )
     .option('--config <key=value>', 'topic config override, Kafka’s names; repeatable', collect, [])
     .option('--if-not-exists', 'succeed without doing anything if the topic exists', false)
     .addHelpText('after', jsonHelp('{"name", "created": true|false, "partitions", "replicationFactor", "topicId"}'))
@@ -167,7 +171,10 @@ function createError(r: TopicOutcome, configs: Array<[string, string]>): ToolErr
   const detail = r.message ?? r.error!
   switch (r.error) {
     case 'TOPIC_ALREADY_EXISTS':
-      return new ToolError(`topic '${r.name}' already exists`, `describe it with: tributary topic describe ${r.name} (or pass --if-not-exists)`)
+      return new ToolError(
+        `topic '${r.name}' already exists`,
+        `describe it with: tributary topic describe ${r.name} (or pass --if-not-exists)`,
+      )
     case 'INVALID_CONFIG': {
       // Name the key even when the broker's message does not.
       const named = configs.some(([k]) => detail.includes(k))
@@ -178,7 +185,10 @@ function createError(r: TopicOutcome, configs: Array<[string, string]>): ToolErr
       )
     }
     case 'INVALID_REPLICATION_FACTOR':
-      return new ToolError(`invalid replication factor: ${detail}`, 'give --replication-factor at most the number of brokers (see: tributary cluster info)')
+      return new ToolError(
+        `invalid replication factor: ${detail}`,
+        'give --replication-factor at most the number of brokers (see: tributary cluster info)',
+      )
     case 'INVALID_PARTITIONS':
       return new ToolError(`invalid partition count: ${detail}`, 'give --partitions a number ≥ 1')
     default:
@@ -195,7 +205,10 @@ function outcomeError(r: TopicOutcome): ToolError {
       return notFound(r.name)
     case 'INVALID_TOPIC_EXCEPTION':
       if (r.message?.includes('internal')) {
-        return new ToolError(`topic '${r.name}' is internal: ${r.message}`, 'internal topics (__consumer_offsets, …) are managed by the broker')
+        return new ToolError(
+          `topic '${r.name}' is internal: ${r.message}`,
+          'internal topics (__consumer_offsets, …) are managed by the broker',
+        )
       }
       return new ToolError(
         `invalid topic '${r.name}': ${r.message ?? 'illegal name'}`,
@@ -259,7 +272,8 @@ async function requireTopics(client: KafkaClient, names: string[]): Promise<void
 }
 
 function formatTopic(t: TopicDescription): string {
-  const size = t.sizeBytes === null ? 'unknown' : t.sizeBytes < 1024 ? humanBytes(t.sizeBytes) : `${humanBytes(t.sizeBytes)} (${t.sizeBytes} bytes)`
+  const size =
+    t.sizeBytes === null ? 'unknown' : t.sizeBytes < 1024 ? humanBytes(t.sizeBytes) : `${humanBytes(t.sizeBytes)} (${t.sizeBytes} bytes)`
   const head =
     `Topic: ${t.name}${t.internal ? ' (internal)' : ''}  TopicId: ${t.topicId}  Partitions: ${t.partitions.length}` +
     `  ReplicationFactor: ${t.replicationFactor}  Size: ${size}\n`
@@ -319,9 +333,13 @@ async function remove(names: string[], opts: DeleteOptions, io: ToolIo): Promise
 
 function deleteError(r: TopicOutcome): ToolError {
   if (r.error === 'TOPIC_DELETION_DISABLED') {
-    return new ToolError(`topic '${r.name}' was not deleted: the broker has delete.topic.enable=false`, 'set delete.topic.enable=true on the broker')
+    return new ToolError(
+      `topic '${r.name}' was not deleted: the broker has delete.topic.enable=false`,
+      'set delete.topic.enable=true on the broker',
+    )
   }
-  if (r.error === 'UNKNOWN_TOPIC_OR_PARTITION') return new ToolError(`topic '${r.name}' does not exist`, `${LIST_HINT} (or pass --if-exists)`)
+  if (r.error === 'UNKNOWN_TOPIC_OR_PARTITION')
+    return new ToolError(`topic '${r.name}' does not exist`, `${LIST_HINT} (or pass --if-exists)`)
   return outcomeError(r)
 }
 
@@ -407,7 +425,8 @@ async function addPartitions(name: string, opts: AddPartitionsOptions, io: ToolI
 }
 
 function cannotShrink(name: string, current: number, wanted: number): ToolError {
-  const what = wanted === current ? `already has ${plural(current, 'partition')}` : `has ${plural(current, 'partition')}, more than ${wanted}`
+  const what =
+    wanted === current ? `already has ${plural(current, 'partition')}` : `has ${plural(current, 'partition')}, more than ${wanted}`
   return new ToolError(`topic '${name}' ${what}: the partition count can only increase`, `give --to a number greater than ${current}`)
 }
 
@@ -428,7 +447,10 @@ function uniqueKeyValues(values: string[], what: string): Array<[string, string]
 function unsupported(what: string): (err: unknown) => never {
   return (err) => {
     if (err instanceof ClientError && err.code === 'UNSUPPORTED_VERSION') {
-      throw new ToolError(`the broker does not support ${what}: ${err.detail}`, 'see the APIs it serves with: tributary cluster info --apis')
+      throw new ToolError(
+        `the broker does not support ${what}: ${err.detail}`,
+        'see the APIs it serves with: tributary cluster info --apis',
+      )
     }
     throw err
   }

@@ -151,7 +151,8 @@ export async function electLeaders(
     ElectLeadersResponse,
     (v) => {
       // v0 elects only the preferred replica (KIP-183); unclean elections need v1 (KIP-460).
-      if (v === 0 && kind === 'unclean') throw new ClientError('UNSUPPORTED_VERSION', 'the broker does not support unclean leader elections (ElectLeaders v1)')
+      if (v === 0 && kind === 'unclean')
+        throw new ClientError('UNSUPPORTED_VERSION', 'the broker does not support unclean leader elections (ElectLeaders v1)')
       return { electionType, topicPartitions, timeoutMs: opts.timeoutMs ?? 30_000 }
     },
     await toController(client),

@@ -80,7 +80,11 @@ export interface PartitionOutcome extends TopicPartition {
 /** Offsets per topic, per partition. */
 export type OffsetsByTopic = Map<string, Map<number, number>>
 
-const COORDINATOR_RETRIABLE: ReadonlySet<ErrorName> = new Set(['COORDINATOR_NOT_AVAILABLE', 'COORDINATOR_LOAD_IN_PROGRESS', 'NOT_COORDINATOR'])
+const COORDINATOR_RETRIABLE: ReadonlySet<ErrorName> = new Set([
+  'COORDINATOR_NOT_AVAILABLE',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'NOT_COORDINATOR',
+])
 const BACKOFF_MIN_MS = 100
 const BACKOFF_MAX_MS = 1000
 
@@ -163,7 +167,11 @@ async function listGroupsOn(client: KafkaClient, nodeId: number): Promise<GroupL
   }))
   if (version < 4 && groups.length > 0) {
     // KIP-518 added the state to ListGroups (v4); before that, ask the same coordinator.
-    const described = await describeGroupsOn(client, nodeId, groups.map((g) => g.groupId))
+    const described = await describeGroupsOn(
+      client,
+      nodeId,
+      groups.map((g) => g.groupId),
+    )
     for (const g of groups) g.state = described.get(g.groupId)?.state ?? 'Unknown'
   }
   return groups
@@ -244,7 +252,8 @@ export async function fetchCommittedOffsets(client: KafkaClient, groupId: string
     for (const t of topics) {
       for (const p of t.partitions) {
         throwIfError(p.errorCode, `OffsetFetch ${groupId} ${t.name}-${p.partitionIndex}`)
-        if (p.committedOffset >= 0) out.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.metadata })
+        if (p.committedOffset >= 0)
+          out.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.metadata })
       }
     }
     return out.sort(byTopicPartition)
@@ -278,7 +287,12 @@ export async function commitOffsets(
         retentionTimeMs: -1,
         topics: [...byTopic].map(([name, list]) => ({
           name,
-          partitions: list.map((p) => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
+          partitions: list.map((p) => ({
+            partitionIndex: p.partition,
+            committedOffset: p.offset,
+            committedLeaderEpoch: -1,
+            committedMetadata: '',
+          })),
         })),
       },
       { nodeId, maxVersion: OFFSET_COMMIT_BY_NAME_MAX_VERSION },
@@ -288,7 +302,9 @@ export async function commitOffsets(
       `OffsetCommit ${groupId}`,
     )
     return res.topics
-      .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: p.errorCode === 0 ? null : errorName(p.errorCode) })))
+      .flatMap((t) =>
+        t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: p.errorCode === 0 ? null : errorName(p.errorCode) })),
+      )
       .sort(byTopicPartition)
   })
 }
@@ -330,7 +346,13 @@ export async function deleteOffsets(
     return {
       error: res.errorCode === 0 ? null : errorName(res.errorCode),
       partitions: res.topics
-        .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: p.errorCode === 0 ? null : errorName(p.errorCode) })))
+        .flatMap((t) =>
+          t.partitions.map((p) => ({
+            topic: t.name,
+            partition: p.partitionIndex,
+            error: p.errorCode === 0 ? null : errorName(p.errorCode),
+          })),
+        )
         .sort(byTopicPartition),
     }
   })
@@ -340,7 +362,11 @@ export async function deleteOffsets(
  * ListOffsets for partitions of several topics (a timestamp, or OffsetSpec.Earliest / Latest).
  * Topics that do not exist are left out of the answer; other errors are thrown.
  */
-export async function listOffsetsOf(client: KafkaClient, partitions: readonly TopicPartition[], timestamp: number): Promise<OffsetsByTopic> {
+export async function listOffsetsOf(
+  client: KafkaClient,
+  partitions: readonly TopicPartition[],
+  timestamp: number,
+): Promise<OffsetsByTopic> {
   const byTopic = new Map<string, number[]>()
   for (const p of partitions) {
     const list = byTopic.get(p.topic) ?? []

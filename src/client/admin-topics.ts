@@ -144,10 +144,7 @@ export async function deleteTopics(client: KafkaClient, names: string[], opts: {
   const res = await client.request(
     DeleteTopicsRequest,
     DeleteTopicsResponse,
-    (v) =>
-      v >= 6
-        ? { topics: names.map((name) => ({ name, topicId: ZERO_UUID })), timeoutMs }
-        : { topicNames: names, timeoutMs },
+    (v) => (v >= 6 ? { topics: names.map((name) => ({ name, topicId: ZERO_UUID })), timeoutMs } : { topicNames: names, timeoutMs }),
     toController(client),
   )
   return names.map((name) => {
@@ -491,11 +488,12 @@ export async function describeCluster(client: KafkaClient): Promise<ClusterDescr
 }
 
 /** The API version ranges a broker advertised in ApiVersions, by key. */
-export async function brokerApiVersions(client: KafkaClient, nodeId: number): Promise<Array<{ apiKey: number; minVersion: number; maxVersion: number }>> {
+export async function brokerApiVersions(
+  client: KafkaClient,
+  nodeId: number,
+): Promise<Array<{ apiKey: number; minVersion: number; maxVersion: number }>> {
   const conn = await client.connection(nodeId)
   const table = conn.versions
   if (!table) throw new ClientError('NETWORK_EXCEPTION', `no ApiVersions answer from node ${nodeId}`)
-  return [...table.broker]
-    .map(([apiKey, r]) => ({ apiKey, minVersion: r.min, maxVersion: r.max }))
-    .sort((a, b) => a.apiKey - b.apiKey)
+  return [...table.broker].map(([apiKey, r]) => ({ apiKey, minVersion: r.min, maxVersion: r.max })).sort((a, b) => a.apiKey - b.apiKey)
 }

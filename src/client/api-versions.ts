@@ -33,8 +33,7 @@ export async function negotiateApiVersions(conn: Connection): Promise<ApiVersion
       apiVersion: version,
       flexibleHeader: ApiVersionsRequest.isFlexible(version),
       responseHeaderVersion: 0, // always v0 for ApiVersions (KIP-511)
-      encodeBody: (w) =>
-        ApiVersionsRequest.codec(version).encode(w, { clientSoftwareName: 'tributary', clientSoftwareVersion: VERSION }),
+      encodeBody: (w) => ApiVersionsRequest.codec(version).encode(w, { clientSoftwareName: 'tributary', clientSoftwareVersion: VERSION }),
       decodeBody: (r) => {
         const errorCode = r.buf.readInt16BE(r.pos)
         return ApiVersionsResponse.codec(errorCode === UNSUPPORTED_VERSION ? 0 : version).decode(r)

@@ -231,11 +231,7 @@ export class Connection {
   private encodeFrame(req: Omit<RawRequest<unknown>, 'decodeBody' | 'responseHeaderVersion'>, correlationId: number): Buffer[] {
     const w = new Writer(512)
     w.int32(0) // size prefix, patched below
-    encodeRequestHeader(
-      w,
-      { apiKey: req.apiKey, apiVersion: req.apiVersion, correlationId, clientId: this.clientId },
-      req.flexibleHeader,
-    )
+    encodeRequestHeader(w, { apiKey: req.apiKey, apiVersion: req.apiVersion, correlationId, clientId: this.clientId }, req.flexibleHeader)
     req.encodeBody(w)
     const chunks = w.toChunks()
     chunks[0]!.writeInt32BE(w.length - 4, 0)
@@ -292,9 +288,13 @@ export class Connection {
       value = p.decodeBody(r)
     } catch (err) {
       p.reject(
-        new ClientError('CORRUPT_MESSAGE', `${this.address}: cannot decode response to api ${p.apiKey} v${p.apiVersion}: ${(err as Error).message}`, {
-          cause: err,
-        }),
+        new ClientError(
+          'CORRUPT_MESSAGE',
+          `${this.address}: cannot decode response to api ${p.apiKey} v${p.apiVersion}: ${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        ),
       )
       return
     }

@@ -214,7 +214,8 @@ export class Fetcher {
     const byLeader = new Map<number, Cursor[]>()
     for (const c of this.cursors.values()) {
       const t = md.topics.get(c.topic)
-      if (!t || t.error === 'UNKNOWN_TOPIC_OR_PARTITION') throw new ClientError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${c.topic} does not exist`)
+      if (!t || t.error === 'UNKNOWN_TOPIC_OR_PARTITION')
+        throw new ClientError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${c.topic} does not exist`)
       const p = t.partitions.find((x) => x.partition === c.partition)
       if (!p) throw new ClientError('UNKNOWN_TOPIC_OR_PARTITION', `partition ${c.topic}-${c.partition} does not exist`)
       if (p.leader < 0) {
@@ -311,7 +312,10 @@ export class Fetcher {
 
   private async resetOffset(c: Cursor): Promise<void> {
     if (this.reset === 'none') {
-      throw new ClientError('OFFSET_OUT_OF_RANGE', `offset ${c.offset} of ${c.topic}-${c.partition} is out of range and auto.offset.reset is none`)
+      throw new ClientError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${c.offset} of ${c.topic}-${c.partition} is out of range and auto.offset.reset is none`,
+      )
     }
     const spec = this.reset === 'earliest' ? OffsetSpec.Earliest : OffsetSpec.Latest
     const to = (await listOffsets(this.client, c.topic, [c.partition], spec)).get(c.partition)

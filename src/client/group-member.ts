@@ -81,9 +81,7 @@ function toAssignment(members: readonly AssignorMember[], owned: Map<string, Map
     const topics = owned.get(m.memberId) ?? new Map<string, number[]>()
     out.set(
       m.memberId,
-      [...topics]
-        .sort(([a], [b]) => cmp(a, b))
-        .map(([topic, partitions]) => ({ topic, partitions: partitions.sort((x, y) => x - y) })),
+      [...topics].sort(([a], [b]) => cmp(a, b)).map(([topic, partitions]) => ({ topic, partitions: partitions.sort((x, y) => x - y) })),
     )
   }
   return out
@@ -241,7 +239,8 @@ export class ConsumerGroupMember {
     this.stable = false
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted()
-      if (attempt >= MAX_ATTEMPTS) throw new ClientError('REBALANCE_IN_PROGRESS', `group ${this.groupId}: no stable generation after ${attempt} attempts`)
+      if (attempt >= MAX_ATTEMPTS)
+        throw new ClientError('REBALANCE_IN_PROGRESS', `group ${this.groupId}: no stable generation after ${attempt} attempts`)
       const joined = await this.joinGroup(signal)
       if (!joined) {
         await backoff(attempt)
@@ -312,7 +311,12 @@ export class ConsumerGroupMember {
           retentionTimeMs: -1,
           topics: [...byTopic].map(([name, list]) => ({
             name,
-            partitions: list.map((o) => ({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, committedMetadata: '' })),
+            partitions: list.map((o) => ({
+              partitionIndex: o.partition,
+              committedOffset: o.offset,
+              committedLeaderEpoch: -1,
+              committedMetadata: '',
+            })),
           })),
         }),
         undefined,
@@ -451,7 +455,12 @@ export class ConsumerGroupMember {
     if (error !== null) {
       if (error === 'UNKNOWN_MEMBER_ID') this.memberIdValue = ''
       if (COORDINATOR_MOVED.has(error)) this.dropCoordinator()
-      if (error === 'REBALANCE_IN_PROGRESS' || error === 'ILLEGAL_GENERATION' || error === 'UNKNOWN_MEMBER_ID' || COORDINATOR_MOVED.has(error)) {
+      if (
+        error === 'REBALANCE_IN_PROGRESS' ||
+        error === 'ILLEGAL_GENERATION' ||
+        error === 'UNKNOWN_MEMBER_ID' ||
+        COORDINATOR_MOVED.has(error)
+      ) {
         return null
       }
       throwIfError(res.errorCode, `SyncGroup ${this.groupId}`)
@@ -466,7 +475,11 @@ export class ConsumerGroupMember {
   /** The leader's job: everyone's assignment with the chosen protocol's assignor. */
   private async assign(joined: JoinGroupResponseData): Promise<Array<{ memberId: string; assignment: Buffer }>> {
     const assignor = this.assignors.find((a) => a.name === joined.protocolName)
-    if (!assignor) throw new ClientError('INCONSISTENT_GROUP_PROTOCOL', `group ${this.groupId} chose protocol ${joined.protocolName}, which this member did not offer`)
+    if (!assignor)
+      throw new ClientError(
+        'INCONSISTENT_GROUP_PROTOCOL',
+        `group ${this.groupId} chose protocol ${joined.protocolName}, which this member did not offer`,
+      )
     const members: AssignorMember[] = joined.members.map((m) => ({
       memberId: m.memberId,
       groupInstanceId: m.groupInstanceId ?? null,
@@ -596,7 +609,12 @@ export class ConsumerGroupMember {
       const res = await this.client.request(FindCoordinatorRequest, FindCoordinatorResponse, (v) =>
         v >= 4 ? { keyType: 0, coordinatorKeys: [this.groupId] } : { key: this.groupId, keyType: 0 },
       )
-      const c = res.coordinators?.[0] ?? { errorCode: res.errorCode, errorMessage: res.errorMessage ?? null, host: res.host, port: res.port }
+      const c = res.coordinators?.[0] ?? {
+        errorCode: res.errorCode,
+        errorMessage: res.errorMessage ?? null,
+        host: res.host,
+        port: res.port,
+      }
       if (c.errorCode === 0) return { host: c.host, port: c.port }
       const error = errorName(c.errorCode)
       if ((COORDINATOR_MOVED.has(error) || TRY_AGAIN.has(error)) && attempt + 1 < MAX_ATTEMPTS) {

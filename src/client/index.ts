@@ -1,7 +1,43 @@
 // A small Kafka client on Tributary's protocol layer (see client.ts).
-export { type CommittedOffset, commitOffsets, deleteGroups, deleteOffsets, describeGroup, fetchCommittedOffsets, findCoordinator, type GroupDescription, type GroupListing, type GroupMemberDescription, listGroups, listOffsetsOf, type OffsetsByTopic, type PartitionOutcome } from './admin-groups.js'
+export {
+  type CommittedOffset,
+  commitOffsets,
+  deleteGroups,
+  deleteOffsets,
+  describeGroup,
+  fetchCommittedOffsets,
+  findCoordinator,
+  type GroupDescription,
+  type GroupListing,
+  type GroupMemberDescription,
+  listGroups,
+  listOffsetsOf,
+  type OffsetsByTopic,
+  type PartitionOutcome,
+} from './admin-groups.js'
 export { createTopics, type CreateTopicResult, listOffsets, type NewTopic, OffsetSpec } from './admin.js'
-export { alterTopicConfigs, brokerApiVersions, CONFIG_SOURCES, type ClusterDescription, type ConfigChange, type ConfigOp, type ConfigValue, type CreatedTopic, createPartitions, createTopic, deleteTopics, describeCluster, describeLogDirs, describeTopics, type LogDirView, listTopics, type PartitionDescription, type TopicDescription, type TopicListing, type TopicOutcome } from './admin-topics.js'
+export {
+  alterTopicConfigs,
+  brokerApiVersions,
+  CONFIG_SOURCES,
+  type ClusterDescription,
+  type ConfigChange,
+  type ConfigOp,
+  type ConfigValue,
+  type CreatedTopic,
+  createPartitions,
+  createTopic,
+  deleteTopics,
+  describeCluster,
+  describeLogDirs,
+  describeTopics,
+  type LogDirView,
+  listTopics,
+  type PartitionDescription,
+  type TopicDescription,
+  type TopicListing,
+  type TopicOutcome,
+} from './admin-topics.js'
 export { ApiVersionTable, negotiateApiVersions, type VersionRange } from './api-versions.js'
 export {
   type Address,

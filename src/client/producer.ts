@@ -378,7 +378,9 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       acks: this.acks,
       timeoutMs: this.client.requestTimeoutMs,
       // Both: the version chosen decides which one travels (the id from Produce v13, KIP-516).
-      topicData: [{ name: this.topic, topicId: this.topicId, partitionData: batches.map((b) => ({ index: b.partition, records: b.bytes! })) }],
+      topicData: [
+        { name: this.topic, topicId: this.topicId, partitionData: batches.map((b) => ({ index: b.partition, records: b.bytes! })) },
+      ],
     }
     let outcomes: Array<{ baseOffset: number; error: ClientError | null }>
     try {
@@ -411,7 +413,10 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       if (p.errorCode === 0) return { baseOffset: p.baseOffset, error: null }
       const details = [p.errorMessage, ...p.recordErrors.map((e) => e.batchIndexErrorMessage)].filter((m) => m)
       const where = `${this.topic}-${b.partition}`
-      return { baseOffset: -1, error: new ClientError(errorName(p.errorCode), details.length > 0 ? `${where}: ${details.join('; ')}` : where) }
+      return {
+        baseOffset: -1,
+        error: new ClientError(errorName(p.errorCode), details.length > 0 ? `${where}: ${details.join('; ')}` : where),
+      }
     })
   }
 

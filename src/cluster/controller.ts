@@ -143,7 +143,10 @@ export class Controller implements TopicService {
     let replicationFactor: number
     if (spec.assignments.length > 0) {
       if (spec.numPartitions !== -1 || spec.replicationFactor !== -1) {
-        throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.')
+        throw new KafkaError(
+          'INVALID_REQUEST',
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        )
       }
       const indexes = spec.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b)
       if (indexes.some((p, i) => p !== i)) {
@@ -235,7 +238,10 @@ export class Controller implements TopicService {
       if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
       // Kafka's ReplicationControlManager wording.
       if (count < t.partitions) {
-        throw new KafkaError('INVALID_PARTITIONS', `The topic ${name} currently has ${t.partitions} partition(s); ${count} would not be an increase.`)
+        throw new KafkaError(
+          'INVALID_PARTITIONS',
+          `The topic ${name} currently has ${t.partitions} partition(s); ${count} would not be an increase.`,
+        )
       }
       if (count === t.partitions) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${t.partitions} partition(s).`)
       if (count > MAX_PARTITIONS) throw new KafkaError('INVALID_PARTITIONS', `Number of partitions must be at most ${MAX_PARTITIONS}.`)
@@ -263,13 +269,18 @@ export class Controller implements TopicService {
       )
     }
     for (const replicas of assignments) {
-      if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.')
+      if (replicas.length === 0)
+        throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.')
       const seen = new Set<number>()
       for (const b of replicas) {
-        if (seen.has(b)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${b} more than once.`)
+        if (seen.has(b))
+          throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${b} more than once.`)
         seen.add(b)
         if (!this.liveBrokers().some((x) => x.id === b)) {
-          throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${b}, but no such broker is registered.`)
+          throw new KafkaError(
+            'INVALID_REPLICA_ASSIGNMENT',
+            `The manual partition assignment includes broker ${b}, but no such broker is registered.`,
+          )
         }
       }
       if (replicas.length !== t.replicationFactor) {

@@ -165,7 +165,10 @@ export class EtcdMembership implements Membership {
     await this.mirror.close()
     const lease = this.lease
     this.lease = undefined
-    if (lease) await lease.revoke(this.callDeadline()).catch((err) => this.opts.logger.warn('revoking the etcd lease failed; it expires by itself', { err }))
+    if (lease)
+      await lease
+        .revoke(this.callDeadline())
+        .catch((err) => this.opts.logger.warn('revoking the etcd lease failed; it expires by itself', { err }))
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -359,10 +362,12 @@ export class EtcdMembership implements Membership {
 
   private setState(next: ControllerState): void {
     const prev = this.state
-    if (prev.controllerId === next.controllerId && prev.controllerEpoch === next.controllerEpoch && prev.isController === next.isController) return
+    if (prev.controllerId === next.controllerId && prev.controllerEpoch === next.controllerEpoch && prev.isController === next.isController)
+      return
     this.state = next
     if (next.isController && !prev.isController) this.opts.logger.info('elected controller', { epoch: next.controllerEpoch })
-    if (!next.isController && prev.isController && !this.closed) this.opts.logger.warn('no longer controller', { controllerId: next.controllerId, epoch: next.controllerEpoch })
+    if (!next.isController && prev.isController && !this.closed)
+      this.opts.logger.warn('no longer controller', { controllerId: next.controllerId, epoch: next.controllerEpoch })
     for (const l of this.controllerListeners) l(next)
   }
 
@@ -406,7 +411,12 @@ function parseRegistration(e: MirrorEntry): BrokerRegistration | undefined {
   const r = parseJson(e.value) as Partial<BrokerRegistration> | undefined
   if (!r || !Number.isSafeInteger(r.nodeId) || e.key !== BROKERS + r.nodeId || !Array.isArray(r.endpoints)) return undefined
   const endpoints = r.endpoints.filter(
-    (p) => p && typeof p.listener === 'string' && typeof p.host === 'string' && Number.isSafeInteger(p.port) && typeof p.securityProtocol === 'string',
+    (p) =>
+      p &&
+      typeof p.listener === 'string' &&
+      typeof p.host === 'string' &&
+      Number.isSafeInteger(p.port) &&
+      typeof p.securityProtocol === 'string',
   )
   return {
     nodeId: r.nodeId!,

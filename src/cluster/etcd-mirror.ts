@@ -145,16 +145,17 @@ export class EtcdMirror {
     const w = this.watcher
     this.watcher = undefined
     // The cancel is answered by etcd; with etcd unreachable it never is, and closing must not hang.
-    if (w) await new Promise<void>((resolve) => {
-      const timer = this.clock.setTimeout(resolve, CANCEL_TIMEOUT_MS)
-      w.cancel().then(
-        () => {
-          timer.cancel()
-          resolve()
-        },
-        () => resolve(),
-      )
-    })
+    if (w)
+      await new Promise<void>((resolve) => {
+        const timer = this.clock.setTimeout(resolve, CANCEL_TIMEOUT_MS)
+        w.cancel().then(
+          () => {
+            timer.cancel()
+            resolve()
+          },
+          () => resolve(),
+        )
+      })
   }
 
   private rel(key: Buffer): string {

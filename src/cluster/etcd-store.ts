@@ -213,7 +213,8 @@ export class EtcdMetadataStore implements MetadataStore {
       if (!res.current.get(topicKey) || !now) throw unknownTopic(topic)
       const stored = res.current.get(key)
       const parsed = stored ? parsePartitionState(stored) : undefined
-      if (parsed && parsed.leaderEpoch !== expected.leaderEpoch) throw fencedEpoch(topic, partition, expected.leaderEpoch, parsed.leaderEpoch)
+      if (parsed && parsed.leaderEpoch !== expected.leaderEpoch)
+        throw fencedEpoch(topic, partition, expected.leaderEpoch, parsed.leaderEpoch)
       throw staleVersion(`partition ${topic}-${partition}`, this.modRevision(key), res.revisions.get(key) ?? 0)
     }
     return this.partitionState(topic, partition) ?? state
@@ -341,7 +342,8 @@ export class EtcdMetadataStore implements MetadataStore {
       if (empty && read === 0) return
       const op = empty ? this.del(key) : this.put(key, { configs: { ...configs } })
       const res = await this.commit([[key, 'Mod', read]], [op], [key])
-      if (!res.ok) throw staleVersion(`the dynamic configs of broker resource ${JSON.stringify(resourceName)}`, read, res.revisions.get(key) ?? 0)
+      if (!res.ok)
+        throw staleVersion(`the dynamic configs of broker resource ${JSON.stringify(resourceName)}`, read, res.revisions.get(key) ?? 0)
     })
   }
 
@@ -354,7 +356,11 @@ export class EtcdMetadataStore implements MetadataStore {
       let read = this.modRevision(PRODUCER_IDS)
       for (let attempt = 0; attempt < MAX_ALLOCATION_ATTEMPTS; attempt++) {
         if (start + size > Number.MAX_SAFE_INTEGER) throw new KafkaError('INVALID_REQUEST', 'producer ids exhausted')
-        const res = await this.commit([[PRODUCER_IDS, 'Mod', read]], [this.put(PRODUCER_IDS, { nextProducerId: start + size })], [PRODUCER_IDS])
+        const res = await this.commit(
+          [[PRODUCER_IDS, 'Mod', read]],
+          [this.put(PRODUCER_IDS, { nextProducerId: start + size })],
+          [PRODUCER_IDS],
+        )
         if (res.ok) return { start, size }
         // Another broker took a block first: try again after the block it took.
         const now = res.current.get(PRODUCER_IDS)

@@ -33,7 +33,11 @@ export interface ElectionConfig {
 }
 
 /** The new state of a partition whose leader or ISR must change for the live brokers, or undefined. */
-export function failoverState(state: PartitionState, live: ReadonlySet<number>, unclean: boolean): Omit<PartitionState, 'partitionEpoch'> | undefined {
+export function failoverState(
+  state: PartitionState,
+  live: ReadonlySet<number>,
+  unclean: boolean,
+): Omit<PartitionState, 'partitionEpoch'> | undefined {
   const liveIsr = state.isr.filter((b) => live.has(b))
   const leaderAlive = state.leader >= 0 && live.has(state.leader)
   if (leaderAlive) {

@@ -253,7 +253,10 @@ export class LocalMetadataStore implements MetadataStore {
     })
   }
 
-  updateTopic(name: string, patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>> & { newAssignment?: number[][] }): Promise<TopicRecord> {
+  updateTopic(
+    name: string,
+    patch: Partial<Pick<TopicRecord, 'partitions' | 'configs'>> & { newAssignment?: number[][] },
+  ): Promise<TopicRecord> {
     return this.mutate((img) => {
       const rec = img.topics.get(name)
       if (!rec) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${name}' does not exist`)
@@ -362,8 +365,6 @@ export class LocalMetadataStore implements MetadataStore {
   }
 }
 
-
-
 function serialize(img: Image): string {
   const file: FileV1 = {
     version: FORMAT_VERSION,
@@ -426,7 +427,8 @@ export async function readMetaProperties(fs: Fs, path: string): Promise<{ cluste
   }
   const version = props.get('version')
   // version=0 is Kafka's ZooKeeper-era layout (broker.id); version=1 is KRaft's (node.id).
-  if (version !== '0' && version !== '1') throw new MetadataFileError(path, `unsupported or missing version ${JSON.stringify(version ?? null)}`)
+  if (version !== '0' && version !== '1')
+    throw new MetadataFileError(path, `unsupported or missing version ${JSON.stringify(version ?? null)}`)
   const clusterId = props.get('cluster.id')?.trim()
   if (!clusterId) throw new MetadataFileError(path, 'corrupt: no cluster.id')
   const idText = (version === '1' ? props.get('node.id') : props.get('broker.id'))?.trim()
@@ -531,7 +533,9 @@ async function readMetadataFile(fs: Fs, path: string, nodeId: number): Promise<I
         addingReplicas: raw?.addingReplicas ?? [],
         removingReplicas: raw?.removingReplicas ?? [],
       }
-      const problem = partitionStateProblem(state) ?? (Number.isSafeInteger(state.partitionEpoch) && state.partitionEpoch >= 0 ? undefined : 'invalid partition epoch')
+      const problem =
+        partitionStateProblem(state) ??
+        (Number.isSafeInteger(state.partitionEpoch) && state.partitionEpoch >= 0 ? undefined : 'invalid partition epoch')
       if (problem) throw bad(`partition state ${key}: ${problem}`)
       partitionStates.set(key, frozenState(state))
     }

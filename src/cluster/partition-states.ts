@@ -28,7 +28,10 @@ export function checkAssignment(assignment: readonly (readonly number[])[] | und
   }
   assignment.forEach((a, i) => {
     if (!isBrokerList(a) || a.length !== rf) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `partition ${first + i}: ${JSON.stringify(a)} is not a list of ${rf} distinct broker ids`)
+      throw new KafkaError(
+        'INVALID_REPLICA_ASSIGNMENT',
+        `partition ${first + i}: ${JSON.stringify(a)} is not a list of ${rf} distinct broker ids`,
+      )
     }
   })
 }
@@ -58,4 +61,3 @@ export function fencedEpoch(topic: string, partition: number, expected: number, 
   const what = topic ? `${topic}-${partition}` : 'the partition'
   return new KafkaError('FENCED_LEADER_EPOCH', `leader epoch ${expected} of ${what} is stale: it is at ${current}`)
 }
-

@@ -72,15 +72,17 @@ export function assignReplicas(
   }
   const withRack = sorted.filter((b) => b.rack !== null).length
   if (withRack > 0 && withRack < sorted.length) {
-    throw new KafkaError(
-      'INVALID_REPLICA_ASSIGNMENT',
-      'Not all brokers have rack information for replica rack aware assignment.',
-    )
+    throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'Not all brokers have rack information for replica rack aware assignment.')
   }
   const start = startingPoint(sorted, opts)
   const firstPartition = Math.max(0, opts.startPartition ?? opts.existing?.length ?? 0)
   const plan: Plan = { partitions, replicationFactor, firstPartition, ...start }
-  return withRack === 0 ? placeRackUnaware(sorted.map((b) => b.id), plan) : placeRackAware(sorted, plan)
+  return withRack === 0
+    ? placeRackUnaware(
+        sorted.map((b) => b.id),
+        plan,
+      )
+    : placeRackAware(sorted, plan)
 }
 
 interface Plan {
@@ -96,7 +98,10 @@ function startingPoint(sorted: PlacementBroker[], opts: AssignOptions): { startI
   const leaderOfPartition0 = opts.existing?.[0]?.[0]
   if (leaderOfPartition0 !== undefined) {
     // addPartitions: the first broker (by id) at or above partition 0's leader, else the first.
-    const fixed = Math.max(0, sorted.findIndex((b) => b.id >= leaderOfPartition0))
+    const fixed = Math.max(
+      0,
+      sorted.findIndex((b) => b.id >= leaderOfPartition0),
+    )
     return { startIndex: fixed, replicaShift: fixed }
   }
   const random = opts.random ?? Math.random
@@ -230,10 +235,7 @@ class Loads {
  * replicas keep their positions; a leader change is a reorder of the list (the new leader moves to
  * the front, the old one becomes the first follower).
  */
-export function proposeRebalance(
-  current: ReadonlyMap<string, readonly number[]>,
-  brokers: readonly number[],
-): Map<string, number[]> {
+export function proposeRebalance(current: ReadonlyMap<string, readonly number[]>, brokers: readonly number[]): Map<string, number[]> {
   const live = [...new Set(brokers)].sort((a, b) => a - b)
   const keys = [...current.keys()].sort(compareTopicPartitionKeys)
   const work = new Map<string, number[]>(keys.map((k) => [k, [...current.get(k)!]]))
@@ -332,9 +334,7 @@ function balanceReplicas(
         for (const to of loads.brokers) if (!list.includes(to)) hops.push({ from, to, key: k })
       }
     }
-    const path = findChain(loads.brokers, loads.replicas, (b) => placed.get(b) ?? []) ?? [
-      greedyMove(work, keys, loads, src, dst),
-    ]
+    const path = findChain(loads.brokers, loads.replicas, (b) => placed.get(b) ?? []) ?? [greedyMove(work, keys, loads, src, dst)]
     for (const hop of path) {
       const list = work.get(hop.key)!
       const slot = list.indexOf(hop.from)
@@ -452,10 +452,7 @@ export interface BrokerLoad {
  * Replica and preferred-leader counts per broker: every broker in `brokers` (even with nothing) and
  * every broker the assignment names, by id.
  */
-export function brokerLoads(
-  assignment: ReadonlyMap<string, readonly number[]>,
-  brokers: readonly number[] = [],
-): BrokerLoad[] {
+export function brokerLoads(assignment: ReadonlyMap<string, readonly number[]>, brokers: readonly number[] = []): BrokerLoad[] {
   const replicas = new Map<number, number>(brokers.map((b) => [b, 0]))
   const leaders = new Map<number, number>(brokers.map((b) => [b, 0]))
   for (const list of assignment.values()) {
@@ -464,9 +461,7 @@ export function brokerLoads(
       leaders.set(b, (leaders.get(b) ?? 0) + (slot === 0 ? 1 : 0))
     })
   }
-  return [...replicas.keys()]
-    .sort((a, b) => a - b)
-    .map((b) => ({ broker: b, replicas: replicas.get(b)!, leaders: leaders.get(b)! }))
+  return [...replicas.keys()].sort((a, b) => a - b).map((b) => ({ broker: b, replicas: replicas.get(b)!, leaders: leaders.get(b)! }))
 }
 
 /** The assignment after a proposal: the current lists with the proposed ones replacing theirs. */

@@ -92,7 +92,8 @@ export function completeReassignment(state: PartitionState, live: ReadonlySet<nu
  * replica is in the ISR.
  */
 export function cancelReassignment(state: PartitionState, live: ReadonlySet<number>): NextState {
-  if (!reassignmentInProgress(state)) throw new KafkaError('NO_REASSIGNMENT_IN_PROGRESS', 'no reassignment is in progress for this partition')
+  if (!reassignmentInProgress(state))
+    throw new KafkaError('NO_REASSIGNMENT_IN_PROGRESS', 'no reassignment is in progress for this partition')
   const replicas = originalReplicas(state)
   const isr = state.isr.filter((b) => replicas.includes(b))
   if (isr.length === 0) {
@@ -117,13 +118,18 @@ export function checkTarget(
   registered: ReadonlySet<number>,
   allowReplicationFactorChange: boolean,
 ): void {
-  if (target.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.')
+  if (target.length === 0)
+    throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', 'The manual partition assignment includes an empty replica list.')
   const seen = new Set<number>()
   for (const b of target) {
-    if (seen.has(b)) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${b} more than once.`)
+    if (seen.has(b))
+      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes the broker ${b} more than once.`)
     seen.add(b)
     if (!registered.has(b)) {
-      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `The manual partition assignment includes broker ${b}, but no such broker is registered.`)
+      throw new KafkaError(
+        'INVALID_REPLICA_ASSIGNMENT',
+        `The manual partition assignment includes broker ${b}, but no such broker is registered.`,
+      )
     }
   }
   const before = originalReplicas(state).length
@@ -195,7 +201,13 @@ export class PartitionAdmin implements PartitionAdminService {
     const add = (topic: string, partition: number) => {
       const s = store.partitionState(topic, partition)
       if (s && reassignmentInProgress(s)) {
-        out.push({ topic, partition, replicas: [...s.replicas], addingReplicas: [...s.addingReplicas], removingReplicas: [...s.removingReplicas] })
+        out.push({
+          topic,
+          partition,
+          replicas: [...s.replicas],
+          addingReplicas: [...s.addingReplicas],
+          removingReplicas: [...s.removingReplicas],
+        })
       }
     }
     if (topics === null) {

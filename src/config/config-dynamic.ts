@@ -71,7 +71,8 @@ export function applyIncrementalOps(
         }
         const old = splitList(next[o.name] ?? def.default ?? '')
         const given = splitList(o.value ?? '')
-        const list = o.op === AlterConfigOp.APPEND ? [...old, ...given.filter((v) => !old.includes(v))] : old.filter((v) => !given.includes(v))
+        const list =
+          o.op === AlterConfigOp.APPEND ? [...old, ...given.filter((v) => !old.includes(v))] : old.filter((v) => !given.includes(v))
         next[o.name] = list.join(',')
         break
       }

@@ -7,13 +7,7 @@
 // accepted and anything beyond ±Number.MAX_SAFE_INTEGER is clamped to it — only "never"-sized
 // values live there (Long.MAX_VALUE) — while the text keeps the exact value for DescribeConfigs.
 import { KafkaError } from '../protocol/errors.js'
-import {
-  BROKER_CONFIG_DEFS,
-  BROKER_SYNONYM_GROUPS,
-  type ConfigKeyDef,
-  type ConfigType,
-  TOPIC_CONFIG_DEFS,
-} from './config-defs.js'
+import { BROKER_CONFIG_DEFS, BROKER_SYNONYM_GROUPS, type ConfigKeyDef, type ConfigType, TOPIC_CONFIG_DEFS } from './config-defs.js'
 
 /** A known key has an invalid value, or a topic config is unknown. Maps to Kafka's INVALID_CONFIG. */
 export class ConfigError extends KafkaError {
@@ -82,7 +76,6 @@ export interface DescribedConfig {
   documentation: string
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Parsing one value
 // ---------------------------------------------------------------------------------------------
@@ -113,11 +106,7 @@ const TYPE_NAME: Record<ConfigType, string> = {
 function invalid(def: ConfigKeyDef, raw: unknown, where: string | undefined, expected: string): ConfigError {
   const shown = def.type === 'password' || def.sensitive ? '[hidden]' : JSON.stringify(String(raw))
   const from = where ? ` (from ${where})` : ''
-  return new ConfigError(
-    `Invalid value ${shown} for configuration ${def.name}${from}: expected ${expected}`,
-    def.name,
-    String(raw),
-  )
+  return new ConfigError(`Invalid value ${shown} for configuration ${def.name}${from}: expected ${expected}`, def.name, String(raw))
 }
 
 /** Formats a JS number that stands for a Kafka long; the clamped "never" prints as Long.MAX_VALUE. */

@@ -331,11 +331,7 @@ function resolveListeners(c: BrokerConfig): {
   interBroker: string
 } {
   const fail = (key: BrokerConfigName, expected: string) =>
-    new ConfigError(
-      `Invalid value ${JSON.stringify(c.text(key) ?? '')} for configuration ${key}: ${expected}`,
-      key,
-      c.text(key) ?? '',
-    )
+    new ConfigError(`Invalid value ${JSON.stringify(c.text(key) ?? '')} for configuration ${key}: ${expected}`, key, c.text(key) ?? '')
   const mapText = c.text('listener.security.protocol.map') ?? ''
   const controllerNames = new Set((c.get('controller.listener.names') ?? []).map((n) => n.toUpperCase()))
   // KRaft controller listeners are not ours to bind or advertise (and need no protocol mapping).
@@ -391,11 +387,7 @@ function resolveListeners(c: BrokerConfig): {
     }
   } else {
     const proto = c.get('security.inter.broker.protocol')
-    interBroker = (
-      advertised.find((l) => l.name === proto) ??
-      advertised.find((l) => l.securityProtocol === proto) ??
-      advertised[0]!
-    ).name
+    interBroker = (advertised.find((l) => l.name === proto) ?? advertised.find((l) => l.securityProtocol === proto) ?? advertised[0]!).name
   }
   return { listeners, advertised, interBroker }
 }

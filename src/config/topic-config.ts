@@ -118,10 +118,7 @@ export function validateTopicConfig(name: string, value: string): string {
  * Also checks rules across keys (Kafka's LogConfig.validateValues: min.compaction.lag.ms ≤
  * max.compaction.lag.ms).
  */
-export function validateTopicConfigs(
-  configs: Readonly<Record<string, string>>,
-  broker?: BrokerConfig,
-): Record<string, string> {
+export function validateTopicConfigs(configs: Readonly<Record<string, string>>, broker?: BrokerConfig): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(configs)) out[k] = validateTopicConfig(k, v)
   const resolved = broker ? resolveTopicConfig(broker, out) : overTableDefaults(out)
@@ -147,10 +144,7 @@ function overTableDefaults(overrides: Readonly<Record<string, string>>): TopicCo
 }
 
 /** The effective configuration of a topic: its overrides over the broker-derived defaults. */
-export function resolveTopicConfig(
-  config: BrokerConfig,
-  overrides: Readonly<Record<string, string>>,
-): TopicConfigValues {
+export function resolveTopicConfig(config: BrokerConfig, overrides: Readonly<Record<string, string>>): TopicConfigValues {
   const base = topicDefaults(config)
   const keys = Object.keys(overrides)
   if (keys.length === 0) return base
@@ -204,11 +198,7 @@ export function describeTopicConfig(
 }
 
 /** The effective value of one topic config as text (its override, else the broker-derived default). */
-export function topicConfigText(
-  config: BrokerConfig,
-  overrides: Readonly<Record<string, string>>,
-  name: string,
-): string | undefined {
+export function topicConfigText(config: BrokerConfig, overrides: Readonly<Record<string, string>>, name: string): string | undefined {
   return describeTopicConfig(config, overrides, [name])[0]?.value ?? undefined
 }
 

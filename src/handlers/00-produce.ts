@@ -60,7 +60,9 @@ const failed = (index: number, err: unknown): PartitionResult => ({
   logAppendTimeMs: -1,
   logStartOffset: -1,
   recordErrors:
-    err instanceof RecordValidationError ? err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })) : [],
+    err instanceof RecordValidationError
+      ? err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }))
+      : [],
   errorMessage: err instanceof KafkaError && err.message !== err.errorName ? err.message : null,
 })
 

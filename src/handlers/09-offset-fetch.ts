@@ -17,7 +17,11 @@ type RequestedTopics = Array<{ name: string; partitionIndexes: number[] }> | nul
 
 export default defineHandler(OffsetFetchRequest, OffsetFetchResponse, { minVersion: 1, maxVersion: 10 }, (ctx, req) => {
   const fetch = (groupId: string, topics: RequestedTopics): FetchOffsetsResult =>
-    ctx.broker.groups.fetchOffsets(groupId, topics?.map((t) => ({ name: t.name, partitions: t.partitionIndexes })) ?? null, req.requireStable)
+    ctx.broker.groups.fetchOffsets(
+      groupId,
+      topics?.map((t) => ({ name: t.name, partitions: t.partitionIndexes })) ?? null,
+      req.requireStable,
+    )
 
   if (ctx.apiVersion >= 10) return { throttleTimeMs: 0, groups: req.groups.map((g) => fetchByTopicId(ctx, g, fetch)) }
   if (ctx.apiVersion >= 8) {

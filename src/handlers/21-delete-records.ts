@@ -24,7 +24,10 @@ export default defineHandler(DeleteRecordsRequest, DeleteRecordsResponse, { minV
               const p = replicas.require(t.name, dp.partitionIndex)
               const config = topics.effectiveConfig(topic)
               if (!config['cleanup.policy'].includes('delete')) {
-                throw new KafkaError('POLICY_VIOLATION', `records of ${t.name}-${dp.partitionIndex} cannot be deleted: cleanup.policy is compact`)
+                throw new KafkaError(
+                  'POLICY_VIOLATION',
+                  `records of ${t.name}-${dp.partitionIndex} cannot be deleted: cleanup.policy is compact`,
+                )
               }
               const lowWatermark = await replicas.deleteRecords(p, dp.offset, config['file.delete.delay.ms'])
               return { partitionIndex: dp.partitionIndex, lowWatermark, errorCode: 0 }

@@ -21,7 +21,12 @@ export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { 
     if (r.resourceType === RESOURCE_TOPIC) {
       const topic = topics.get(r.resourceName)
       if (!topic) {
-        return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, errorMessage: `Topic ${r.resourceName} does not exist`, configs: [] }
+        return {
+          ...base,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code,
+          errorMessage: `Topic ${r.resourceName} does not exist`,
+          configs: [],
+        }
       }
       entries = configs.describeTopic(topic, r.configurationKeys)
     } else if (r.resourceType === RESOURCE_BROKER) {
@@ -30,7 +35,12 @@ export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { 
       }
       entries = r.resourceName === '' ? configs.describeBrokerDefaults(r.configurationKeys) : configs.describeBroker(r.configurationKeys)
     } else {
-      return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unsupported resource type ${r.resourceType}`, configs: [] }
+      return {
+        ...base,
+        errorCode: ErrorCode.INVALID_REQUEST.code,
+        errorMessage: `Unsupported resource type ${r.resourceType}`,
+        configs: [],
+      }
     }
     return {
       ...base,

@@ -13,7 +13,10 @@ import { defineHandler, type RequestContext } from './define.js'
 type Resource = AlterConfigsRequestData['resources'][number]
 
 /** The checks every resource gets before its type is looked at (Kafka's preprocess step). */
-export function checkConfigEntries(configs: ReadonlyArray<{ name: string; value: string | null }>, nullAllowed: (i: number) => boolean): void {
+export function checkConfigEntries(
+  configs: ReadonlyArray<{ name: string; value: string | null }>,
+  nullAllowed: (i: number) => boolean,
+): void {
   const names = new Set<string>()
   for (const c of configs) {
     if (names.has(c.name)) throw new KafkaError('INVALID_REQUEST', 'Error due to duplicate config keys')
@@ -64,7 +67,8 @@ export async function alterEach<R extends { resourceType: number; resourceName: 
   for (const r of resources) {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName }
     try {
-      if (dupes.has(`${r.resourceType}:${r.resourceName}`)) throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.')
+      if (dupes.has(`${r.resourceType}:${r.resourceName}`))
+        throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.')
       await alter(r)
       responses.push({ ...base, errorCode: 0, errorMessage: null })
     } catch (err) {

@@ -23,5 +23,8 @@ function errorMessage(groupId: string, errorCode: number): string | null {
 
 export default defineHandler(DeleteGroupsRequest, DeleteGroupsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => ({
   throttleTimeMs: 0,
-  results: (await ctx.broker.groups.deleteGroups(req.groupsNames)).map((r) => ({ ...r, errorMessage: errorMessage(r.groupId, r.errorCode) })),
+  results: (await ctx.broker.groups.deleteGroups(req.groupsNames)).map((r) => ({
+    ...r,
+    errorMessage: errorMessage(r.groupId, r.errorCode),
+  })),
 }))

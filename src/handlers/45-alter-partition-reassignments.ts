@@ -30,8 +30,10 @@ export default defineHandler(
           await broker.partitionAdmin.alterReassignment(t.name, p.partitionIndex, p.replicas, allowRfChange)
           partitions.push({ partitionIndex: p.partitionIndex, errorCode: 0, errorMessage: null })
         } catch (err) {
-          if (!(err instanceof KafkaError)) broker.logger.error('partition reassignment failed', { topic: t.name, partition: p.partitionIndex, err })
-          const message = err instanceof KafkaError && err.message === err.errorName ? null : err instanceof Error ? err.message : String(err)
+          if (!(err instanceof KafkaError))
+            broker.logger.error('partition reassignment failed', { topic: t.name, partition: p.partitionIndex, err })
+          const message =
+            err instanceof KafkaError && err.message === err.errorName ? null : err instanceof Error ? err.message : String(err)
           partitions.push({ partitionIndex: p.partitionIndex, errorCode: toErrorCode(err), errorMessage: message })
         }
       }

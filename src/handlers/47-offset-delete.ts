@@ -34,7 +34,10 @@ export default defineHandler(OffsetDeleteRequest, OffsetDeleteResponse, { minVer
         name: t.name,
         partitions: [
           ...(answered.get(t.name) ?? []),
-          ...(unknown.get(t.name) ?? []).map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code })),
+          ...(unknown.get(t.name) ?? []).map((partitionIndex) => ({
+            partitionIndex,
+            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code,
+          })),
         ],
       })),
   }

@@ -18,6 +18,8 @@ export default defineHandler(DescribeClusterRequest, DescribeClusterResponse, { 
     ...base,
     errorCode: 0,
     controllerId: ctx.broker.controllerId(),
-    brokers: ctx.broker.brokers(ctx.conn.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
+    brokers: ctx.broker
+      .brokers(ctx.conn.listenerName)
+      .map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
   }
 })

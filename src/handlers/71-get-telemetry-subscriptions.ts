@@ -2,10 +2,7 @@
 // telemetry service (telemetry/client-telemetry.ts) — a zero instance id is assigned one; with no
 // subscription configurable, the answer requests no metrics. THROTTLING_QUOTA_EXCEEDED when asked
 // again within the push interval.
-import {
-  GetTelemetrySubscriptionsRequest,
-  GetTelemetrySubscriptionsResponse,
-} from '../protocol/messages/71-get-telemetry-subscriptions.js'
+import { GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse } from '../protocol/messages/71-get-telemetry-subscriptions.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(

@@ -67,7 +67,14 @@ export default defineHandler(
       if (!topic) {
         if (!all) {
           const errorCode = topicNameError(name) ? ErrorCode.INVALID_TOPIC_EXCEPTION.code : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
-          out.push({ errorCode, name, topicId: ZERO_UUID, isInternal: INTERNAL_TOPICS.has(name), partitions: [], topicAuthorizedOperations: ALL_TOPIC_OPERATIONS })
+          out.push({
+            errorCode,
+            name,
+            topicId: ZERO_UUID,
+            isInternal: INTERNAL_TOPICS.has(name),
+            partitions: [],
+            topicAuthorizedOperations: ALL_TOPIC_OPERATIONS,
+          })
         }
         continue
       }

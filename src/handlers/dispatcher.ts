@@ -4,13 +4,7 @@
 // Bad input (as Kafka answers bad input): an unknown API key, a version outside the
 // served range, or a body that does not parse closes the connection — except ApiVersions, which
 // answers an unknown version in v0 form with UNSUPPORTED_VERSION and our ranges (KIP-511).
-import {
-  CloseConnection,
-  type ConnectionInfo,
-  type Dispatcher,
-  type RequestSummary,
-  type ResponseChunks,
-} from '../network/types.js'
+import { CloseConnection, type ConnectionInfo, type Dispatcher, type RequestSummary, type ResponseChunks } from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'
 import { ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'

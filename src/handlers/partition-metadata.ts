@@ -14,12 +14,7 @@ export interface PartitionMetadata {
   offlineReplicas: number[]
 }
 
-export function partitionMetadata(
-  broker: BrokerServices,
-  topic: string,
-  partition: number,
-  live: ReadonlySet<number>,
-): PartitionMetadata {
+export function partitionMetadata(broker: BrokerServices, topic: string, partition: number, live: ReadonlySet<number>): PartitionMetadata {
   const st = broker.topics.partitionState(topic, partition)
   return {
     partitionIndex: partition,

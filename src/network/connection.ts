@@ -256,8 +256,7 @@ export class Connection {
 
   private updateReading(): void {
     if (this.state === 'closed' || this.peerEnded) return
-    const pause =
-      this.state === 'open' && (this.slots.length >= this.opts.maxInFlightPerConnection || this.writeBlocked())
+    const pause = this.state === 'open' && (this.slots.length >= this.opts.maxInFlightPerConnection || this.writeBlocked())
     if (pause && !this.readPaused) {
       this.readPaused = true
       this.socket.pause()

@@ -24,7 +24,12 @@ export interface PartitionAdminService {
    * brokers), INVALID_REPLICATION_FACTOR (a different count while not allowed),
    * NO_REASSIGNMENT_IN_PROGRESS (cancel with nothing to cancel).
    */
-  alterReassignment(topic: string, partition: number, target: readonly number[] | null, allowReplicationFactorChange: boolean): Promise<void>
+  alterReassignment(
+    topic: string,
+    partition: number,
+    target: readonly number[] | null,
+    allowReplicationFactorChange: boolean,
+  ): Promise<void>
   /** The reassignments in progress: every one (null), or among the partitions named. */
   listReassignments(topics: ReadonlyArray<{ name: string; partitions: readonly number[] }> | null): PartitionReassignment[]
   /**

@@ -117,5 +117,8 @@ export function decodeAssignment(bytes: Buffer): TopicAssignment[] | null {
 
 /** A v0 assignment with no user data. */
 export function encodeAssignment(assignment: readonly TopicAssignment[]): Buffer {
-  return encodeAssignmentMessage(0, { assignedPartitions: assignment.map((a) => ({ topic: a.topic, partitions: [...a.partitions] })), userData: null })
+  return encodeAssignmentMessage(0, {
+    assignedPartitions: assignment.map((a) => ({ topic: a.topic, partitions: [...a.partitions] })),
+    userData: null,
+  })
 }

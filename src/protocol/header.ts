@@ -24,10 +24,7 @@ export const API_VERSIONS_KEY = 18
  * flexible (header v2) or not (header v1); it returns undefined for an unknown key/version, in
  * which case only the fixed part is read (enough to answer ApiVersions or close).
  */
-export function decodeRequestHeader(
-  frame: Buffer,
-  isFlexible: (apiKey: number, version: number) => boolean | undefined,
-): RequestHeader {
+export function decodeRequestHeader(frame: Buffer, isFlexible: (apiKey: number, version: number) => boolean | undefined): RequestHeader {
   const r = new Reader(frame)
   const apiKey = r.int16()
   const apiVersion = r.int16()

@@ -131,11 +131,7 @@ export function arrayOf<I>(item: Type<I>): ArrayType<I[]> {
   return { kind: 'array', item }
 }
 
-export function field<X, O extends FieldOptions = {}>(
-  type: Type<X>,
-  versions: string,
-  opts?: O,
-): Field<Nullable<O, X>> {
+export function field<X, O extends FieldOptions = {}>(type: Type<X>, versions: string, opts?: O): Field<Nullable<O, X>> {
   const tagged = parseVersions(opts?.tagged ?? 'none')
   if (tagged.min <= tagged.max && opts?.tag === undefined) throw new Error('tagged field needs a tag')
   return {
@@ -163,12 +159,10 @@ export const f = {
   records: <O extends FieldOptions = {}>(v: string, o?: O) => field(T.records, v, o),
   uuid: <O extends FieldOptions = {}>(v: string, o?: O) => field(T.uuid, v, o),
   /** An array of structs declared inline. */
-  array: <F extends Fields, O extends FieldOptions = {}>(v: string, fields: F, o?: O) =>
-    field(arrayOf(struct(fields)), v, o),
+  array: <F extends Fields, O extends FieldOptions = {}>(v: string, fields: F, o?: O) => field(arrayOf(struct(fields)), v, o),
   /** An array of a primitive (or previously declared struct) type. */
   arrayOf: <I, O extends FieldOptions = {}>(v: string, item: Type<I>, o?: O) => field(arrayOf(item), v, o),
-  struct: <F extends Fields, O extends FieldOptions = {}>(v: string, fields: F, o?: O) =>
-    field(struct(fields), v, o),
+  struct: <F extends Fields, O extends FieldOptions = {}>(v: string, fields: F, o?: O) => field(struct(fields), v, o),
 }
 
 // ---------------------------------------------------------------------------------------------

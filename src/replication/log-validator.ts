@@ -188,7 +188,10 @@ function validateBatch(records: Buffer, h: BatchHeader, rules: BatchRules): Buff
       ...(rules.logAppendTime === undefined ? {} : { logAppendTime: rules.logAppendTime }),
     })
     if (out.length > rules.maxBatchBytes) {
-      throw new KafkaError('MESSAGE_TOO_LARGE', `batch recompressed with ${rules.compressionType} is ${out.length} bytes, over the ${rules.maxBatchBytes}-byte limit`)
+      throw new KafkaError(
+        'MESSAGE_TOO_LARGE',
+        `batch recompressed with ${rules.compressionType} is ${out.length} bytes, over the ${rules.maxBatchBytes}-byte limit`,
+      )
     }
     return out
   }
@@ -222,7 +225,10 @@ function walkRecords(section: Buffer, h: BatchHeader, compressed: boolean, rules
       const timestamp = baseTimestamp + r.readVarlong()
       const offsetDelta = r.readVarint()
       if (compressed && offsetDelta !== i) {
-        throw new KafkaError('INVALID_RECORD', `record ${i} inside the compressed batch has offset delta ${offsetDelta}: offsets must be incremental`)
+        throw new KafkaError(
+          'INVALID_RECORD',
+          `record ${i} inside the compressed batch has offset delta ${offsetDelta}: offsets must be incremental`,
+        )
       }
       const keyless = skipNullable(r)
       skipNullable(r)

@@ -278,10 +278,18 @@ export class Partition {
         offset,
         resolve,
         reject,
-        timer: clock.setTimeout(() => {
-          this.hwWaiters = this.hwWaiters.filter((x) => x !== w)
-          reject(new KafkaError('REQUEST_TIMED_OUT', `${this.key}: the in-sync replicas did not reach offset ${offset} within ${timeoutMs} ms`))
-        }, Math.max(0, timeoutMs)),
+        timer: clock.setTimeout(
+          () => {
+            this.hwWaiters = this.hwWaiters.filter((x) => x !== w)
+            reject(
+              new KafkaError(
+                'REQUEST_TIMED_OUT',
+                `${this.key}: the in-sync replicas did not reach offset ${offset} within ${timeoutMs} ms`,
+              ),
+            )
+          },
+          Math.max(0, timeoutMs),
+        ),
       }
       this.hwWaiters.push(w)
     })

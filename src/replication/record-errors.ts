@@ -28,8 +28,11 @@ export function timestampError(batchIndex: number, timestamp: number, offset: nu
 
 /** The refusal of a batch whose records `errors` name (in record order); `badTimestamp`: one of them is a timestampError. */
 export function recordValidationError(errors: RecordError[], badTimestamp: boolean): RecordValidationError {
-  if (badTimestamp) return new RecordValidationError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', errors)
-  const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message=${e.message === null ? 'null' : `'${e.message}'`})`)
+  if (badTimestamp)
+    return new RecordValidationError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', errors)
+  const shown = errors
+    .slice(0, 3)
+    .map((e) => `RecordError(batchIndex=${e.batchIndex}, message=${e.message === null ? 'null' : `'${e.message}'`})`)
   return new RecordValidationError(
     'INVALID_RECORD',
     `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`,

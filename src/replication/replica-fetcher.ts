@@ -313,7 +313,8 @@ class ReplicaFetcher {
       forgottenTopicsData: [],
       rackId: '',
     })
-    if (res.errorCode !== 0) throw new KafkaError('UNKNOWN_SERVER_ERROR', `fetch from broker ${this.leaderId} failed with error ${res.errorCode}`)
+    if (res.errorCode !== 0)
+      throw new KafkaError('UNKNOWN_SERVER_ERROR', `fetch from broker ${this.leaderId} failed with error ${res.errorCode}`)
     for (const t of res.responses) {
       for (const r of t.partitions) {
         const f = this.partitions.get(`${t.topic}:${r.partitionIndex}`)

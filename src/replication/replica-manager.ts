@@ -134,14 +134,12 @@ export class ReplicaManager implements ReplicaService {
    * topic's timestamp, key and compression rules) and appends what it returns. The log assigns the
    * offsets; the high watermark moves to the new log end and long-polling fetches wake.
    */
-  async append(
-    p: Partition,
-    records: Buffer,
-    maxBatchBytes: number,
-    policy: AppendPolicy = CREATE_TIME_UNBOUNDED,
-  ): Promise<AppendResult> {
+  async append(p: Partition, records: Buffer, maxBatchBytes: number, policy: AppendPolicy = CREATE_TIME_UNBOUNDED): Promise<AppendResult> {
     if (!p.isLeader || !this.leaseAlive()) {
-      throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${this.nodeId} does not lead ${p.key}${p.isLeader ? ' (its cluster registration may have expired)' : ''}`)
+      throw new KafkaError(
+        'NOT_LEADER_OR_FOLLOWER',
+        `broker ${this.nodeId} does not lead ${p.key}${p.isLeader ? ' (its cluster registration may have expired)' : ''}`,
+      )
     }
     const acksAll = policy.acks === -1
     const minIsr = policy.minInsyncReplicas ?? 1
@@ -192,7 +190,10 @@ export class ReplicaManager implements ReplicaService {
   async readForFollower(p: Partition, replicaId: number, fetchOffset: number, maxBytes: number): Promise<PartitionRead> {
     // A position outside the log is not the follower's progress (Kafka skips it when the read fails).
     if (fetchOffset < p.log.logStartOffset || fetchOffset > p.log.logEndOffset) {
-      throw new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${fetchOffset} is outside [${p.log.logStartOffset}, ${p.log.logEndOffset}] of ${p.key}`)
+      throw new KafkaError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${fetchOffset} is outside [${p.log.logStartOffset}, ${p.log.logEndOffset}] of ${p.key}`,
+      )
     }
     p.recordFollowerFetch(replicaId, fetchOffset, this.clock.monotonic())
     if (p.maybeAdvanceHighWatermark()) this.waiters.notify(p.key)
@@ -239,7 +240,10 @@ export class ReplicaManager implements ReplicaService {
     const hw = p.log.highWatermark
     const target = offset === -1 ? hw : offset
     if (target < 0 || target > hw) {
-      throw new KafkaError('OFFSET_OUT_OF_RANGE', `cannot delete records of ${p.topic}-${p.index} before ${offset}: the high watermark is ${hw}`)
+      throw new KafkaError(
+        'OFFSET_OUT_OF_RANGE',
+        `cannot delete records of ${p.topic}-${p.index} before ${offset}: the high watermark is ${hw}`,
+      )
     }
     return this.logs.deleteRecords(p.log, target, fileDeleteDelayMs)
   }

@@ -74,7 +74,8 @@ export class ReplicaSync {
     const t = this.deps.store.getTopic(name)
     const count = t?.partitions ?? 0
     for (let i = 0; i < count; i++) void this.schedule(name, i)
-    for (const p of [...this.deps.replicas.all()]) if (p.topic === name && (p.index >= count || p.topicId !== t?.topicId)) void this.schedule(name, p.index)
+    for (const p of [...this.deps.replicas.all()])
+      if (p.topic === name && (p.index >= count || p.topicId !== t?.topicId)) void this.schedule(name, p.index)
   }
 
   /**
@@ -126,7 +127,12 @@ export class ReplicaSync {
       const { newEpoch } = local.becomeLeader(state, clock.monotonic())
       if (newEpoch) {
         await local.log.assignLeaderEpoch(state.leaderEpoch)
-        logger.info('leading partition', { partition: local.key, leaderEpoch: state.leaderEpoch, isr: state.isr, logEndOffset: local.log.logEndOffset })
+        logger.info('leading partition', {
+          partition: local.key,
+          leaderEpoch: state.leaderEpoch,
+          isr: state.isr,
+          logEndOffset: local.log.logEndOffset,
+        })
         this.tell(topic, index, true, state.leaderEpoch)
       }
       replicas.waiters.notify(local.key)

@@ -70,7 +70,9 @@ class NodeFileHandle implements FileHandle {
     let total = 0
     for (const b of buffers) total += b.length
     const bytesWritten =
-      total >= DIRECT_IO_MAX_BYTES ? (await this.fh.writev(buffers, position ?? undefined)).bytesWritten : writevSync(this.fh.fd, buffers, position ?? undefined)
+      total >= DIRECT_IO_MAX_BYTES
+        ? (await this.fh.writev(buffers, position ?? undefined)).bytesWritten
+        : writevSync(this.fh.fd, buffers, position ?? undefined)
     if (bytesWritten < total) {
       // Short write: finish the rest as one contiguous buffer.
       const rest = Buffer.concat(buffers).subarray(bytesWritten)

@@ -75,4 +75,3 @@ function lastOffsetOfLastBatch(buf: Buffer): number {
   }
   return last
 }
-

@@ -345,7 +345,10 @@ export class PartitionLog {
     let count = 0
     for (const b of batches) {
       if (b.baseOffset < expected) {
-        throw new KafkaError('OFFSET_OUT_OF_RANGE', `${this.topic}-${this.partition}: batch at ${b.baseOffset} is below the log end ${expected}`)
+        throw new KafkaError(
+          'OFFSET_OUT_OF_RANGE',
+          `${this.topic}-${this.partition}: batch at ${b.baseOffset} is below the log end ${expected}`,
+        )
       }
       expected = b.baseOffset + b.lastOffsetDelta + 1
       count += b.recordCount
@@ -487,8 +490,17 @@ export class PartitionLog {
       )
     }
     if (startOffset === result.logEndOffset) return result
-    result.records = await readSegments(this.segments, startOffset, maxBytes, maxOffset, minOneBatch, (detail) =>
-      new KafkaError('OFFSET_OUT_OF_RANGE', `offset ${startOffset} of ${this.topic}-${this.partition} ${detail}; the log now starts at ${this.startOffset}`),
+    result.records = await readSegments(
+      this.segments,
+      startOffset,
+      maxBytes,
+      maxOffset,
+      minOneBatch,
+      (detail) =>
+        new KafkaError(
+          'OFFSET_OUT_OF_RANGE',
+          `offset ${startOffset} of ${this.topic}-${this.partition} ${detail}; the log now starts at ${this.startOffset}`,
+        ),
     )
     return result
   }
@@ -572,9 +584,7 @@ export class PartitionLog {
 
   private async truncateFullyAndStartAt(offset: number): Promise<void> {
     for (let j = this.segments.length - 1; j >= 0; j--) await this.segments[j]!.delete()
-    this.segments = [
-      await LogSegment.create(this.fs, this.dir, offset, segmentConfigOf(this.cfg), this.clock.now()),
-    ]
+    this.segments = [await LogSegment.create(this.fs, this.dir, offset, segmentConfigOf(this.cfg), this.clock.now())]
     this.startOffset = offset
     this.afterTruncation()
     await this.leaderEpochs.truncateFromEnd(0)

@@ -27,15 +27,7 @@ import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import type { LogConfig } from './log-config.js'
-import {
-  CLEANED_SUFFIX,
-  LOG_SUFFIX,
-  LogSegment,
-  SCAN_CHUNK_BYTES,
-  type SegmentConfig,
-  SWAP_SUFFIX,
-  segmentFileName,
-} from './segment.js'
+import { CLEANED_SUFFIX, LOG_SUFFIX, LogSegment, SCAN_CHUNK_BYTES, type SegmentConfig, SWAP_SUFFIX, segmentFileName } from './segment.js'
 
 const SEGMENT_FILE = /^(\d{20})(\.log|\.index|\.timeindex)$/
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/

@@ -35,7 +35,8 @@ export class SegmentDeleter {
     for (const [seg, timer] of [...this.pending]) {
       timer.cancel()
       this.pending.delete(seg)
-      if (removeFiles) await seg.delete().catch((err) => this.logger.warn('deleting a segment file failed', { file: seg.logPath, error: err }))
+      if (removeFiles)
+        await seg.delete().catch((err) => this.logger.warn('deleting a segment file failed', { file: seg.logPath, error: err }))
       else await seg.closeHandle().catch(() => {})
     }
   }

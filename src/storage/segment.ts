@@ -160,11 +160,7 @@ export class LogSegment {
     readonly suffix = '',
   ) {
     this.path = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}${suffix}`
-    this.offsetIndex = new OffsetIndex(
-      `${dir}/${segmentFileName(baseOffset, INDEX_SUFFIX)}${suffix}`,
-      baseOffset,
-      config.maxIndexSizeBytes,
-    )
+    this.offsetIndex = new OffsetIndex(`${dir}/${segmentFileName(baseOffset, INDEX_SUFFIX)}${suffix}`, baseOffset, config.maxIndexSizeBytes)
     this.timeIndex = new TimeIndex(
       `${dir}/${segmentFileName(baseOffset, TIME_INDEX_SUFFIX)}${suffix}`,
       baseOffset,
@@ -320,7 +316,8 @@ export class LogSegment {
       } catch {}
       throw new AppendFailedError(err as Error, undone)
     }
-    for (const b of batches) this.onBatch(b.baseOffset, b.baseOffset + b.lastOffsetDelta, b.maxTimestamp, position + b.position, b.sizeBytes)
+    for (const b of batches)
+      this.onBatch(b.baseOffset, b.baseOffset + b.lastOffsetDelta, b.maxTimestamp, position + b.position, b.sizeBytes)
     this.size = position + length
   }
 
@@ -330,12 +327,15 @@ export class LogSegment {
     for (const b of batches) {
       const last = b.baseOffset + b.lastOffsetDelta
       if (b.position !== at || b.baseOffset < expected || b.lastOffsetDelta < 0 || last - this.baseOffset > MAX_RELATIVE_OFFSET) {
-        throw new RangeError(`${this.logPath}: batch ${b.baseOffset}..${last} at ${b.position} cannot follow offset ${expected - 1} at ${at}`)
+        throw new RangeError(
+          `${this.logPath}: batch ${b.baseOffset}..${last} at ${b.position} cannot follow offset ${expected - 1} at ${at}`,
+        )
       }
       expected = last + 1
       at += b.sizeBytes
     }
-    if (batches.length === 0 || at !== length) throw new RangeError(`${this.logPath}: the batches do not cover the ${length} bytes appended`)
+    if (batches.length === 0 || at !== length)
+      throw new RangeError(`${this.logPath}: the batches do not cover the ${length} bytes appended`)
   }
 
   /**

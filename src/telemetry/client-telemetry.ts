@@ -24,13 +24,7 @@
 import { crc32c } from '../protocol/records/crc32c.js'
 import { METADATA_TOPIC_ID, randomUuid, uuidToBytes, ZERO_UUID } from '../cluster/uuid.js'
 import type { Clock } from '../util/clock.js'
-import type {
-  PushParams,
-  TelemetryConnection,
-  TelemetryPush,
-  TelemetryService,
-  TelemetrySubscription,
-} from '../ports/telemetry.js'
+import type { PushParams, TelemetryConnection, TelemetryPush, TelemetryService, TelemetrySubscription } from '../ports/telemetry.js'
 
 /** ClientMetricsConfigs.DEFAULT_INTERVAL_MS. */
 export const DEFAULT_PUSH_INTERVAL_MS = 5 * 60_000

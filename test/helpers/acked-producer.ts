@@ -249,7 +249,8 @@ async function startLibrdkafka(opts: StartProducerOptions): Promise<ContinuousPr
       else if (m.done) {
         done = m
         sent = m.sent ?? sent
-      } else if (m.error) errors.push({ partition: m.partition ?? -1, values: [m.value ?? ''], error: `${m.error.name}: ${m.error.message}` })
+      } else if (m.error)
+        errors.push({ partition: m.partition ?? -1, values: [m.value ?? ''], error: `${m.error.name}: ${m.error.message}` })
       else acked.push({ partition: m.partition!, offset: m.offset!, value: m.value! })
     }
   })

@@ -417,9 +417,7 @@ export async function platformaticReadAll(bootstrap: string, topic: string): Pro
           topics: [
             {
               topicId: t.id,
-              partitions: [
-                { partition: p, fetchOffset: offset, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 },
-              ],
+              partitions: [{ partition: p, fetchOffset: offset, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 }],
             },
           ],
           maxWaitTime: 500,
@@ -442,7 +440,10 @@ export async function platformaticReadAll(bootstrap: string, topic: string): Pro
               timestamp: Number(batch.firstTimestamp + rec.timestampDelta),
               key: rec.key === null ? null : rec.key.toString('utf8'),
               value: rec.value === null ? null : rec.value.toString('utf8'),
-              headers: rec.headers.map(([k, v]): [string, string | null] => [k === null ? '' : k.toString('utf8'), v === null ? null : v.toString('utf8')]),
+              headers: rec.headers.map(([k, v]): [string, string | null] => [
+                k === null ? '' : k.toString('utf8'),
+                v === null ? null : v.toString('utf8'),
+              ]),
             })
             if (o + 1n > next) next = o + 1n
           }

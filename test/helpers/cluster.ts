@@ -266,7 +266,14 @@ export class Cluster {
         if (t.error) throw new Error(`topic ${topic}: ${t.error}`)
         throw new Error(`topic ${topic} has no partition ${partition} (${t.partitions.length} partitions)`)
       }
-      return { leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas, error: p.error }
+      return {
+        leader: p.leader,
+        leaderEpoch: p.leaderEpoch,
+        replicas: p.replicas,
+        isr: p.isr,
+        offlineReplicas: p.offlineReplicas,
+        error: p.error,
+      }
     } finally {
       await client.close()
     }
@@ -290,8 +297,7 @@ export class Cluster {
         last = views.map((v) => `broker ${v.id}: [${sortedIds(v.md.brokers.keys())}] controller ${v.md.controllerId}`).join('; ')
         const controllers = new Set(views.map((v) => v.md.controllerId))
         const [controller] = controllers
-        const ok =
-          views.every((v) => sortedIds(v.md.brokers.keys()).join() === want) && controllers.size === 1 && ids.includes(controller!)
+        const ok = views.every((v) => sortedIds(v.md.brokers.keys()).join() === want) && controllers.size === 1 && ids.includes(controller!)
         return ok ? controller : undefined
       },
       `every running broker to list brokers [${want}] and one controller (last seen: ${last || 'nothing'})`,

@@ -165,7 +165,9 @@ export class GroupMember {
   }
 
   summary(): string {
-    const last = this.history.slice(-4).map((h) => `${h.partitions === null ? 'revoked' : `[${h.partitions.join(',')}]`}${h.generation !== null ? `@g${h.generation}` : ''}`)
+    const last = this.history
+      .slice(-4)
+      .map((h) => `${h.partitions === null ? 'revoked' : `[${h.partitions.join(',')}]`}${h.generation !== null ? `@g${h.generation}` : ''}`)
     return `${this.name}(${this.opts.client}${this.opts.groupInstanceId ? ` static=${this.opts.groupInstanceId}` : ''}) alive=${this.alive} member=${this.memberId} assigned=${this.assigned === null ? 'none' : `[${this.assigned.join(',')}]`} joins=${this.joins} revokes=${this.revokes} records=${this.records.length} history=${last.join(' ')}${this.notes.length ? ` notes: ${this.notes.slice(-3).join(' | ')}` : ''}`
   }
 }
@@ -308,7 +310,8 @@ async function startPlatformaticInProcess(m: GroupMember): Promise<void> {
 // kcat -G (librdkafka's classic group consumer).
 
 const KCAT_REBALANCE_RE = /^% Group \S+ rebalanced \(memberid ([^)]*)\): (assigned|revoked): ?(.*)$/
-const KCAT_INCREMENTAL_RE = /^% Group \S+ rebalanced: incremental (assignment|revoke) of \d+ partition\(s\) \(memberid ([^,)]*)[^)]*\): ?(.*)$/
+const KCAT_INCREMENTAL_RE =
+  /^% Group \S+ rebalanced: incremental (assignment|revoke) of \d+ partition\(s\) \(memberid ([^,)]*)[^)]*\): ?(.*)$/
 const KCAT_RECORD_RE = /^(\d+) (\d+) (\S*) (.*)$/
 
 async function startKcat(m: GroupMember): Promise<void> {
@@ -765,7 +768,13 @@ export function endOffsets(produced: ProducedRecord[], numPartitions: number): n
 }
 
 /** Waits until the group's committed offsets equal `ends` (everything consumed is committed). */
-export async function waitCommitted(inspector: GroupInspector, groupId: string, topic: string, ends: number[], timeoutMs = 20_000): Promise<void> {
+export async function waitCommitted(
+  inspector: GroupInspector,
+  groupId: string,
+  topic: string,
+  ends: number[],
+  timeoutMs = 20_000,
+): Promise<void> {
   let last: number[] = []
   await waitUntil(
     `group ${groupId} to commit [${ends.join(',')}] on ${topic}`,
@@ -848,12 +857,25 @@ export async function scenarioShare(
     await sleep(300)
 
     assertPartitioning(members, produced)
-    assertExactlyOnce(members, produced.map((r) => r.value), `${opts.label}: records produced after the group settled`, t0)
+    assertExactlyOnce(
+      members,
+      produced.map((r) => r.value),
+      `${opts.label}: records produced after the group settled`,
+      t0,
+    )
     const counts = receiptCounts(members)
-    assert.equal([...counts.values()].reduce((a, b) => a + b, 0), opts.records, 'records received in total')
+    assert.equal(
+      [...counts.values()].reduce((a, b) => a + b, 0),
+      opts.records,
+      'records received in total',
+    )
     for (const m of members) {
       const foreign = m.records.filter((r) => !m.assigned!.includes(r.partition))
-      assert.equal(foreign.length, 0, `${m.name} received ${foreign.length} records of partitions it does not own (e.g. partition ${foreign[0]?.partition})`)
+      assert.equal(
+        foreign.length,
+        0,
+        `${m.name} received ${foreign.length} records of partitions it does not own (e.g. partition ${foreign[0]?.partition})`,
+      )
       if (m.assigned!.length > 0) assert.ok(m.records.length > 0, `${m.name} (owns [${m.assigned}]) received records`)
       else assert.equal(m.records.length, 0, `${m.name} owns no partition and receives nothing`)
     }
@@ -924,7 +946,9 @@ export async function scenarioChurn(
     const counts = receiptCounts(cohort.members)
     for (const r of recs) frozen.set(r.value, counts.get(r.value) ?? 0)
     const dups = recs.filter((r) => (counts.get(r.value) ?? 0) > 1).length
-    s.log(`${label} ${phaseLabel}: settled ${settledMs} ms after the change on ${describeText(d)}; ${dups} of ${N} records of this phase delivered twice`)
+    s.log(
+      `${label} ${phaseLabel}: settled ${settledMs} ms after the change on ${describeText(d)}; ${dups} of ${N} records of this phase delivered twice`,
+    )
     return settledMs
   }
   try {
@@ -943,16 +967,35 @@ export async function scenarioChurn(
     for (const m of [a, b, c!]) assert.ok(m.assigned!.length > 0, `${m.name} owns partitions after the join`)
 
     // Clean leave: b's session (15 s) is long, so a prompt rebalance proves LeaveGroup was honoured.
-    const leaveMs = await phase('leave', () => [a, c!], () => b.stop(), opts.stopBeforeProducing)
-    assert.ok(leaveMs < 10_000, `rebalance after a clean leave took ${leaveMs} ms (b's session timeout is 15 s: LeaveGroup must trigger it)`)
+    const leaveMs = await phase(
+      'leave',
+      () => [a, c!],
+      () => b.stop(),
+      opts.stopBeforeProducing,
+    )
+    assert.ok(
+      leaveMs < 10_000,
+      `rebalance after a clean leave took ${leaveMs} ms (b's session timeout is 15 s: LeaveGroup must trigger it)`,
+    )
 
     // Kill: no LeaveGroup; the coordinator removes c when its 6 s session expires.
-    const killMs = await phase('kill', () => [a], () => c!.kill())
+    const killMs = await phase(
+      'kill',
+      () => [a],
+      () => c!.kill(),
+    )
     assert.ok(killMs >= 2000, `rebalance ${killMs} ms after a kill: a killed member is removed by session timeout, not sooner`)
 
     const counts = receiptCounts(cohort.members)
     const missing = produced.filter((r) => !counts.has(r.value))
-    assert.equal(missing.length, 0, `records never received: ${missing.slice(0, 5).map((r) => r.value).join(', ')}`)
+    assert.equal(
+      missing.length,
+      0,
+      `records never received: ${missing
+        .slice(0, 5)
+        .map((r) => r.value)
+        .join(', ')}`,
+    )
     const redelivered = [...frozen].filter(([v, n]) => (counts.get(v) ?? 0) !== n)
     assert.equal(
       redelivered.length,
@@ -1002,10 +1045,22 @@ export async function scenarioTwoGroups(s: GroupSuite, opts: { records?: number 
     await sleep(300)
     const cx = receiptCounts([x1!, x2!])
     const cy = receiptCounts([y1!])
-    assertExactlyOnce([x1!, x2!], after.map((r) => r.value), 'group x, records produced after it settled', t0)
+    assertExactlyOnce(
+      [x1!, x2!],
+      after.map((r) => r.value),
+      'group x, records produced after it settled',
+      t0,
+    )
     // A single member never rebalances: it reads the earlier records exactly once too.
-    assertExactlyOnce([y1!], [...before, ...after].map((r) => r.value), 'group y (one member)', t0)
-    s.log(`two groups: x got ${[...cx.values()].reduce((a, b) => a + b, 0)} deliveries, y ${[...cy.values()].reduce((a, b) => a + b, 0)} for ${2 * N} records`)
+    assertExactlyOnce(
+      [y1!],
+      [...before, ...after].map((r) => r.value),
+      'group y (one member)',
+      t0,
+    )
+    s.log(
+      `two groups: x got ${[...cx.values()].reduce((a, b) => a + b, 0)} deliveries, y ${[...cy.values()].reduce((a, b) => a + b, 0)} for ${2 * N} records`,
+    )
   } catch (e) {
     s.log(`two-groups members:\n${cohort.summary()}`)
     throw e
@@ -1078,7 +1133,12 @@ export async function scenarioStaticRestart(
     await opts.restart(old)
     const again = await cohort.add(so(r))
     members[r] = again
-    await waitUntil('the restarted static member to get an assignment', () => again.assigned !== null, () => again.summary(), session + 5000)
+    await waitUntil(
+      'the restarted static member to get an assignment',
+      () => again.assigned !== null,
+      () => again.summary(),
+      session + 5000,
+    )
     const restartMs = Date.now() - t0
     assert.ok(restartMs < session, `restart took ${restartMs} ms, longer than the session timeout`)
     const d1 = await waitSettled(s.inspector, groupId, topic, members, P)
@@ -1096,7 +1156,11 @@ export async function scenarioStaticRestart(
         [0, 1, 2].map(instanceOf),
         'describeGroups shows the instance ids',
       )
-      assert.equal(d1.members.find((x) => x.groupInstanceId === instanceOf(r))?.memberId, again.memberId, `instance ${instanceOf(r)} maps to the new member id`)
+      assert.equal(
+        d1.members.find((x) => x.groupInstanceId === instanceOf(r))?.memberId,
+        again.memberId,
+        `instance ${instanceOf(r)} maps to the new member id`,
+      )
     }
 
     const p2 = taggedRecords(`${s.client}-${label}-p2`, N, P)
@@ -1105,8 +1169,14 @@ export async function scenarioStaticRestart(
     await sleep(300)
     assert.deepEqual(rebalancesSeen(), before.others, `the other members saw no rebalance:\n${others.map((m) => m.summary()).join('\n')}`)
     assert.equal(again.joins, 1, 'the restarted member joined once')
-    assertExactlyOnce(cohort.members, [...p1, ...p2].map((x) => x.value), `${label}: records produced before and after the restart`, tStart)
-    for (const x of again.records) assert.ok(before.parts.includes(x.partition), `restarted member consumed only its own partitions (got ${x.partition})`)
+    assertExactlyOnce(
+      cohort.members,
+      [...p1, ...p2].map((x) => x.value),
+      `${label}: records produced before and after the restart`,
+      tStart,
+    )
+    for (const x of again.records)
+      assert.ok(before.parts.includes(x.partition), `restarted member consumed only its own partitions (got ${x.partition})`)
   } catch (e) {
     s.log(`${label} members:\n${cohort.summary()}`)
     throw e
@@ -1145,13 +1215,22 @@ export async function assertConsumedRange(
   await waitUntil(
     `${m.name} to consume ${what}`,
     () => have().every((s, p) => Array.from({ length: ends[p]! - starts[p]! }, (_, i) => starts[p]! + i).every((o) => s.has(o))),
-    () => `wanted [${starts}]..[${ends}], got per partition: ${have().map((s, p) => `${p}: ${s.size} (min ${Math.min(...s)})`).join('; ')}\n${m.summary()}`,
+    () =>
+      `wanted [${starts}]..[${ends}], got per partition: ${have()
+        .map((s, p) => `${p}: ${s.size} (min ${Math.min(...s)})`)
+        .join('; ')}\n${m.summary()}`,
     opts.timeoutMs ?? 20_000,
   )
   if (opts.settleMs) await sleep(opts.settleMs)
   for (const r of m.records) {
-    assert.ok(r.offset >= starts[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, before the start ${starts[r.partition]}`)
-    assert.ok(r.offset < ends[r.partition]!, `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, beyond ${ends[r.partition]}`)
+    assert.ok(
+      r.offset >= starts[r.partition]!,
+      `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, before the start ${starts[r.partition]}`,
+    )
+    assert.ok(
+      r.offset < ends[r.partition]!,
+      `${what}: ${m.name} got partition ${r.partition} offset ${r.offset}, beyond ${ends[r.partition]}`,
+    )
   }
   const total = ends.reduce((a, e, p) => a + e - starts[p]!, 0)
   assert.equal(m.records.length, total, `${what}: each record once`)

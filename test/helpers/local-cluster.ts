@@ -18,7 +18,13 @@ export interface LocalCluster {
   close(): Promise<void>
 }
 
-export async function followLocalCluster(store: MetadataStore, replicas: ReplicaManager, config: BrokerConfig, clock: Clock, nodeId = 0): Promise<LocalCluster> {
+export async function followLocalCluster(
+  store: MetadataStore,
+  replicas: ReplicaManager,
+  config: BrokerConfig,
+  clock: Clock,
+  nodeId = 0,
+): Promise<LocalCluster> {
   const backend = localClusterBackend(store, { nodeId, rack: null, clock })
   const live = () => backend.membership?.brokers().map((b) => ({ id: b.nodeId, rack: b.rack })) ?? [{ id: nodeId, rack: null }]
   let parts: ClusterParts | undefined

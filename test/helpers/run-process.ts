@@ -30,7 +30,8 @@ export function runProcess(
     }, opts.timeoutMs)
     child.once('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      const hint = e.code === 'ENOENT' ? ` — '${cmd}' is not installed or not on PATH${opts.installHint ? `; ${opts.installHint}` : ''}` : ''
+      const hint =
+        e.code === 'ENOENT' ? ` — '${cmd}' is not installed or not on PATH${opts.installHint ? `; ${opts.installHint}` : ''}` : ''
       reject(new Error(`cannot run ${cmd} ${args.join(' ')}: ${e.message}${hint}`))
     })
     child.once('close', (code, signal) => {

@@ -151,7 +151,10 @@ describe('bad input', () => {
     // Metadata v1: topics array claims 5 entries, none follow.
     await expectClosed(frame(Buffer.concat([header(3, 1, false), Buffer.from([0, 0, 0, 5])])), 'Metadata v1, 5 topics announced, 0 sent')
     // Metadata v1: array length INT32_MAX.
-    await expectClosed(frame(Buffer.concat([header(3, 1, false), Buffer.from([0x7f, 0xff, 0xff, 0xff])])), 'Metadata v1, array length INT32_MAX')
+    await expectClosed(
+      frame(Buffer.concat([header(3, 1, false), Buffer.from([0x7f, 0xff, 0xff, 0xff])])),
+      'Metadata v1, array length INT32_MAX',
+    )
     // Metadata v12 (flexible): compact array length 2^31 as uvarint.
     await expectClosed(
       frame(Buffer.concat([header(3, 12, true), Buffer.from([0x80, 0x80, 0x80, 0x80, 0x08])])),

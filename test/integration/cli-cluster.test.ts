@@ -34,7 +34,12 @@ describe('tributary cluster info', () => {
     const kafka = new Kafka({ clientId: 'it-cli-cluster', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING })
     admin = kafka.admin()
     await admin.connect()
-    await admin.createTopics({ topics: [{ topic: 'a', numPartitions: 3 }, { topic: 'b', numPartitions: 2 }] })
+    await admin.createTopics({
+      topics: [
+        { topic: 'a', numPartitions: 3 },
+        { topic: 'b', numPartitions: 2 },
+      ],
+    })
   })
 
   after(async () => {

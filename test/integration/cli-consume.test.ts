@@ -45,11 +45,21 @@ class Running {
   }
 
   waitStderr(re: RegExp, what: string): Promise<RegExpExecArray> {
-    return waitUntil(what, () => re.exec(this.err) ?? false, () => `stderr:\n${this.err}\nstdout:\n${this.out}`, 30_000)
+    return waitUntil(
+      what,
+      () => re.exec(this.err) ?? false,
+      () => `stderr:\n${this.err}\nstdout:\n${this.out}`,
+      30_000,
+    )
   }
 
   waitLines(n: number, what: string): Promise<string[]> {
-    return waitUntil(what, () => (this.lines.length >= n ? this.lines : false), () => `stdout:\n${this.out}\nstderr:\n${this.err}`, 30_000)
+    return waitUntil(
+      what,
+      () => (this.lines.length >= n ? this.lines : false),
+      () => `stdout:\n${this.out}\nstderr:\n${this.err}`,
+      30_000,
+    )
   }
 
   async interrupt(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
@@ -94,7 +104,11 @@ describe('tributary consume', () => {
     const ls = out.split('\n').filter((l) => l !== '')
     for (let p = 0; p < P; p++) {
       const offsets = ls.filter((l) => l.startsWith(`${p} `)).map((l) => Number(l.split(' ')[1]))
-      assert.deepEqual(offsets, [...offsets].sort((a, b) => a - b), `partition ${p} printed in offset order`)
+      assert.deepEqual(
+        offsets,
+        [...offsets].sort((a, b) => a - b),
+        `partition ${p} printed in offset order`,
+      )
     }
     return [...ls].sort()
   }
@@ -131,7 +145,12 @@ describe('tributary consume', () => {
       messages: [
         { key: null, value: 'no key', timestamp: String(T0) },
         { key: 'tombstone', value: null, timestamp: String(T0 + 1) },
-        { key: Buffer.from([0xff, 0x00, 0x01]), value: Buffer.from([0xde, 0xad]), headers: { bin: Buffer.from([0x01]) }, timestamp: String(T0 + 2) },
+        {
+          key: Buffer.from([0xff, 0x00, 0x01]),
+          value: Buffer.from([0xde, 0xad]),
+          headers: { bin: Buffer.from([0x01]) },
+          timestamp: String(T0 + 2),
+        },
       ],
     })
   })
@@ -163,7 +182,10 @@ describe('tributary consume', () => {
 
     it('--offset N, earliest, latest and -N (the last N of each partition)', async () => {
       assert.deepEqual(byPartition((await consumeOk(['data', '--offset', '3', '--exit-at-end', ...FMT])).stdout), lines(all(3)).sort())
-      assert.deepEqual(byPartition((await consumeOk(['data', '--offset', 'earliest', '--exit-at-end', ...FMT])).stdout), lines(all(0)).sort())
+      assert.deepEqual(
+        byPartition((await consumeOk(['data', '--offset', 'earliest', '--exit-at-end', ...FMT])).stdout),
+        lines(all(0)).sort(),
+      )
       assert.equal((await consumeOk(['data', '--offset', 'latest', '--exit-at-end', ...FMT])).stdout, '')
       assert.deepEqual(byPartition((await consumeOk(['data', '--offset', '-2', '--exit-at-end', ...FMT])).stdout), lines(all(3)).sort())
       // More than a partition holds: from its beginning.
@@ -174,7 +196,10 @@ describe('tributary consume', () => {
       const t = T0 + 3000
       const want = lines(all(3)).sort()
       assert.deepEqual(byPartition((await consumeOk(['data', '--timestamp', String(t), '--exit-at-end', ...FMT])).stdout), want)
-      assert.deepEqual(byPartition((await consumeOk(['data', '--timestamp', new Date(t).toISOString(), '--exit-at-end', ...FMT])).stdout), want)
+      assert.deepEqual(
+        byPartition((await consumeOk(['data', '--timestamp', new Date(t).toISOString(), '--exit-at-end', ...FMT])).stdout),
+        want,
+      )
       assert.deepEqual(byPartition((await consumeOk(['data', '--timestamp', String(t - 500), '--exit-at-end', ...FMT])).stdout), want)
       // After the last record: nothing.
       assert.equal((await consumeOk(['data', '--timestamp', String(T0 + 60_000), '--exit-at-end', ...FMT])).stdout, '')
@@ -217,7 +242,10 @@ describe('tributary consume', () => {
       assert.equal(t.stdout.split('\n').slice(0, 2).join('\n'), '[][no key]\n[tombstone][]')
       const j = await consumeOk(['nulls', '--from-beginning', '--exit-at-end', '--max-messages', '2', '--json'])
       assert.deepEqual(
-        j.stdout.trimEnd().split('\n').map((l) => JSON.parse(l)),
+        j.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
         [
           { topic: 'nulls', partition: 0, offset: 0, timestamp: T0, key: null, value: 'no key', headers: [] },
           { topic: 'nulls', partition: 0, offset: 1, timestamp: T0 + 1, key: 'tombstone', value: null, headers: [] },
@@ -298,7 +326,11 @@ describe('tributary consume', () => {
       const next = new Map(committed[0]!.partitions.map((x) => [x.partition, Number(x.offset)]))
       for (let p = 0; p < P; p++) {
         const mine = printed.filter((l) => l.startsWith(`${p} `)).map((l) => Number(l.split(' ')[1]))
-        assert.equal(next.get(p), mine.length === 0 ? 0 : Math.max(...mine) + 1, `committed offset of partition ${p} follows the last printed`)
+        assert.equal(
+          next.get(p),
+          mine.length === 0 ? 0 : Math.max(...mine) + 1,
+          `committed offset of partition ${p} follows the last printed`,
+        )
       }
       const desc = await admin.describeGroups(['resume'])
       assert.equal(desc.groups[0]!.state, 'Empty', 'the member left the group on exit')
@@ -349,7 +381,12 @@ describe('tributary consume', () => {
         assert.equal(settled.protocol, 'RoundRobinAssigner', 'the protocol both offer')
         const cliParts = settled.members.find((m) => m.memberId !== js.memberId)!.partitions
         const lastAssigned = () => [...cli.err.matchAll(/assigned mixed partitions (\S+)/g)].at(-1)?.[1]
-        await waitUntil('the CLI to report the same assignment', () => lastAssigned() === formatPartitions(cliParts), () => cli.err, 30_000)
+        await waitUntil(
+          'the CLI to report the same assignment',
+          () => lastAssigned() === formatPartitions(cliParts),
+          () => cli.err,
+          30_000,
+        )
         await sleep(STALE_FETCH_GRACE_MS)
 
         const N = 40
@@ -391,7 +428,14 @@ describe('tributary consume', () => {
     await producer.send({ topic: 'tail', acks: -1, messages: [{ partition: 0, value: 'old' }] })
     const r = start(['tail'])
     await r.waitStderr(/Reading tail partitions 0-1 from the end/, 'the start note')
-    await producer.send({ topic: 'tail', acks: -1, messages: [{ partition: 0, value: 'new-1' }, { partition: 1, value: 'new-2' }] })
+    await producer.send({
+      topic: 'tail',
+      acks: -1,
+      messages: [
+        { partition: 0, value: 'new-1' },
+        { partition: 1, value: 'new-2' },
+      ],
+    })
     await r.waitLines(2, 'the two new records')
     await producer.send({ topic: 'tail', acks: -1, messages: [{ partition: 1, value: 'new-3' }] })
     await r.waitLines(3, 'the third record')

@@ -25,8 +25,21 @@ interface DescribeJson {
   protocolType: string
   protocol: string
   coordinator: number
-  members: Array<{ memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; assignment: Array<{ topic: string; partitions: number[] }> | null }>
-  partitions: Array<{ topic: string; partition: number; committedOffset: number | null; endOffset: number | null; lag: number | null; memberId: string | null }>
+  members: Array<{
+    memberId: string
+    groupInstanceId: string | null
+    clientId: string
+    clientHost: string
+    assignment: Array<{ topic: string; partitions: number[] }> | null
+  }>
+  partitions: Array<{
+    topic: string
+    partition: number
+    committedOffset: number | null
+    endOffset: number | null
+    lag: number | null
+    memberId: string | null
+  }>
   totalLag: number
 }
 
@@ -116,7 +129,12 @@ describe('tributary group', () => {
 
   before(async () => {
     broker = await startBrokerProcess({ overrides: { ...GROUP_BROKER_OVERRIDES } })
-    kafka = new Kafka({ clientId: 'it-cli-group', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } })
+    kafka = new Kafka({
+      clientId: 'it-cli-group',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 5, initialRetryTime: 100 },
+    })
     admin = kafka.admin()
     await admin.connect()
     producer = kafka.producer({ allowAutoTopicCreation: false })
@@ -200,7 +218,11 @@ describe('tributary group', () => {
     const table = await ok(['group', 'describe', GROUP])
     assert.match(table.stdout, /^state:\s+Stable$/m)
     assert.match(table.stdout, /^assignor:\s+RoundRobinAssigner$/m)
-    assert.deepEqual(rows(table.stdout, /^MEMBER ID\s+INSTANCE ID\s+CLIENT ID\s+HOST\s+PARTITIONS$/)[0]!.slice(0, 3), [m.memberId, '-', 'cli-group-live'])
+    assert.deepEqual(rows(table.stdout, /^MEMBER ID\s+INSTANCE ID\s+CLIENT ID\s+HOST\s+PARTITIONS$/)[0]!.slice(0, 3), [
+      m.memberId,
+      '-',
+      'cli-group-live',
+    ])
 
     const reset = await cli(['group', 'reset-offsets', GROUP, '--topic', TOPIC, '--to-earliest', '--execute'])
     assert.equal(reset.code, 1, show(reset))
@@ -267,7 +289,9 @@ describe('tributary group', () => {
 
   test('reset-offsets --to-datetime, --to-latest, and results clamped to the log', async () => {
     const at7s = new Date(T0 + 7000).toISOString()
-    const j = JSON.parse((await ok(['group', 'reset-offsets', GROUP, '--all-topics', '--to-datetime', at7s, '--execute', '--json'])).stdout) as ResetJson
+    const j = JSON.parse(
+      (await ok(['group', 'reset-offsets', GROUP, '--all-topics', '--to-datetime', at7s, '--execute', '--json'])).stdout,
+    ) as ResetJson
     assert.equal(j.executed, true)
     assert.deepEqual(
       j.partitions.map((p) => [p.partition, p.currentOffset, p.newOffset]),
@@ -283,7 +307,9 @@ describe('tributary group', () => {
       [2, 7],
     ])
     const plan = async (...spec: string[]) =>
-      (JSON.parse((await ok(['group', 'reset-offsets', GROUP, '--all-topics', ...spec, '--json'])).stdout) as ResetJson).partitions.map((p) => p.newOffset)
+      (JSON.parse((await ok(['group', 'reset-offsets', GROUP, '--all-topics', ...spec, '--json'])).stdout) as ResetJson).partitions.map(
+        (p) => p.newOffset,
+      )
     // Partition 0's records at T0 + 12 s onwards exist; the others end before it: their end offset.
     assert.deepEqual(await plan('--to-datetime', new Date(T0 + 12_000).toISOString()), [12, 10, 10])
     assert.deepEqual(await plan('--to-offset', '1000'), [15, 10, 10])
@@ -347,7 +373,10 @@ describe('tributary group', () => {
     assert.match(noBroker.stderr, /--bootstrap-server/)
 
     const usage: Array<[string[], RegExp]> = [
-      [['group', 'reset-offsets', GROUP, '--all-topics', '--to-earliest', '--to-offset', '3'], /only one of .*--to-earliest and --to-offset/],
+      [
+        ['group', 'reset-offsets', GROUP, '--all-topics', '--to-earliest', '--to-offset', '3'],
+        /only one of .*--to-earliest and --to-offset/,
+      ],
       [['group', 'reset-offsets', GROUP, '--all-topics', '--to-latest', '--shift-by', '1'], /only one of .*--to-latest and --shift-by/],
       [['group', 'reset-offsets', GROUP, '--all-topics'], /give one of --to-earliest/],
       [['group', 'reset-offsets', GROUP, '--to-earliest'], /give --topic .* or --all-topics/],

@@ -111,7 +111,10 @@ describe('tributary produce', () => {
     })
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout, '')
-    assert.match(r.stderr, /^produced 6 records \(\d+ B\) to 'keyed' partitions? [\d, ]+ in \d+\.\d\d s \(\d+ records\/s, [\d.]+ MB\/s\)\n$/)
+    assert.match(
+      r.stderr,
+      /^produced 6 records \(\d+ B\) to 'keyed' partitions? [\d, ]+ in \d+\.\d\d s \(\d+ records\/s, [\d.]+ MB\/s\)\n$/,
+    )
     const stored = await kcatConsumeAll(broker.bootstrap, 'keyed')
     assert.equal(stored.length, 6)
     const find = (value: string) => stored.find((s) => s.value === value)!
@@ -128,7 +131,11 @@ describe('tributary produce', () => {
       assert.equal(s.partition, javaPartition(key, 3), `${key}: the Java client's partition`)
     }
     assert.equal(find('no key here').key, null)
-    for (const s of stored) assert.deepEqual(s.headers, [['src', 'cli'], ['batch', '1']])
+    for (const s of stored)
+      assert.deepEqual(s.headers, [
+        ['src', 'cli'],
+        ['batch', '1'],
+      ])
     const alice = stored.filter((s) => s.key === 'alice').sort((x, y) => x.offset - y.offset)
     assert.deepEqual(
       alice.map((s) => s.value),
@@ -164,7 +171,13 @@ describe('tributary produce', () => {
 
   it('stores bytes exactly: UTF-8, CR before LF, NUL and every other byte value, a last line without a newline', async () => {
     const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i).filter((i) => i !== 0x0a))
-    const records = [Buffer.from('héllo wörld ✓ 😀'), Buffer.from('crlf\r'), bytes, Buffer.from([0xff, 0xfe, 0x00]), Buffer.from('no newline at the end')]
+    const records = [
+      Buffer.from('héllo wörld ✓ 😀'),
+      Buffer.from('crlf\r'),
+      bytes,
+      Buffer.from([0xff, 0xfe, 0x00]),
+      Buffer.from('no newline at the end'),
+    ]
     const input = Buffer.concat(records.flatMap((x, i) => (i < records.length - 1 ? [x, Buffer.from('\n')] : [x])))
     const r = await tributary(['produce', 'binary', ...b(), '--acks', '1'], { input })
     assert.equal(r.code, 0, r.stderr)
@@ -194,7 +207,7 @@ describe('tributary produce', () => {
     )
   })
 
-  it("says a missing topic does not exist and how to create it (exit 1), without reading the input", async () => {
+  it('says a missing topic does not exist and how to create it (exit 1), without reading the input', async () => {
     const r = await tributary(['produce', 'nope', ...b()], { input: 'x\n' })
     assert.equal(r.code, 1)
     assert.match(r.stderr, /tributary produce: topic 'nope' does not exist\n {2}create it with: tributary topic create nope\n/)
@@ -278,7 +291,11 @@ describe('tributary produce', () => {
     const input = 'a=1\nb=2\nc=3\nd=4\nlast=5'
     p.child.stdin.write(input)
     await waitFor(() => new RegExp(`4 records read, 0 acknowledged, ${input.length} B,`).test(p.stderr()), 'a progress line', 60_000)
-    const before = await kcatQueryOffsets(broker.bootstrap, 'interrupted', [0, 1].map((partition) => ({ partition, timestamp: -1 })))
+    const before = await kcatQueryOffsets(
+      broker.bootstrap,
+      'interrupted',
+      [0, 1].map((partition) => ({ partition, timestamp: -1 })),
+    )
     assert.deepEqual([...before.values()], [0, 0], 'nothing sent before the interrupt')
     p.child.kill('SIGINT')
     assert.equal(await p.done, 0, p.stderr())
@@ -286,10 +303,7 @@ describe('tributary produce', () => {
     assert.match(p.stderr(), /produced 5 records/)
     assert.match(p.stderr(), /interrupted: stopped reading after line 5; every record read was sent/)
     const stored = await kcatConsumeAll(broker.bootstrap, 'interrupted')
-    assert.deepEqual(
-      stored.map((s) => `${s.key}=${s.value}`).sort(),
-      ['a=1', 'b=2', 'c=3', 'd=4', 'last=5'],
-    )
+    assert.deepEqual(stored.map((s) => `${s.key}=${s.value}`).sort(), ['a=1', 'b=2', 'c=3', 'd=4', 'last=5'])
     for (const s of stored) assert.equal(s.partition, javaPartition(s.key!, 2))
   })
 

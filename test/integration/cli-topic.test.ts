@@ -102,7 +102,8 @@ describe('tributary topic', () => {
   test('--help shows the subcommands and examples; each subcommand documents its JSON', async () => {
     const top = await tributary(['topic', '--help'])
     assert.equal(top.code, 0, show(top))
-    for (const sub of ['create', 'list', 'describe', 'delete', 'alter-config', 'add-partitions']) assert.match(top.stdout, new RegExp(`\\b${sub}\\b`))
+    for (const sub of ['create', 'list', 'describe', 'delete', 'alter-config', 'add-partitions'])
+      assert.match(top.stdout, new RegExp(`\\b${sub}\\b`))
     assert.match(top.stdout, /Examples:\n\s+\$ tributary topic create events/)
     const create = await tributary(['topic', 'create', '--help'])
     assert.equal(create.code, 0, show(create))
@@ -115,7 +116,19 @@ describe('tributary topic', () => {
   })
 
   test('create: partitions, replication factor and configs as asked; kafkajs sees them', async () => {
-    const r = await ok('topic', 'create', 'events', '--partitions', '3', '--replication-factor', '1', '--config', 'retention.ms=86400000', '--config', 'cleanup.policy=compact')
+    const r = await ok(
+      'topic',
+      'create',
+      'events',
+      '--partitions',
+      '3',
+      '--replication-factor',
+      '1',
+      '--config',
+      'retention.ms=86400000',
+      '--config',
+      'cleanup.policy=compact',
+    )
     assert.equal(r.stdout, "created topic 'events' (3 partitions, replication factor 1)\n")
     assert.ok((await admin.listTopics()).includes('events'))
     assert.equal(await partitionCount('events'), 3)
@@ -137,7 +150,12 @@ describe('tributary topic', () => {
   })
 
   test('create an existing topic: exit 1 with a hint; --if-not-exists: exit 0, nothing changed', async () => {
-    await fails(1, ['topic', 'create', 'events', '--partitions', '5'], /topic 'events' already exists/, /tributary topic describe events.*--if-not-exists/)
+    await fails(
+      1,
+      ['topic', 'create', 'events', '--partitions', '5'],
+      /topic 'events' already exists/,
+      /tributary topic describe events.*--if-not-exists/,
+    )
     const r = await ok('topic', 'create', 'events', '--partitions', '5', '--if-not-exists')
     assert.match(r.stdout, /topic 'events' already exists; nothing to do/)
     const j = await ok('topic', 'create', 'events', '--if-not-exists', '--json')
@@ -146,7 +164,12 @@ describe('tributary topic', () => {
   })
 
   test('create refused by the broker: the message names the config key, the replication factor; nothing is created', async () => {
-    await fails(1, ['topic', 'create', 'bad', '--config', 'retention.ms=soon'], /invalid config for topic 'bad':.*retention\.ms/, /Kafka’s names/)
+    await fails(
+      1,
+      ['topic', 'create', 'bad', '--config', 'retention.ms=soon'],
+      /invalid config for topic 'bad':.*retention\.ms/,
+      /Kafka’s names/,
+    )
     await fails(1, ['topic', 'create', 'bad', '--config', 'no.such.key=1'], /no\.such\.key/)
     await fails(1, ['topic', 'create', 'bad', '--replication-factor', '3'], /invalid replication factor/, /tributary cluster info/)
     await fails(1, ['topic', 'create', 'bad/name'], /invalid topic 'bad\/name'/, /letters, digits/)
@@ -201,7 +224,9 @@ describe('tributary topic', () => {
     const viaEnv = await tributary(['topic', 'list'], { env: { TRIBUTARY_BOOTSTRAP: broker.bootstrap } })
     assert.equal(viaEnv.code, 0, show(viaEnv))
     assert.match(viaEnv.stdout, /^events\s+3\s+1$/m)
-    const flagWins = await tributary(['topic', 'list', '--bootstrap-server', broker.bootstrap], { env: { TRIBUTARY_BOOTSTRAP: '127.0.0.1:1' } })
+    const flagWins = await tributary(['topic', 'list', '--bootstrap-server', broker.bootstrap], {
+      env: { TRIBUTARY_BOOTSTRAP: '127.0.0.1:1' },
+    })
     assert.equal(flagWins.code, 0, show(flagWins))
     const dead = await tributary(['topic', 'list'], { env: { TRIBUTARY_BOOTSTRAP: '127.0.0.1:1' } })
     assert.equal(dead.code, 1, show(dead))
@@ -212,7 +237,11 @@ describe('tributary topic', () => {
   test('describe: leader, replicas, ISR, earliest/latest offsets and bytes per partition, non-default configs', async () => {
     const producer = kafka.producer()
     await producer.connect()
-    await producer.send({ topic: 'events', acks: -1, messages: Array.from({ length: 7 }, (_, i) => ({ partition: 0, key: `k${i}`, value: `v${i}` })) })
+    await producer.send({
+      topic: 'events',
+      acks: -1,
+      messages: Array.from({ length: 7 }, (_, i) => ({ partition: 0, key: `k${i}`, value: `v${i}` })),
+    })
     // (keyed: the topic is compacted, which refuses records without a key)
     await producer.send({ topic: 'events', acks: -1, messages: [{ partition: 2, key: 'big', value: 'x'.repeat(1500) }] })
     await producer.disconnect()
@@ -234,7 +263,10 @@ describe('tributary topic', () => {
       t.partitions.map((p) => p.latestOffset),
       [7, 0, 1],
     )
-    assert.equal(t.sizeBytes, t.partitions.reduce((n, p) => n + p.sizeBytes!, 0))
+    assert.equal(
+      t.sizeBytes,
+      t.partitions.reduce((n, p) => n + p.sizeBytes!, 0),
+    )
     assert.ok(t.sizeBytes! > 1500)
     assert.equal(t.configsError, null)
     assert.deepEqual(
@@ -247,7 +279,13 @@ describe('tributary topic', () => {
     )
 
     const human = await ok('topic', 'describe', 'events', 'plain')
-    assert.match(human.stdout, new RegExp(`^Topic: events {2}TopicId: \\S+ {2}Partitions: 3 {2}ReplicationFactor: 1 {2}Size: \\d\\.\\d KiB \\(${t.sizeBytes} bytes\\)$`, 'm'))
+    assert.match(
+      human.stdout,
+      new RegExp(
+        `^Topic: events {2}TopicId: \\S+ {2}Partitions: 3 {2}ReplicationFactor: 1 {2}Size: \\d\\.\\d KiB \\(${t.sizeBytes} bytes\\)$`,
+        'm',
+      ),
+    )
     assert.deepEqual(rows(human.stdout, /^PARTITION\s+LEADER\s+REPLICAS\s+ISR\s+EARLIEST\s+LATEST\s+BYTES$/), [
       ['0', '0', '0', '0', '0', '7', String(t.partitions[0]!.sizeBytes)],
       ['1', '0', '0', '0', '0', '0', '0'],
@@ -262,28 +300,56 @@ describe('tributary topic', () => {
   })
 
   test('describe a missing topic: exit 1, "does not exist" and the hint to list topics', async () => {
-    await fails(1, ['topic', 'describe', 'nope'], /tributary topic describe: topic 'nope' does not exist/, /list topics with: tributary topic list/)
+    await fails(
+      1,
+      ['topic', 'describe', 'nope'],
+      /tributary topic describe: topic 'nope' does not exist/,
+      /list topics with: tributary topic list/,
+    )
     await fails(1, ['topic', 'describe', 'events', 'nope', 'nada'], /topics 'nope', 'nada' do not exist/, /tributary topic list/)
     assert.ok(!(await admin.listTopics()).includes('nope'), 'describing does not auto-create')
   })
 
   test('alter-config: --set and --delete change only the named keys; kafkajs sees the result', async () => {
-    const r = await ok('topic', 'alter-config', 'events', '--set', 'retention.ms=3600000', '--set', 'max.message.bytes=2097152', '--delete', 'cleanup.policy')
+    const r = await ok(
+      'topic',
+      'alter-config',
+      'events',
+      '--set',
+      'retention.ms=3600000',
+      '--set',
+      'max.message.bytes=2097152',
+      '--delete',
+      'cleanup.policy',
+    )
     assert.equal(r.stdout, "altered topic 'events': set retention.ms=3600000; set max.message.bytes=2097152; removed cleanup.policy\n")
     const cfg = await topicConfigs('events')
     assert.deepEqual(cfg.get('retention.ms'), { value: '3600000', isDefault: false })
     assert.deepEqual(cfg.get('max.message.bytes'), { value: '2097152', isDefault: false })
     assert.deepEqual(cfg.get('cleanup.policy'), { value: 'delete', isDefault: true }, 'back to the default')
     const j = await ok('topic', 'alter-config', 'events', '--append', 'cleanup.policy=compact', '--json')
-    assert.deepEqual(JSON.parse(j.stdout), { name: 'events', altered: true, changes: [{ name: 'cleanup.policy', op: 'append', value: 'compact' }] })
+    assert.deepEqual(JSON.parse(j.stdout), {
+      name: 'events',
+      altered: true,
+      changes: [{ name: 'cleanup.policy', op: 'append', value: 'compact' }],
+    })
     assert.equal((await topicConfigs('events')).get('cleanup.policy')?.value, 'delete,compact')
   })
 
   test('alter-config refused: invalid values and unknown keys are named, a missing topic is reported as such', async () => {
-    await fails(1, ['topic', 'alter-config', 'events', '--set', 'retention.ms=soon'], /invalid config change for topic 'events':.*retention\.ms/, /tributary topic describe events/)
+    await fails(
+      1,
+      ['topic', 'alter-config', 'events', '--set', 'retention.ms=soon'],
+      /invalid config change for topic 'events':.*retention\.ms/,
+      /tributary topic describe events/,
+    )
     await fails(1, ['topic', 'alter-config', 'events', '--set', 'no.such.key=1'], /no\.such\.key/)
     await fails(1, ['topic', 'alter-config', 'nope', '--set', 'retention.ms=1'], /topic 'nope' does not exist/, /tributary topic list/)
-    await fails(2, ['topic', 'alter-config', 'events', '--set', 'retention.ms=1', '--delete', 'retention.ms'], /retention\.ms is named twice/)
+    await fails(
+      2,
+      ['topic', 'alter-config', 'events', '--set', 'retention.ms=1', '--delete', 'retention.ms'],
+      /retention\.ms is named twice/,
+    )
     assert.equal((await topicConfigs('events')).get('retention.ms')?.value, '3600000', 'unchanged')
   })
 
@@ -293,8 +359,17 @@ describe('tributary topic', () => {
     assert.equal(await partitionCount('events'), 5)
     const j = await ok('topic', 'add-partitions', 'plain', '--to', '2', '--json')
     assert.deepEqual(JSON.parse(j.stdout), { name: 'plain', partitions: 2, previousPartitions: 1 })
-    await fails(1, ['topic', 'add-partitions', 'events', '--to', '5'], /topic 'events' already has 5 partitions: the partition count can only increase/, /give --to a number greater than 5/)
-    await fails(1, ['topic', 'add-partitions', 'events', '--to', '2'], /has 5 partitions, more than 2: the partition count can only increase/)
+    await fails(
+      1,
+      ['topic', 'add-partitions', 'events', '--to', '5'],
+      /topic 'events' already has 5 partitions: the partition count can only increase/,
+      /give --to a number greater than 5/,
+    )
+    await fails(
+      1,
+      ['topic', 'add-partitions', 'events', '--to', '2'],
+      /has 5 partitions, more than 2: the partition count can only increase/,
+    )
     await fails(1, ['topic', 'add-partitions', 'nope', '--to', '2'], /topic 'nope' does not exist/, /tributary topic list/)
     assert.equal(await partitionCount('events'), 5, 'unchanged')
   })

@@ -42,7 +42,9 @@ async function produceTo(client: KafkaClient, nodeId: number, topic: string, ack
       transactionalId: null,
       acks,
       timeoutMs: 5000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(value) }] }) }] }],
+      topicData: [
+        { name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(value) }] }) }] },
+      ],
     },
     { nodeId, timeoutMs: 30_000, maxVersion: 12 }, // by topic name (v13 names topics by id)
   )
@@ -62,7 +64,11 @@ async function createTopic(c: Cluster, topic: string, partitions: number): Promi
 /** Waits until every replica of every partition is back in the ISR. */
 async function waitForFullIsr(c: Cluster, topic: string, partitions: number): Promise<void> {
   for (let p = 0; p < partitions; p++) {
-    await waitFor(async () => ((await c.partitionState(topic, p)).isr.length === 3 ? true : undefined), `${topic}-${p} ISR back to 3`, WAIT_MS)
+    await waitFor(
+      async () => ((await c.partitionState(topic, p)).isr.length === 3 ? true : undefined),
+      `${topic}-${p} ISR back to 3`,
+      WAIT_MS,
+    )
   }
 }
 
@@ -138,7 +144,11 @@ describe('replication factor 3: leader killed five times under acks=all producer
       for (const [id, batches] of logs) {
         const byOffset = new Map(recordsOf(batches).map((r) => [r.offset, r.value]))
         const missing = mine.filter((a) => byOffset.get(a.offset) !== a.value)
-        assert.deepEqual(missing.slice(0, 5), [], `broker ${id}, partition ${p}: ${missing.length} acknowledged records missing or different`)
+        assert.deepEqual(
+          missing.slice(0, 5),
+          [],
+          `broker ${id}, partition ${p}: ${missing.length} acknowledged records missing or different`,
+        )
       }
       // Each acknowledged value was acknowledged at one offset only.
       const offsets = new Set(mine.map((a) => a.offset))
@@ -166,7 +176,11 @@ describe('fencing: a paused leader, and too few replicas', () => {
       await client.metadata([topic], { refresh: true })
       const leader = await c.leaderOf(topic, 0)
       // The new partition's leader takes up its role a moment after Metadata names it.
-      await waitFor(async () => ((await produceTo(client, leader, topic, -1, 'before')) === 'NONE' ? true : undefined), 'a first write', WAIT_MS)
+      await waitFor(
+        async () => ((await produceTo(client, leader, topic, -1, 'before')) === 'NONE' ? true : undefined),
+        'a first write',
+        WAIT_MS,
+      )
       await client.connection(leader) // opened before the pause
       c.pause(leader)
       await waitFor(

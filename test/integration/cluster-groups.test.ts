@@ -38,7 +38,14 @@ interface Member {
 }
 
 async function startMember(name: string, bootstrap: string[]): Promise<Member> {
-  const kafka = new Kafka({ clientId: name, brokers: bootstrap, logLevel: logLevel.NOTHING, connectionTimeout: 3000, requestTimeout: 15_000, retry })
+  const kafka = new Kafka({
+    clientId: name,
+    brokers: bootstrap,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3000,
+    requestTimeout: 15_000,
+    retry,
+  })
   const consumer = kafka.consumer({
     groupId: GROUP,
     sessionTimeout: 10_000,
@@ -76,7 +83,8 @@ async function withClient<T>(c: Cluster, fn: (client: KafkaClient) => Promise<T>
 /** The group's committed offset per partition of TOPIC (-1: none). */
 async function committedOf(c: Cluster, groupId: string): Promise<number[]> {
   const out = new Array<number>(TOPIC_PARTITIONS).fill(-1)
-  for (const o of await withClient(c, (client) => fetchCommittedOffsets(client, groupId))) if (o.topic === TOPIC) out[o.partition] = o.offset
+  for (const o of await withClient(c, (client) => fetchCommittedOffsets(client, groupId)))
+    if (o.topic === TOPIC) out[o.partition] = o.offset
   return out
 }
 
@@ -117,7 +125,15 @@ describe('consumer groups across three brokers', () => {
   const brokerLog = () =>
     c
       .ids()
-      .map((id) => `--- broker ${id} (${c.state(id)}) ---\n${c.stderr(id).split('\n').filter((l) => /warn|error|coordinator|offsets|lead/i.test(l)).slice(-40).join('\n')}`)
+      .map(
+        (id) =>
+          `--- broker ${id} (${c.state(id)}) ---\n${c
+            .stderr(id)
+            .split('\n')
+            .filter((l) => /warn|error|coordinator|offsets|lead/i.test(l))
+            .slice(-40)
+            .join('\n')}`,
+      )
       .join('\n')
 
   it('a kafkajs group keeps consuming when the broker coordinating it is killed, and no committed offset is lost', async (t) => {
@@ -125,7 +141,13 @@ describe('consumer groups across three brokers', () => {
     const admin = kafka.admin({ retry })
     await admin.connect()
     try {
-      assert.equal(await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: TOPIC_PARTITIONS, replicationFactor: 3 }], waitForLeaders: true }), true)
+      assert.equal(
+        await admin.createTopics({
+          topics: [{ topic: TOPIC, numPartitions: TOPIC_PARTITIONS, replicationFactor: 3 }],
+          waitForLeaders: true,
+        }),
+        true,
+      )
     } finally {
       await admin.disconnect()
     }
@@ -140,11 +162,20 @@ describe('consumer groups across three brokers', () => {
 
     // The group has formed and is consuming and committing on every partition.
     const received = () => new Set(members.flatMap((m) => [...m.received]))
-    await waitFor(async () => received().size >= 100 && (await committedOf(c, GROUP)).every((o) => o > 0), 'the group to consume and commit on every partition', WAIT_MS, 200)
+    await waitFor(
+      async () => received().size >= 100 && (await committedOf(c, GROUP)).every((o) => o > 0),
+      'the group to consume and commit on every partition',
+      WAIT_MS,
+      200,
+    )
 
     const offsetsPartition = partitionForGroup(GROUP, OFFSETS_PARTITIONS)
     const coordinator = await withClient(c, (client) => findCoordinator(client, GROUP))
-    assert.equal(coordinator, await c.leaderOf(OFFSETS_TOPIC, offsetsPartition), 'the coordinator is the leader of the group’s offsets partition')
+    assert.equal(
+      coordinator,
+      await c.leaderOf(OFFSETS_TOPIC, offsetsPartition),
+      'the coordinator is the leader of the group’s offsets partition',
+    )
     const isr = (await c.partitionState(OFFSETS_TOPIC, offsetsPartition)).isr
     assert.equal(isr.length, 3, `${OFFSETS_TOPIC}-${offsetsPartition} is replicated to every broker (ISR ${isr})`)
 
@@ -159,11 +190,16 @@ describe('consumer groups across three brokers', () => {
         witnessOffsets.map((offset, partition) => ({ topic: TOPIC, partition, offset })),
       ),
     )
-    assert.deepEqual(outcome.map((o) => o.error), [null, null, null])
+    assert.deepEqual(
+      outcome.map((o) => o.error),
+      [null, null, null],
+    )
     const before = await committedOf(c, GROUP)
     const ackedBefore = producer.progress().acked
     await c.kill9(coordinator)
-    t.diagnostic(`killed broker ${coordinator}, coordinator of ${GROUP} (${OFFSETS_TOPIC}-${offsetsPartition}); committed before: [${before}]`)
+    t.diagnostic(
+      `killed broker ${coordinator}, coordinator of ${GROUP} (${OFFSETS_TOPIC}-${offsetsPartition}); committed before: [${before}]`,
+    )
 
     // A new leader of the offsets partition coordinates the group, from what its log holds.
     const next = await waitFor(
@@ -178,7 +214,12 @@ describe('consumer groups across three brokers', () => {
       200,
     )
     t.diagnostic(`broker ${next} coordinates ${GROUP} now`)
-    const witnessAfter = await waitFor(async () => committedOf(c, witness), `the committed offsets of ${witness} from broker ${next}`, WAIT_MS, 200)
+    const witnessAfter = await waitFor(
+      async () => committedOf(c, witness),
+      `the committed offsets of ${witness} from broker ${next}`,
+      WAIT_MS,
+      200,
+    )
     assert.deepEqual(witnessAfter, witnessOffsets, `the commit acknowledged just before the kill survived\n${brokerLog()}`)
 
     // The group goes on: records produced after the kill are consumed too.
@@ -217,9 +258,12 @@ describe('consumer groups across three brokers', () => {
       WAIT_MS,
       200,
     ).catch((err) => assert.fail(`${String(err)}; committed [${last}]\n${brokerLog()}`))
-    for (let p = 0; p < TOPIC_PARTITIONS; p++) assert.ok(last[p]! >= before[p]!, `partition ${p}: committed ${last[p]} ≥ ${before[p]} (before the kill)`)
+    for (let p = 0; p < TOPIC_PARTITIONS; p++)
+      assert.ok(last[p]! >= before[p]!, `partition ${p}: committed ${last[p]} ≥ ${before[p]} (before the kill)`)
     for (const m of members) assert.ok(m.joins >= 1, `${m.name} joined the group`)
     await stopMembers()
-    t.diagnostic(`${acked.length} acknowledged records consumed; ${result.errors.length} produce attempts failed (retried through the failover); committed [${last}]`)
+    t.diagnostic(
+      `${acked.length} acknowledged records consumed; ${result.errors.length} produce attempts failed (retried through the failover); committed [${last}]`,
+    )
   })
 })

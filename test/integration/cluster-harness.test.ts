@@ -118,10 +118,14 @@ describe('cluster harness: three brokers over etcd', () => {
    * replicas until partition state is shared through etcd).
    */
   async function rf1Leader(topic: string): Promise<number> {
-    return waitFor(async () => {
-      for (const id of c.liveIds()) if ((await c.leaderOf(topic, 0, { via: id })) === id) return id
-      return undefined
-    }, `a broker leading ${topic}-0`, WAIT_MS)
+    return waitFor(
+      async () => {
+        for (const id of c.liveIds()) if ((await c.leaderOf(topic, 0, { via: id })) === id) return id
+        return undefined
+      },
+      `a broker leading ${topic}-0`,
+      WAIT_MS,
+    )
   }
 
   /** Creates an RF 1 topic with kafkajs through the cluster and returns its partition's leader. */
@@ -184,7 +188,10 @@ describe('cluster harness: three brokers over etcd', () => {
     assert.ok(res.acked.length >= before + 50)
     const offsets = res.acked.map((a) => a.offset)
     assert.equal(new Set(offsets).size, offsets.length, 'no offset acknowledged twice')
-    assert.ok(offsets.every((o) => o >= 200), 'after the 200 records of the first test')
+    assert.ok(
+      offsets.every((o) => o >= 200),
+      'after the 200 records of the first test',
+    )
     for (const id of c.ids()) {
       const lines = notableLines(c.stderr(id))
       for (const line of lines.slice(-10)) t.diagnostic(`broker ${id} stderr: ${line}`)
@@ -220,10 +227,7 @@ describe('cluster harness: one broker over etcd, written by librdkafka', () => {
     const res = await producer.stop()
     assert.deepEqual(res.errors, [])
     assert.equal(res.sent, 300)
-    assert.deepEqual(
-      res.acked.map((a) => a.value).sort(),
-      Array.from({ length: 300 }, (_, i) => `v-${i}`).sort(),
-    )
+    assert.deepEqual(res.acked.map((a) => a.value).sort(), Array.from({ length: 300 }, (_, i) => `v-${i}`).sort())
     assert.equal(await c.stop(1), 0, 'clean stop')
     for (const partition of [0, 1]) {
       const batches = readPartitionLog(c.dataDir(1), topic, partition)
@@ -254,25 +258,106 @@ describe('replica comparison on synthetic logs', () => {
   const log = () => [batch(0, ['a', 'b']), batch(2, ['c']), batch(3, ['d', 'e', 'f'], 1)]
 
   it('identical replicas agree, and so do replicas that differ only at or past upTo', () => {
-    assert.equal(compareReplicas(new Map([[1, log()], [2, log()], [3, log()]]), 6), null)
+    assert.equal(
+      compareReplicas(
+        new Map([
+          [1, log()],
+          [2, log()],
+          [3, log()],
+        ]),
+        6,
+      ),
+      null,
+    )
     const longer = [...log(), batch(6, ['g'], 1)]
     const diverged = [...log(), batch(6, ['x'], 2)]
-    assert.equal(compareReplicas(new Map([[1, longer], [2, diverged], [3, log()]]), 6), null)
-    assert.deepEqual(offsetConflicts(new Map([[1, log()], [2, log()]])), [])
+    assert.equal(
+      compareReplicas(
+        new Map([
+          [1, longer],
+          [2, diverged],
+          [3, log()],
+        ]),
+        6,
+      ),
+      null,
+    )
+    assert.deepEqual(
+      offsetConflicts(
+        new Map([
+          [1, log()],
+          [2, log()],
+        ]),
+      ),
+      [],
+    )
   })
 
   it('a differing record, leader epoch, missing batch or extra batch is reported', () => {
     const otherValue = log()
     otherValue[1] = batch(2, ['C'])
-    assert.match(compareReplicas(new Map([[1, log()], [2, otherValue]]), 6)!, /offsets 2\.\.2 differs between broker 1 and broker 2, first at byte \d+ \(crc\)/)
+    assert.match(
+      compareReplicas(
+        new Map([
+          [1, log()],
+          [2, otherValue],
+        ]),
+        6,
+      )!,
+      /offsets 2\.\.2 differs between broker 1 and broker 2, first at byte \d+ \(crc\)/,
+    )
     const otherEpoch = log()
     otherEpoch[2] = batch(3, ['d', 'e', 'f'], 2)
-    assert.match(compareReplicas(new Map([[1, log()], [2, otherEpoch]]), 6)!, /offsets 3\.\.5 .*byte 15 \(partitionLeaderEpoch\).*Epoch 1 vs 2/)
-    assert.match(compareReplicas(new Map([[1, log()], [2, log().slice(0, 2)]]), 6)!, /broker 2 lacks the batch at offsets 3\.\.5/)
-    assert.match(compareReplicas(new Map([[1, log().slice(0, 2)], [3, log()]]), 6)!, /broker 3 holds a batch at offsets 3\.\.5 that broker 1 does not have/)
+    assert.match(
+      compareReplicas(
+        new Map([
+          [1, log()],
+          [2, otherEpoch],
+        ]),
+        6,
+      )!,
+      /offsets 3\.\.5 .*byte 15 \(partitionLeaderEpoch\).*Epoch 1 vs 2/,
+    )
+    assert.match(
+      compareReplicas(
+        new Map([
+          [1, log()],
+          [2, log().slice(0, 2)],
+        ]),
+        6,
+      )!,
+      /broker 2 lacks the batch at offsets 3\.\.5/,
+    )
+    assert.match(
+      compareReplicas(
+        new Map([
+          [1, log().slice(0, 2)],
+          [3, log()],
+        ]),
+        6,
+      )!,
+      /broker 3 holds a batch at offsets 3\.\.5 that broker 1 does not have/,
+    )
     const split = [batch(0, ['a']), batch(1, ['b']), ...log().slice(1)]
-    assert.match(compareReplicas(new Map([[1, log()], [2, split]]), 6)!, /broker 1 holds offsets 0\.\.1, broker 2 holds offsets 0\.\.0/)
-    assert.deepEqual(offsetConflicts(new Map([[1, log()], [2, otherValue]])), [{ offset: 2, values: { 1: 'c', 2: 'C' } }])
+    assert.match(
+      compareReplicas(
+        new Map([
+          [1, log()],
+          [2, split],
+        ]),
+        6,
+      )!,
+      /broker 1 holds offsets 0\.\.1, broker 2 holds offsets 0\.\.0/,
+    )
+    assert.deepEqual(
+      offsetConflicts(
+        new Map([
+          [1, log()],
+          [2, otherValue],
+        ]),
+      ),
+      [{ offset: 2, values: { 1: 'c', 2: 'C' } }],
+    )
   })
 
   it('recordsOf lists (offset, value) of every batch', () => {
@@ -315,7 +400,10 @@ describe('replica comparison on synthetic logs', () => {
       assert.equal(readPartitionLog(dir.path, 'events', 0).length, 3)
       // The same in a segment that is not the last is corruption.
       writeFileSync(seg(0), Buffer.concat([b0!.bytes, bad]))
-      assert.throws(() => readPartitionLog(dir.path, 'events', 0), /invalid batch at byte \d+ of a segment that is not the last \(CRC mismatch\)/)
+      assert.throws(
+        () => readPartitionLog(dir.path, 'events', 0),
+        /invalid batch at byte \d+ of a segment that is not the last \(CRC mismatch\)/,
+      )
       assert.deepEqual(readPartitionLog(dir.path, 'events', 1), [], 'no directory, no batches')
     } finally {
       dir.remove()

@@ -85,7 +85,8 @@ function deliveryProblems(deliveries: readonly Delivery[]): { problems: string[]
     const prev = last.get(d.partition) ?? -1
     if (d.offset > prev + 1) problems.push(`partition ${d.partition}: offset ${d.offset} follows ${prev}`)
     if (d.offset <= prev) {
-      if (d.joins <= (rewoundAtJoin.get(d.partition) ?? 1)) problems.push(`partition ${d.partition}: offset ${d.offset} again after ${prev}, without a group rejoin`)
+      if (d.joins <= (rewoundAtJoin.get(d.partition) ?? 1))
+        problems.push(`partition ${d.partition}: offset ${d.offset} again after ${prev}, without a group rejoin`)
       rewoundAtJoin.set(d.partition, d.joins)
     }
     last.set(d.partition, d.offset)
@@ -132,7 +133,15 @@ describe('partition reassignment across brokers', () => {
   const brokerLog = () =>
     c
       .ids()
-      .map((id) => `--- broker ${id} (${c.state(id)}) ---\n${c.stderr(id).split('\n').filter((l) => /warn|error|reassign|controller/i.test(l)).slice(-30).join('\n')}`)
+      .map(
+        (id) =>
+          `--- broker ${id} (${c.state(id)}) ---\n${c
+            .stderr(id)
+            .split('\n')
+            .filter((l) => /warn|error|reassign|controller/i.test(l))
+            .slice(-30)
+            .join('\n')}`,
+      )
       .join('\n')
 
   const kafkajsAdmin = async (): Promise<Admin> => {
@@ -155,7 +164,8 @@ describe('partition reassignment across brokers', () => {
           for (const topic of topics) {
             for (const p of md.topics.get(topic)!.partitions) {
               const has = existsSync(join(c.dataDir(b), `${topic}-${p.partition}`))
-              if (has !== p.replicas.includes(b)) wrong.push(`broker ${b} ${has ? 'holds' : 'lacks'} ${topic}-${p.partition} (replicas ${p.replicas})`)
+              if (has !== p.replicas.includes(b))
+                wrong.push(`broker ${b} ${has ? 'holds' : 'lacks'} ${topic}-${p.partition} (replicas ${p.replicas})`)
             }
           }
         }
@@ -170,7 +180,10 @@ describe('partition reassignment across brokers', () => {
   // First the data topic alone (--topic), whose plan is easy to predict; then everything.
   it('rebalance --topic --execute moves replicas onto a new broker while a producer and a consumer run', async (t) => {
     const a = await kafkajsAdmin()
-    assert.equal(await a.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 2 }], waitForLeaders: true }), true)
+    assert.equal(
+      await a.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 2 }], waitForLeaders: true }),
+      true,
+    )
     for (let p = 0; p < PARTITIONS; p++) {
       await waitFor(async () => (await c.partitionState(TOPIC, p)).isr.length === 2, `${TOPIC}-${p} to have 2 in-sync replicas`, WAIT_MS)
     }
@@ -182,7 +195,9 @@ describe('partition reassignment across brokers', () => {
       brokers: c.bootstrap().split(','),
       logLevel: logLevel.INFO,
       logCreator: () => (e) => {
-        consumerLog.push(`${e.log.timestamp} ${e.label} ${e.log.message} ${JSON.stringify({ ...e.log, message: undefined, timestamp: undefined, logger: undefined })}`)
+        consumerLog.push(
+          `${e.log.timestamp} ${e.label} ${e.log.message} ${JSON.stringify({ ...e.log, message: undefined, timestamp: undefined, logger: undefined })}`,
+        )
       },
       retry,
     })
@@ -219,7 +234,10 @@ describe('partition reassignment across brokers', () => {
     assert.equal(plan.executed, false)
     assert.deepEqual(plan.brokers, [1, 2, 3, 4])
     assert.ok(plan.moves.length > 0 && plan.moves.every((m) => m.topic === TOPIC), dry.stdout)
-    assert.ok(plan.moves.some((m) => m.to.includes(4)), `the plan moves replicas to broker 4: ${dry.stdout}`)
+    assert.ok(
+      plan.moves.some((m) => m.to.includes(4)),
+      `the plan moves replicas to broker 4: ${dry.stdout}`,
+    )
     assert.deepEqual(
       plan.after.map((l) => l.replicas),
       [3, 3, 3, 3],
@@ -233,14 +251,22 @@ describe('partition reassignment across brokers', () => {
     assert.match(human.stdout, /Dry run: nothing was changed/)
     const unchanged = await metadata()
     assert.equal(loads(unchanged).get(4)?.replicas, 0)
-    const planned = unchanged.topics.get(TOPIC)!.partitions.map((p) => plan.moves.find((m) => m.partition === p.partition)?.to ?? p.replicas)
+    const planned = unchanged.topics
+      .get(TOPIC)!
+      .partitions.map((p) => plan.moves.find((m) => m.partition === p.partition)?.to ?? p.replicas)
 
     consumerLog.push(`${new Date().toISOString()} TEST: rebalance --execute starts`)
-    const run = await tributary(['cluster', 'rebalance', '--topic', TOPIC, '--execute', '--poll-interval-ms', '200', ...bs], { timeoutMs: WAIT_MS * 2 })
+    const run = await tributary(['cluster', 'rebalance', '--topic', TOPIC, '--execute', '--poll-interval-ms', '200', ...bs], {
+      timeoutMs: WAIT_MS * 2,
+    })
     for (const line of run.stdout.trimEnd().split('\n').slice(-8)) t.diagnostic(line)
     assert.equal(run.code, 0, `${show(run)}\n${brokerLog()}`)
     assert.match(run.stdout, new RegExp(`Rebalance done in [\\d.]+ s: ${plan.moves.length} partition\\(s\\) reassigned`))
-    assert.match(run.stderr, new RegExp(`rebalance: ${plan.moves.length}/${plan.moves.length} partitions done`), 'the progress line reached the end')
+    assert.match(
+      run.stderr,
+      new RegExp(`rebalance: ${plan.moves.length}/${plan.moves.length} partitions done`),
+      'the progress line reached the end',
+    )
     assert.doesNotMatch(run.stderr, /warning/)
 
     // Broker 4 holds replicas and leads partitions; leaders are the preferred (first) replicas.
@@ -251,20 +277,28 @@ describe('partition reassignment across brokers', () => {
       planned,
       'the replicas the plan named',
     )
-    assert.ok(partitions.some((p) => p.leader === 4), `broker 4 leads a partition: ${partitions.map((p) => p.leader)}`)
-    for (const p of partitions) assert.equal(p.leader, p.replicas[0], `${TOPIC}-${p.partition} is led by its preferred replica (replicas ${p.replicas})`)
+    assert.ok(
+      partitions.some((p) => p.leader === 4),
+      `broker 4 leads a partition: ${partitions.map((p) => p.leader)}`,
+    )
+    for (const p of partitions)
+      assert.equal(p.leader, p.replicas[0], `${TOPIC}-${p.partition} is led by its preferred replica (replicas ${p.replicas})`)
     assert.deepEqual((await a.listPartitionReassignments({})).topics, [], 'no reassignment left (kafkajs)')
     assert.deepEqual(await withClient(c.bootstrap(), (client) => listPartitionReassignments(client)), [])
 
-
     // A broker that lost a replica removed its log; a new one has it.
-    assert.ok(plan.moves.some((m) => m.from.some((b) => !m.to.includes(b))), 'some replica left a broker')
+    assert.ok(
+      plan.moves.some((m) => m.from.some((b) => !m.to.includes(b))),
+      'some replica left a broker',
+    )
     await logsFollowReplicas([TOPIC])
   })
 
   it('rebalance --execute over every topic, internal ones included: replicas and leaders spread evenly; no record lost', async (t) => {
     const bs = ['--bootstrap-server', c.bootstrap()]
-    const run = await tributary(['cluster', 'rebalance', '--execute', '--json', '--poll-interval-ms', '200', ...bs], { timeoutMs: WAIT_MS * 2 })
+    const run = await tributary(['cluster', 'rebalance', '--execute', '--json', '--poll-interval-ms', '200', ...bs], {
+      timeoutMs: WAIT_MS * 2,
+    })
     assert.equal(run.code, 0, `${show(run)}\n${brokerLog()}`)
     const out = JSON.parse(run.stdout) as {
       executed: boolean
@@ -272,9 +306,14 @@ describe('partition reassignment across brokers', () => {
       failed: unknown[]
       elections: { elected: number; notNeeded: number; failed: unknown[] }
     }
-    t.diagnostic(`moves: ${out.moves.map((m) => `${m.topic}-${m.partition} ${m.from}→${m.to}`).join(', ')}; elections ${JSON.stringify(out.elections)}`)
+    t.diagnostic(
+      `moves: ${out.moves.map((m) => `${m.topic}-${m.partition} ${m.from}→${m.to}`).join(', ')}; elections ${JSON.stringify(out.elections)}`,
+    )
     assert.equal(out.executed, true)
-    assert.ok(out.moves.some((m) => m.topic === '__consumer_offsets'), 'the internal topic moves too')
+    assert.ok(
+      out.moves.some((m) => m.topic === '__consumer_offsets'),
+      'the internal topic moves too',
+    )
     assert.deepEqual([out.failed, out.elections.failed], [[], []])
 
     const md = await withClient(c.bootstrap(), (client) => client.metadata(null, { refresh: true }))
@@ -330,14 +369,24 @@ describe('partition reassignment across brokers', () => {
     const outsider = [1, 2, 3, 4].find((b) => !current.includes(b))!
     const target = [outsider, current[0]!]
     await a.alterPartitionReassignments({ topics: [{ topic: TOPIC, partitionAssignment: [{ partition: 0, replicas: target }] }] })
-    await waitFor(async () => (await a.listPartitionReassignments({ topics: [{ topic: TOPIC, partitions: [0] }] })).topics.length === 0, 'the move to finish', WAIT_MS, 100)
+    await waitFor(
+      async () => (await a.listPartitionReassignments({ topics: [{ topic: TOPIC, partitions: [0] }] })).topics.length === 0,
+      'the move to finish',
+      WAIT_MS,
+      100,
+    )
     // The leader stays (it is one of the target replicas); the new preferred replica takes over
     // through ElectLeaders. (Metadata is polled: each broker's view of the store catches up.)
     const stateIs = (replicas: number[], leader: number) =>
-      waitFor(async () => {
-        const s = await c.partitionState(TOPIC, 0)
-        return s.replicas.join() === replicas.join() && s.leader === leader
-      }, `${TOPIC}-0 to have replicas ${replicas} led by ${leader}`, WAIT_MS, 100)
+      waitFor(
+        async () => {
+          const s = await c.partitionState(TOPIC, 0)
+          return s.replicas.join() === replicas.join() && s.leader === leader
+        },
+        `${TOPIC}-0 to have replicas ${replicas} led by ${leader}`,
+        WAIT_MS,
+        100,
+      )
     await stateIs(target, current[0]!)
     const [elected] = await withClient(c.bootstrap(), (client) => electLeaders(client, 'preferred', [{ topic: TOPIC, partition: 0 }]))
     assert.equal(elected!.error, null)
@@ -359,11 +408,15 @@ describe('partition reassignment across brokers', () => {
 
     // Through the project's client: an empty list, KIP-860, cancelling nothing.
     const outcomes = await withClient(c.bootstrap(), (client) =>
-      alterPartitionReassignments(client, [
-        { topic: TOPIC, partition: 1, replicas: [] },
-        { topic: TOPIC, partition: 2, replicas: [1, 2, 3] },
-        { topic: TOPIC, partition: 3, replicas: null },
-      ], { allowReplicationFactorChange: false }),
+      alterPartitionReassignments(
+        client,
+        [
+          { topic: TOPIC, partition: 1, replicas: [] },
+          { topic: TOPIC, partition: 2, replicas: [1, 2, 3] },
+          { topic: TOPIC, partition: 3, replicas: null },
+        ],
+        { allowReplicationFactorChange: false },
+      ),
     )
     assert.deepEqual(
       outcomes.map((o) => o.error),
@@ -409,21 +462,37 @@ describe('partition reassignment across brokers', () => {
     try {
       const listed = await a.listPartitionReassignments({})
       assert.deepEqual(listed.topics, [
-        { name: TOPIC, partitions: [{ partition, replicas: [original[0]!, stuck, original[1]!], addingReplicas: [stuck], removingReplicas: [original[1]!] }] },
+        {
+          name: TOPIC,
+          partitions: [
+            { partition, replicas: [original[0]!, stuck, original[1]!], addingReplicas: [stuck], removingReplicas: [original[1]!] },
+          ],
+        },
       ])
       const cli = await tributary(['cluster', 'reassignments', '--bootstrap-server', c.bootstrap()])
       assert.equal(cli.code, 0, show(cli))
       assert.match(cli.stdout, /^TOPIC +PARTITION +REPLICAS +ADDING +REMOVING$/m)
-      assert.match(cli.stdout, new RegExp(`^${TOPIC} +${partition} +${original[0]},${stuck},${original[1]} +${stuck} +${original[1]}$`, 'm'))
+      assert.match(
+        cli.stdout,
+        new RegExp(`^${TOPIC} +${partition} +${original[0]},${stuck},${original[1]} +${stuck} +${original[1]}$`, 'm'),
+      )
       const json = await tributary(['cluster', 'reassignments', '--json', '--bootstrap-server', c.bootstrap()])
       assert.deepEqual(JSON.parse(json.stdout), [
-        { topic: TOPIC, partition, replicas: [original[0]!, stuck, original[1]!], addingReplicas: [stuck], removingReplicas: [original[1]!] },
+        {
+          topic: TOPIC,
+          partition,
+          replicas: [original[0]!, stuck, original[1]!],
+          addingReplicas: [stuck],
+          removingReplicas: [original[1]!],
+        },
       ])
       // A rebalance is not planned over a move in progress.
       const refused = await tributary(['cluster', 'rebalance', '--bootstrap-server', c.bootstrap()])
       assert.equal(refused.code, 1, show(refused))
       assert.match(refused.stderr, /1 partition reassignment\(s\) already in progress/)
-      const [cancel] = await withClient(c.bootstrap(), (client) => alterPartitionReassignments(client, [{ topic: TOPIC, partition, replicas: null }]))
+      const [cancel] = await withClient(c.bootstrap(), (client) =>
+        alterPartitionReassignments(client, [{ topic: TOPIC, partition, replicas: null }]),
+      )
       assert.equal(cancel!.error, null)
       assert.deepEqual(new Set((await c.partitionState(TOPIC, partition)).replicas), new Set(original))
       assert.deepEqual((await a.listPartitionReassignments({})).topics, [])
@@ -472,9 +541,21 @@ describe('partition reassignment across brokers', () => {
     const again = await tributary(['cluster', 'elect-leaders', '--bootstrap-server', c.bootstrap()])
     assert.equal(again.code, 0, show(again))
     assert.equal(again.stdout, 'Every partition is led by its preferred replica: no election needed.\n')
-    const one = await tributary(['cluster', 'elect-leaders', '--topic', TOPIC, '--partition', '0', '--json', '--bootstrap-server', c.bootstrap()])
+    const one = await tributary([
+      'cluster',
+      'elect-leaders',
+      '--topic',
+      TOPIC,
+      '--partition',
+      '0',
+      '--json',
+      '--bootstrap-server',
+      c.bootstrap(),
+    ])
     assert.equal(one.code, 0, show(one))
-    assert.deepEqual(JSON.parse(one.stdout), [{ topic: TOPIC, partition: 0, error: 'ELECTION_NOT_NEEDED', message: 'the preferred replica already leads' }])
+    assert.deepEqual(JSON.parse(one.stdout), [
+      { topic: TOPIC, partition: 0, error: 'ELECTION_NOT_NEEDED', message: 'the preferred replica already leads' },
+    ])
     const unclean = await tributary(['cluster', 'elect-leaders', '--unclean', '--bootstrap-server', c.bootstrap()])
     assert.equal(unclean.stdout, 'Every partition has a live leader: no election needed.\n', show(unclean))
     const unknown = await tributary(['cluster', 'elect-leaders', '--topic', 'no-such-topic', '--bootstrap-server', c.bootstrap()])
@@ -506,13 +587,21 @@ describe('reassignment and elections on a single broker', () => {
         { topic: 'solo', partition: 0, replicas: [self] },
         { topic: 'solo', partition: 1, replicas: [self, self + 1] },
       ])
-      assert.deepEqual(outcomes.map((o) => o.error), [null, 'INVALID_REPLICA_ASSIGNMENT'])
+      assert.deepEqual(
+        outcomes.map((o) => o.error),
+        [null, 'INVALID_REPLICA_ASSIGNMENT'],
+      )
       const [cancel] = await alterPartitionReassignments(client, [{ topic: 'solo', partition: 1, replicas: null }])
       assert.equal(cancel!.error, 'NO_REASSIGNMENT_IN_PROGRESS')
       assert.deepEqual(await listPartitionReassignments(client), [])
       assert.deepEqual(await electLeaders(client, 'preferred', null), [])
       assert.deepEqual(
-        (await electLeaders(client, 'unclean', [{ topic: 'solo', partition: 1 }, { topic: 'solo', partition: 9 }])).map((r) => r.error),
+        (
+          await electLeaders(client, 'unclean', [
+            { topic: 'solo', partition: 1 },
+            { topic: 'solo', partition: 9 },
+          ])
+        ).map((r) => r.error),
         ['ELECTION_NOT_NEEDED', 'UNKNOWN_TOPIC_OR_PARTITION'],
       )
       // ElectLeaders v0: preferred only, no top-level error code.
@@ -531,7 +620,10 @@ describe('reassignment and elections on a single broker', () => {
     assert.match(r.stdout, /The replicas are balanced: nothing to move\./)
     const stranger = await tributary(['cluster', 'rebalance', '--exclude-broker', '7', '--bootstrap-server', broker.bootstrap])
     assert.equal(stranger.code, 1, show(stranger))
-    assert.match(stranger.stderr, /^tributary cluster rebalance: broker 7 is not in the cluster\n +the live brokers are 0 \(tributary cluster info\)$/m)
+    assert.match(
+      stranger.stderr,
+      /^tributary cluster rebalance: broker 7 is not in the cluster\n +the live brokers are 0 \(tributary cluster info\)$/m,
+    )
     const alone = await tributary(['cluster', 'rebalance', '--exclude-broker', '0', '--bootstrap-server', broker.bootstrap])
     assert.equal(alone.code, 1, show(alone))
     assert.match(alone.stderr, /no broker would be left to hold the replicas/)

@@ -178,7 +178,10 @@ describe('log compaction', () => {
     for (const p of produced) latest.set(p.key, p)
     const expected = [...latest.values()].sort((a, b) => a.offset - b.offset).map((p) => [p.offset, p.key, p.value])
     assert.equal(expected.length, KEYS + 1)
-    assert.ok(expected.some((e) => e[2] === null), 'some keys end with a tombstone, kept for delete.retention.ms')
+    assert.ok(
+      expected.some((e) => e[2] === null),
+      'some keys end with a tombstone, kept for delete.retention.ms',
+    )
 
     const viaKcat = await kcatConsumeAll(broker.bootstrap, TOPIC)
     assert.deepEqual(

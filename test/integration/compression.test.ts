@@ -192,7 +192,10 @@ describe('compressed batches', () => {
       const stored = await storedBatches(broker, topic)
       assert.ok(stored.length >= 1)
       for (const b of stored) assert.equal(b.header.compression, CODEC_ID[codec], 'stored codec')
-      assert.deepEqual(stored.flatMap((b) => b.values), values)
+      assert.deepEqual(
+        stored.flatMap((b) => b.values),
+        values,
+      )
     })
 
     test(`${codec}: kafkajs produces, kcat consumes`, async () => {
@@ -213,8 +216,14 @@ describe('compressed batches', () => {
         await producer.disconnect()
       }
       const got = await kcatConsumeAll(broker.bootstrap, topic)
-      assert.deepEqual(got.map((r) => r.value), values)
-      assert.deepEqual(got.map((r) => r.offset), values.map((_, i) => i))
+      assert.deepEqual(
+        got.map((r) => r.value),
+        values,
+      )
+      assert.deepEqual(
+        got.map((r) => r.offset),
+        values.map((_, i) => i),
+      )
       assert.deepEqual(got[7]!.headers, [['n', '7']])
       for (const b of await storedBatches(broker, topic)) assert.equal(b.header.compression, CODEC_ID[codec])
     })
@@ -239,7 +248,10 @@ describe('compressed batches', () => {
         await producer.close()
       }
       const got = await kcatConsumeAll(broker.bootstrap, topic)
-      assert.deepEqual(got.map((r) => r.value), values)
+      assert.deepEqual(
+        got.map((r) => r.value),
+        values,
+      )
       for (const b of await storedBatches(broker, topic)) assert.equal(b.header.compression, CODEC_ID[codec])
     })
   }
@@ -256,7 +268,10 @@ describe('compressed batches', () => {
     assert.equal(stored[0]!.header.compression, CompressionType.Lz4)
     assert.equal(stored[0]!.header.timestampType, 1, 'LogAppendTime attribute bit')
     const got = await kcatConsumeAll(broker.bootstrap, topic)
-    assert.deepEqual(got.map((r) => r.value), values)
+    assert.deepEqual(
+      got.map((r) => r.value),
+      values,
+    )
     for (const r of got) assert.ok(r.timestamp >= before && r.timestamp <= after, `timestamp ${r.timestamp} within [${before}, ${after}]`)
   })
 
@@ -266,14 +281,23 @@ describe('compressed batches', () => {
     await kcatProduce('recompress-gzip', 'snappy', values)
     const gz = await storedBatches(broker, 'recompress-gzip')
     for (const b of gz) assert.equal(b.header.compression, CompressionType.Gzip, 'snappy batch stored as gzip')
-    assert.deepEqual(gz.flatMap((b) => b.values), values)
-    assert.deepEqual((await kcatConsumeAll(broker.bootstrap, 'recompress-gzip')).map((r) => r.value), values)
+    assert.deepEqual(
+      gz.flatMap((b) => b.values),
+      values,
+    )
+    assert.deepEqual(
+      (await kcatConsumeAll(broker.bootstrap, 'recompress-gzip')).map((r) => r.value),
+      values,
+    )
 
     await createTopic('recompress-none', [{ name: 'compression.type', value: 'uncompressed' }])
     await kcatProduce('recompress-none', 'zstd', values)
     const plain = await storedBatches(broker, 'recompress-none')
     for (const b of plain) assert.equal(b.header.compression, CompressionType.None, 'zstd batch stored uncompressed')
-    assert.deepEqual(plain.flatMap((b) => b.values), values)
+    assert.deepEqual(
+      plain.flatMap((b) => b.values),
+      values,
+    )
     assert.deepEqual(await kafkajsReadAll('recompress-none', values.length), values)
 
     // compression.type naming the producer's own codec keeps the producer's bytes
@@ -337,7 +361,10 @@ describe('compressed batches', () => {
       assert.equal(res.errorCode, 87, `${name} bomb: INVALID_RECORD (${res.errorMessage})`)
       assert.match(res.errorMessage ?? '', /tributary\.max\.decompressed\.batch\.bytes/)
       const now = peakRss(broker.pid)
-      assert.ok(now - hwm < 2 * LIMIT, `${name} bomb raised the broker's peak RSS by ${((now - hwm) / MiB).toFixed(1)} MiB (bound ${LIMIT / MiB} MiB)`)
+      assert.ok(
+        now - hwm < 2 * LIMIT,
+        `${name} bomb raised the broker's peak RSS by ${((now - hwm) / MiB).toFixed(1)} MiB (bound ${LIMIT / MiB} MiB)`,
+      )
       hwm = now
     }
     assert.ok(hwm - hwmStart < 3 * LIMIT, `both bombs raised the broker's peak RSS by ${((hwm - hwmStart) / MiB).toFixed(1)} MiB`)

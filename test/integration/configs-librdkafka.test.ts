@@ -95,7 +95,8 @@ function run(cmd: string, args: string[], timeoutMs = RUN_TIMEOUT_MS): Promise<P
     })
     child.once('close', (code, signal) => {
       clearTimeout(timer)
-      if (signal) reject(new Error(`${cmd} ${args.join(' ')} died of ${signal} (timeout ${timeoutMs} ms)\nstdout:\n${stdout}\nstderr:\n${stderr}`))
+      if (signal)
+        reject(new Error(`${cmd} ${args.join(' ')} died of ${signal} (timeout ${timeoutMs} ms)\nstdout:\n${stdout}\nstderr:\n${stderr}`))
       else resolve({ code, stdout, stderr })
     })
   })

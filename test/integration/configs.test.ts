@@ -55,7 +55,10 @@ async function describeBroker(admin: KafkaJsAdmin, name: string, names: string[]
 /** @platformatic/kafka keeps the broker's answer on a failed admin call: check its code and message. */
 function answered(err: Error, errorCode: number, message: RegExp): boolean {
   const response = (err as Error & { errors?: Array<{ response?: unknown }> }).errors?.[0]?.response as
-    | { results?: Array<{ errorCode: number; errorMessage: string | null }>; responses?: Array<{ errorCode: number; errorMessage: string | null }> }
+    | {
+        results?: Array<{ errorCode: number; errorMessage: string | null }>
+        responses?: Array<{ errorCode: number; errorMessage: string | null }>
+      }
     | undefined
   const entry = response?.results?.[0] ?? response?.responses?.[0]
   return entry?.errorCode === errorCode && message.test(entry.errorMessage ?? '')
@@ -94,7 +97,9 @@ describe('configs and partitions on a real broker', () => {
   })
 
   test('kafkajs AlterConfigs on a topic replaces its overrides; DescribeConfigs shows the sources', async () => {
-    await admin.createTopics({ topics: [{ topic: 'cfg-alter', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '100000' }] }] })
+    await admin.createTopics({
+      topics: [{ topic: 'cfg-alter', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '100000' }] }],
+    })
     await admin.alterConfigs({
       validateOnly: false,
       resources: [
@@ -169,7 +174,9 @@ describe('configs and partitions on a real broker', () => {
           {
             resourceType: ConfigResourceTypes.BROKER,
             resourceName: '',
-            configs: [{ name: 'log.message.timestamp.type', configOperation: IncrementalAlterConfigOperationTypes.SET, value: 'LogAppendTime' }],
+            configs: [
+              { name: 'log.message.timestamp.type', configOperation: IncrementalAlterConfigOperationTypes.SET, value: 'LogAppendTime' },
+            ],
           },
         ],
       })
@@ -267,7 +274,9 @@ describe('configs and partitions on a real broker', () => {
     try {
       await admin.createTopics({ topics: [{ topic: 'cfg-flex', numPartitions: 1 }] })
       await pAdmin.alterConfigs({
-        resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: 'cfg-flex', configs: [{ name: 'retention.ms', value: '123456' }] }],
+        resources: [
+          { resourceType: ConfigResourceTypes.TOPIC, resourceName: 'cfg-flex', configs: [{ name: 'retention.ms', value: '123456' }] },
+        ],
       })
       const d = await describeTopic(admin, 'cfg-flex', ['retention.ms'])
       assert.equal(d.get('retention.ms')!.configValue, '123456')
@@ -280,7 +289,9 @@ describe('configs and partitions on a real broker', () => {
       )
       await assert.rejects(
         pAdmin.alterConfigs({
-          resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: 'cfg-flex', configs: [{ name: 'retention.ms', value: 'later' }] }],
+          resources: [
+            { resourceType: ConfigResourceTypes.TOPIC, resourceName: 'cfg-flex', configs: [{ name: 'retention.ms', value: 'later' }] },
+          ],
         }),
         (err: Error) => answered(err, 40, /retention\.ms/),
       )

@@ -31,12 +31,21 @@ describe('DescribeLogDirs', () => {
     const kafka = new Kafka({ clientId: 'it-log-dirs', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING })
     const kadmin = kafka.admin()
     await kadmin.connect()
-    await kadmin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 3 }, { topic: OTHER, numPartitions: 1 }] })
+    await kadmin.createTopics({
+      topics: [
+        { topic: TOPIC, numPartitions: 3 },
+        { topic: OTHER, numPartitions: 1 },
+      ],
+    })
     await kadmin.disconnect()
     const producer = kafka.producer()
     await producer.connect()
     // Partition 0 gets much more than partition 1; partition 2 stays empty.
-    await producer.send({ topic: TOPIC, acks: -1, messages: Array.from({ length: 50 }, (_, i) => ({ partition: 0, value: `zero-${i}-${'x'.repeat(200)}` })) })
+    await producer.send({
+      topic: TOPIC,
+      acks: -1,
+      messages: Array.from({ length: 50 }, (_, i) => ({ partition: 0, value: `zero-${i}-${'x'.repeat(200)}` })),
+    })
     await producer.send({ topic: TOPIC, acks: -1, messages: [{ partition: 1, value: 'one' }] })
     await producer.send({ topic: OTHER, acks: -1, messages: [{ partition: 0, value: 'other' }] })
     await producer.disconnect()
@@ -100,7 +109,9 @@ describe('DescribeLogDirs', () => {
         ])
       }
       // A topic the broker does not have is simply absent, as in Kafka.
-      const res = await c.request(DescribeLogDirsRequest, DescribeLogDirsResponse, 2, { topics: [{ topic: 'no-such-topic', partitions: [0] }] })
+      const res = await c.request(DescribeLogDirsRequest, DescribeLogDirsResponse, 2, {
+        topics: [{ topic: 'no-such-topic', partitions: [0] }],
+      })
       assert.deepEqual(res.results[0]!.topics, [])
     } finally {
       c.close()

@@ -14,7 +14,10 @@ describe('bad consumer-group input', () => {
   let broker: BrokerProcess
   let c: RawClient
 
-  const join = (version: number, o: Partial<{ groupId: string; sessionTimeoutMs: number; protocolType: string; memberId: string; metadata: Buffer }>) =>
+  const join = (
+    version: number,
+    o: Partial<{ groupId: string; sessionTimeoutMs: number; protocolType: string; memberId: string; metadata: Buffer }>,
+  ) =>
     c.request(JoinGroupRequest, JoinGroupResponse, version, {
       groupId: o.groupId ?? 'g',
       sessionTimeoutMs: o.sessionTimeoutMs ?? 10_000,

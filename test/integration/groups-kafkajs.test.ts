@@ -26,7 +26,6 @@ import {
   assertConsumedRange,
 } from '../helpers/groups.js'
 
-
 function deleteGroupsErrors(e: unknown): { groupId: string; errorCode: number }[] {
   const x = e as { groups?: { groupId: string; errorCode: number }[]; originalError?: unknown; cause?: unknown }
   if (x?.groups) return x.groups
@@ -191,7 +190,8 @@ describe('consumer groups: kafkajs', () => {
         })(),
       ])
       t.diagnostic(`resets took ${Date.now() - t0} ms`)
-      for (const g of [groupId, gEarliest, gTs, gLatest]) assert.equal((await inspector.describe(g, topic)).state, 'Empty', `${g} is empty after the reset`)
+      for (const g of [groupId, gEarliest, gTs, gLatest])
+        assert.equal((await inspector.describe(g, topic)).state, 'Empty', `${g} is empty after the reset`)
 
       // Consumers of those groups start where the reset put them. Each falls back to the opposite
       // end without a commit, so it is the reset, not the fallback, that chose the start.
@@ -209,10 +209,12 @@ describe('consumer groups: kafkajs', () => {
       await assertConsumedRange(mEarliest!, zeros, ends3, 'earliest')
       await assertConsumedRange(mTs!, fromTs, ends3, `timestamp ${target}`)
       await assertConsumedRange(mLatest!, ends2, ends3, 'latest (skips the unread records)')
-      await Promise.all([mExact, mEarliest, mTs, mLatest].map(async (m) => {
-        await waitCommitted(inspector, m!.opts.groupId, topic, ends3)
-        await m!.stop()
-      }))
+      await Promise.all(
+        [mExact, mEarliest, mTs, mLatest].map(async (m) => {
+          await waitCommitted(inspector, m!.opts.groupId, topic, ends3)
+          await m!.stop()
+        }),
+      )
 
       // DeleteGroups of empty groups: their offsets go, they are no longer listed, describe says Dead.
       await admin.deleteGroups([groupId, gEarliest, gTs, gLatest])

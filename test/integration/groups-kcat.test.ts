@@ -38,7 +38,21 @@ describe('consumer groups: kcat (librdkafka)', () => {
       },
       produce: async (topic, records) => {
         const res = await runKcat(
-          ['-P', '-b', broker.bootstrap, '-t', topic, '-K', '\t', '-X', 'topic.partitioner=murmur2_random', '-X', 'acks=all', '-X', 'linger.ms=5'],
+          [
+            '-P',
+            '-b',
+            broker.bootstrap,
+            '-t',
+            topic,
+            '-K',
+            '\t',
+            '-X',
+            'topic.partitioner=murmur2_random',
+            '-X',
+            'acks=all',
+            '-X',
+            'linger.ms=5',
+          ],
           kcatInput(records),
         )
         assert.equal(res.code, 0, `kcat -P exited ${res.code}: ${res.stderr.slice(-2000)}`)

@@ -36,7 +36,6 @@ function errorIds(e: unknown, out: string[] = []): string[] {
   return out
 }
 
-
 describe('consumer groups: @platformatic/kafka', () => {
   let broker: BrokerProcess
   let admin: Admin
@@ -166,11 +165,18 @@ describe('consumer groups: @platformatic/kafka', () => {
       // require_stable (v7+): nothing transactional is pending, so the same answer, no error.
       const stableFetch = await admin.listConsumerGroupOffsets({ groups: [other], requireStable: true })
       assert.deepEqual(
-        stableFetch[0]?.topics.find((x) => x.name === topic)?.partitions.map((p) => Number(p.committedOffset)).sort((a, b) => a - b),
+        stableFetch[0]?.topics
+          .find((x) => x.name === topic)
+          ?.partitions.map((p) => Number(p.committedOffset))
+          .sort((a, b) => a - b),
         [1, 2, 3],
         'OffsetFetch with requireStable',
       )
-      assert.equal((await admin.listGroups({ states: ['EMPTY'] })).get(other)?.state, 'EMPTY', 'a group created by a commit is listed as EMPTY')
+      assert.equal(
+        (await admin.listGroups({ states: ['EMPTY'] })).get(other)?.state,
+        'EMPTY',
+        'a group created by a commit is listed as EMPTY',
+      )
 
       // A consumer of the group starts exactly there (its own fallback would be latest).
       const m2 = await member('padmin-2', 'latest')
@@ -181,10 +187,16 @@ describe('consumer groups: @platformatic/kafka', () => {
       await assertConsumedRange(m2, start, ends2, 'altered offsets')
 
       // OffsetDelete: refused for a topic the group's members subscribe to, allowed otherwise.
-      await assert.rejects(admin.deleteConsumerGroupOffsets({ groupId, topics: [{ name: topic, partitionIndexes: [0] }] }), (e: unknown) => {
-        assert.ok(errorIds(e).includes('GROUP_SUBSCRIBED_TO_TOPIC'), `OffsetDelete on a subscribed topic: ${String(e)} ids=${errorIds(e)}`)
-        return true
-      })
+      await assert.rejects(
+        admin.deleteConsumerGroupOffsets({ groupId, topics: [{ name: topic, partitionIndexes: [0] }] }),
+        (e: unknown) => {
+          assert.ok(
+            errorIds(e).includes('GROUP_SUBSCRIBED_TO_TOPIC'),
+            `OffsetDelete on a subscribed topic: ${String(e)} ids=${errorIds(e)}`,
+          )
+          return true
+        },
+      )
       await admin.deleteConsumerGroupOffsets({ groupId: other, topics: [{ name: topic, partitionIndexes: [0] }] })
       assert.deepEqual(await inspector.committed(other, topic, P), [-1, 2, 3], 'OffsetDelete removed partition 0 only')
       await waitCommitted(inspector, groupId, topic, ends2)

@@ -65,7 +65,6 @@ async function clientsFor(broker: BrokerProcess): Promise<Clients> {
   }
 }
 
-
 describe('consumer groups across broker restarts', () => {
   const dir = makeTempDir('tributary-groups-restart-')
   let broker: BrokerProcess | undefined
@@ -137,9 +136,23 @@ describe('consumer groups across broker restarts', () => {
       assert.equal(da.protocolType, 'consumer')
 
       // Group a falls back to earliest: lost commits would show as p1 delivered again.
-      const a2 = await cohort.add({ client: 'kafkajs', name: 'restart-a2', bootstrap: broker!.bootstrap, groupId: 'restart-a', topic, reset: 'earliest' })
+      const a2 = await cohort.add({
+        client: 'kafkajs',
+        name: 'restart-a2',
+        bootstrap: broker!.bootstrap,
+        groupId: 'restart-a',
+        topic,
+        reset: 'earliest',
+      })
       // Group b falls back to latest: lost commits would show as records missing.
-      const b2 = await cohort.add({ client: 'kafkajs', name: 'restart-b2', bootstrap: broker!.bootstrap, groupId: 'restart-b', topic, reset: 'latest' })
+      const b2 = await cohort.add({
+        client: 'kafkajs',
+        name: 'restart-b2',
+        bootstrap: broker!.bootstrap,
+        groupId: 'restart-b',
+        topic,
+        reset: 'latest',
+      })
       await assertConsumedRange(a2, ends1, ends2, 'group a after the restart', { timeoutMs: 30_000, settleMs: 300 })
       await assertConsumedRange(b2, mid, ends2, 'group b after the restart', { timeoutMs: 30_000, settleMs: 300 })
     } catch (e) {
@@ -163,7 +176,14 @@ describe('consumer groups across broker restarts', () => {
       const ends3 = endOffsets(p3, P)
 
       // A consumer in a child process consumes and commits; it is still a member at the kill.
-      const k1 = await cohort.add({ client: 'kafkajs', name: 'kill-k1', bootstrap: broker!.bootstrap, groupId: 'restart-k', topic, childProcess: true })
+      const k1 = await cohort.add({
+        client: 'kafkajs',
+        name: 'kill-k1',
+        bootstrap: broker!.bootstrap,
+        groupId: 'restart-k',
+        topic,
+        childProcess: true,
+      })
       await waitAllReceived([k1], p3)
       await waitCommitted(c.inspector, 'restart-k', topic, ends3)
 
@@ -189,7 +209,12 @@ describe('consumer groups across broker restarts', () => {
               generationIdOrMemberEpoch: -1,
               memberId: '',
               retentionTimeMs: -1,
-              topics: [{ name: topic, partitions: [0, 1, 2].map((partitionIndex) => ({ partitionIndex, committedOffset: n, committedMetadata: `m${n}` })) }],
+              topics: [
+                {
+                  name: topic,
+                  partitions: [0, 1, 2].map((partitionIndex) => ({ partitionIndex, committedOffset: n, committedMetadata: `m${n}` })),
+                },
+              ],
             })
           } catch (e) {
             if (!killed) loopError = e
@@ -203,7 +228,12 @@ describe('consumer groups across broker restarts', () => {
           lastAcked = n
         }
       })()
-      await waitUntil('200 acknowledged raw commits', () => lastAcked >= 200 || loopError !== undefined, () => `acked ${lastAcked}`, 15_000)
+      await waitUntil(
+        '200 acknowledged raw commits',
+        () => lastAcked >= 200 || loopError !== undefined,
+        () => `acked ${lastAcked}`,
+        15_000,
+      )
       assert.equal(loopError, undefined, `raw commit loop failed before the kill: ${String(loopError)}`)
 
       await c.close()
@@ -228,7 +258,10 @@ describe('consumer groups across broker restarts', () => {
       t.diagnostic(`raw commits: acknowledged ${ackedAtKill}, sent ${sentAtKill}; after restart ${parts.map((p) => p.offset).join(',')}`)
       for (const p of parts) {
         const o = Number(p.offset)
-        assert.ok(o === ackedAtKill || o === sentAtKill, `partition ${p.partition}: committed ${o} after kill -9; acknowledged ${ackedAtKill}, in flight ${sentAtKill}`)
+        assert.ok(
+          o === ackedAtKill || o === sentAtKill,
+          `partition ${p.partition}: committed ${o} after kill -9; acknowledged ${ackedAtKill}, in flight ${sentAtKill}`,
+        )
         assert.equal(p.metadata, `m${o}`, `partition ${p.partition}: metadata of the commit`)
       }
 
@@ -237,7 +270,14 @@ describe('consumer groups across broker restarts', () => {
       const p4 = makeRecords({ count: 90, numPartitions: P, client: 'restart-p4', baseTimestamp: Date.now() })
       await c.produce(topic, p4)
       const ends4 = endOffsets([...p3, ...p4], P)
-      const k2 = await cohort.add({ client: 'kafkajs', name: 'kill-k2', bootstrap: broker!.bootstrap, groupId: 'restart-k', topic, reset: 'earliest' })
+      const k2 = await cohort.add({
+        client: 'kafkajs',
+        name: 'kill-k2',
+        bootstrap: broker!.bootstrap,
+        groupId: 'restart-k',
+        topic,
+        reset: 'earliest',
+      })
       await assertConsumedRange(k2, ends3, ends4, 'group k after kill -9', { timeoutMs: 30_000, settleMs: 300 })
     } catch (e) {
       t.diagnostic(`members:\n${cohort.summary()}\nbroker stderr tail:\n${broker?.stderr().slice(-2000)}`)
@@ -255,7 +295,14 @@ describe('consumer groups across broker restarts', () => {
     const cohort = new Cohort()
     try {
       await c.admin.createTopics({ topics: [{ topic, numPartitions: P, replicationFactor: 1 }], waitForLeaders: true })
-      const m = await cohort.add({ client: 'kcat', name: 'live-1', bootstrap: broker!.bootstrap, groupId: 'restart-live', topic, sessionTimeoutMs: 10_000 })
+      const m = await cohort.add({
+        client: 'kcat',
+        name: 'live-1',
+        bootstrap: broker!.bootstrap,
+        groupId: 'restart-live',
+        topic,
+        sessionTimeoutMs: 10_000,
+      })
       await waitSettled(c.inspector, 'restart-live', topic, [m], P)
       const before = makeRecords({ count: 150, numPartitions: P, client: 'restart-live-1', baseTimestamp: Date.now() })
       await c.produce(topic, before)

@@ -80,7 +80,11 @@ function run(cmd: string, args: string[], timeoutMs: number, env?: Record<string
       clearTimeout(timer)
       const ms = Date.now() - t0
       if (timedOut) {
-        reject(new Error(`${cmd} ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout:\n${stdout.slice(-8000)}\nstderr:\n${stderr.slice(-8000)}`))
+        reject(
+          new Error(
+            `${cmd} ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout:\n${stdout.slice(-8000)}\nstderr:\n${stderr.slice(-8000)}`,
+          ),
+        )
       } else {
         resolve({ code, signal, stdout, stderr, ms })
       }
@@ -119,74 +123,86 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
     console.log(`java-client: Maven build took ${build.ms} ms`)
   })
 
-  test(
-    `admin, idempotent producer (${COUNT} keyed records), group-less consumer, listOffsets, deleteTopics`,
-    { timeout: RUN_TIMEOUT_MS + 30_000 },
-    async () => {
-      assert.ok(built, 'the Maven build failed (see the previous test)')
-      assert.ok(broker, 'broker not started')
-      const r = await run(javaCommand(), [`-D${NETWORK_CLIENT_LOG}=debug`, '-cp', CLASSPATH, MAIN_CLASS, broker.bootstrap, TOPIC], RUN_TIMEOUT_MS, {
+  test(`admin, idempotent producer (${COUNT} keyed records), group-less consumer, listOffsets, deleteTopics`, {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
+    assert.ok(built, 'the Maven build failed (see the previous test)')
+    assert.ok(broker, 'broker not started')
+    const r = await run(
+      javaCommand(),
+      [`-D${NETWORK_CLIENT_LOG}=debug`, '-cp', CLASSPATH, MAIN_CLASS, broker.bootstrap, TOPIC],
+      RUN_TIMEOUT_MS,
+      {
         INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
-      })
-      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
-      assert.equal(r.code, 0, `Java interop program failed: ${context()}`)
-      const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
-      assert.ok(lines.includes(`INTEROP OK ${COUNT}`), `no 'INTEROP OK ${COUNT}' line: ${context()}`)
-      assert.ok(broker.alive(), 'broker died during the Java client run')
-      const sent = (api: string) => new RegExp(`Sending ${api} request`).test(r.stderr)
-      assert.ok(sent('DESCRIBE_TOPIC_PARTITIONS'), `describeTopics did not use DescribeTopicPartitions: ${context()}`)
-      assert.ok(sent('API_VERSIONS'), `no ApiVersions request in the client log (is the debug log on?): ${context()}`)
-      assert.ok(sent('GET_TELEMETRY_SUBSCRIPTIONS'), `the clients never asked for telemetry subscriptions: ${context()}`)
-      const telemetryTrouble = r.stderr.split(/\r?\n/).filter((l) => /\b(WARN|ERROR)\b/.test(l) && /telemetry/i.test(l))
-      assert.deepEqual(telemetryTrouble, [], `telemetry warnings or errors in the client log: ${context()}`)
-      console.log(`java-client: Java program took ${r.ms} ms`)
-    },
-  )
+      },
+    )
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `Java interop program failed: ${context()}`)
+    const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
+    assert.ok(lines.includes(`INTEROP OK ${COUNT}`), `no 'INTEROP OK ${COUNT}' line: ${context()}`)
+    assert.ok(broker.alive(), 'broker died during the Java client run')
+    const sent = (api: string) => new RegExp(`Sending ${api} request`).test(r.stderr)
+    assert.ok(sent('DESCRIBE_TOPIC_PARTITIONS'), `describeTopics did not use DescribeTopicPartitions: ${context()}`)
+    assert.ok(sent('API_VERSIONS'), `no ApiVersions request in the client log (is the debug log on?): ${context()}`)
+    assert.ok(sent('GET_TELEMETRY_SUBSCRIPTIONS'), `the clients never asked for telemetry subscriptions: ${context()}`)
+    const telemetryTrouble = r.stderr.split(/\r?\n/).filter((l) => /\b(WARN|ERROR)\b/.test(l) && /telemetry/i.test(l))
+    assert.deepEqual(telemetryTrouble, [], `telemetry warnings or errors in the client log: ${context()}`)
+    console.log(`java-client: Java program took ${r.ms} ms`)
+  })
 
-  test(
-    'Kafka 4.4 versions: ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, group commits',
-    { timeout: RUN_TIMEOUT_MS + 30_000 },
-    async () => {
-      assert.ok(built, 'the Maven build failed (see the first test)')
-      assert.ok(broker, 'broker not started')
-      const r = await run(javaCommand(), ['-cp', CLASSPATH, KAFKA44_CLASS, broker.bootstrap, KAFKA44_TOPIC], RUN_TIMEOUT_MS, {
-        INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
-      })
-      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
-      assert.equal(r.code, 0, `Kafka44 program failed: ${context()}`)
-      const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
-      assert.ok(lines.includes('KAFKA44 OK'), `no 'KAFKA44 OK' line: ${context()}`)
-      assert.ok(broker.alive(), 'broker died during the Kafka44 run')
-    },
-  )
-
-  test(
-    'a transactional producer and a Kafka Streams exactly_once_v2 application stop with a clear error (transactions not served yet)',
-    { timeout: RUN_TIMEOUT_MS + 30_000 },
-    async () => {
-      assert.ok(built, 'the Maven build failed (see the first test)')
-      assert.ok(broker, 'broker not started')
-      const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.FailFast', broker.bootstrap, `${TOPIC}-ff`], RUN_TIMEOUT_MS)
-      const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
-      assert.equal(r.code, 0, `FailFast failed: ${context()}`)
-      const lines = r.stdout.split(/\r?\n/)
-      assert.ok(lines.includes('FAILFAST OK'), context())
-      // Both name the broker's reason, not a timeout.
-      for (const check of ['producer', 'streams']) {
-        const line = lines.find((l) => l.startsWith(`FAILFAST ${check} `))
-        assert.match(line ?? '', /does not support transactions/, `${check}: ${context()}`)
-      }
-    },
-  )
-
-  test('record errors (KIP-467): each named record fails with its own message, the rest of its batch as part of it', { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
+  test('Kafka 4.4 versions: ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, group commits', {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
     assert.ok(built, 'the Maven build failed (see the first test)')
     assert.ok(broker, 'broker not started')
-    const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.RecordErrors', broker.bootstrap, 'it-java-record-errors'], RUN_TIMEOUT_MS, {
+    const r = await run(javaCommand(), ['-cp', CLASSPATH, KAFKA44_CLASS, broker.bootstrap, KAFKA44_TOPIC], RUN_TIMEOUT_MS, {
       INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
     })
     const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `Kafka44 program failed: ${context()}`)
+    const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
+    assert.ok(lines.includes('KAFKA44 OK'), `no 'KAFKA44 OK' line: ${context()}`)
+    assert.ok(broker.alive(), 'broker died during the Kafka44 run')
+  })
+
+  test('a transactional producer and a Kafka Streams exactly_once_v2 application stop with a clear error (transactions not served yet)', {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
+    assert.ok(built, 'the Maven build failed (see the first test)')
+    assert.ok(broker, 'broker not started')
+    const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.FailFast', broker.bootstrap, `${TOPIC}-ff`], RUN_TIMEOUT_MS)
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `FailFast failed: ${context()}`)
+    const lines = r.stdout.split(/\r?\n/)
+    assert.ok(lines.includes('FAILFAST OK'), context())
+    // Both name the broker's reason, not a timeout.
+    for (const check of ['producer', 'streams']) {
+      const line = lines.find((l) => l.startsWith(`FAILFAST ${check} `))
+      assert.match(line ?? '', /does not support transactions/, `${check}: ${context()}`)
+    }
+  })
+
+  test('record errors (KIP-467): each named record fails with its own message, the rest of its batch as part of it', {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
+    assert.ok(built, 'the Maven build failed (see the first test)')
+    assert.ok(broker, 'broker not started')
+    const r = await run(
+      javaCommand(),
+      ['-cp', CLASSPATH, 'io.tributary.interop.RecordErrors', broker.bootstrap, 'it-java-record-errors'],
+      RUN_TIMEOUT_MS,
+      {
+        INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn',
+      },
+    )
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
     assert.equal(r.code, 0, `RecordErrors program failed: ${context()}`)
-    assert.ok(r.stdout.split(/\r?\n/).map((l) => l.trim()).includes('RECORD ERRORS OK'), `no 'RECORD ERRORS OK' line: ${context()}`)
+    assert.ok(
+      r.stdout
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .includes('RECORD ERRORS OK'),
+      `no 'RECORD ERRORS OK' line: ${context()}`,
+    )
   })
 })

@@ -129,7 +129,16 @@ describe('kafkajs client', () => {
 
   test('ListOffsets by timestamp returns the first offset with timestamp >= the target', async () => {
     const byPartition = expectedByPartition(records, PARTITIONS)
-    for (const target of [BASE_TS - 1000, BASE_TS, BASE_TS + 1, BASE_TS + 4_999, BASE_TS + 5_000, BASE_TS + 9_990, BASE_TS + 9_999, BASE_TS + 20_000]) {
+    for (const target of [
+      BASE_TS - 1000,
+      BASE_TS,
+      BASE_TS + 1,
+      BASE_TS + 4_999,
+      BASE_TS + 5_000,
+      BASE_TS + 9_990,
+      BASE_TS + 9_999,
+      BASE_TS + 20_000,
+    ]) {
       const got = (await admin.fetchTopicOffsetsByTimestamp(TOPIC, target)).sort((a, b) => a.partition - b.partition)
       assert.equal(got.length, PARTITIONS)
       for (const g of got) {

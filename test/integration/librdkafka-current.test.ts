@@ -75,7 +75,9 @@ describe('librdkafka 2.12+ (confluent-kafka)', () => {
     assert.ok(res.length > 10, 'a Metadata response body follows')
   })
 
-  test('lists all topics, subscribes by regex and runs a produce/consume/group workload without a disconnect', { timeout: 180_000 }, async () => {
+  test('lists all topics, subscribes by regex and runs a produce/consume/group workload without a disconnect', {
+    timeout: 180_000,
+  }, async () => {
     const r = await runProcess('python3', [SCRIPT, broker!.bootstrap, PREFIX], { timeoutMs: 150_000, installHint: INSTALL_HINT })
     const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
     assert.equal(r.code, 0, `librdkafka-workload.py failed: ${context()}`)

@@ -131,7 +131,10 @@ describe('startBroker({ storage: "memory" })', () => {
       try {
         assert.deepEqual((await aa.listTopics()).sort(), ['shared-name'])
         assert.deepEqual((await ab.listTopics()).sort(), ['only-on-b', 'shared-name'])
-        const [ma, mb] = [await aa.fetchTopicMetadata({ topics: ['shared-name'] }), await ab.fetchTopicMetadata({ topics: ['shared-name'] })]
+        const [ma, mb] = [
+          await aa.fetchTopicMetadata({ topics: ['shared-name'] }),
+          await ab.fetchTopicMetadata({ topics: ['shared-name'] }),
+        ]
         assert.equal(ma.topics[0]!.partitions.length, 1)
         assert.equal(mb.topics[0]!.partitions.length, 3)
         const sum = (os: Array<{ high: string }>) => os.reduce((n, p) => n + Number(p.high), 0)

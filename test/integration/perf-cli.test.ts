@@ -120,7 +120,10 @@ describe('tributary perf', () => {
     assert.equal(s.acks, 1)
     const offsets = await listOffsets(client, 'perf-it', null, OffsetSpec.Latest)
     assert.equal(offsets.size, 8)
-    assert.equal([...offsets.values()].reduce((a, b) => a + b, 0), 200_000)
+    assert.equal(
+      [...offsets.values()].reduce((a, b) => a + b, 0),
+      200_000,
+    )
     for (const [p, o] of offsets) assert.ok(o > 0, `partition ${p} got records`)
   })
 
@@ -188,9 +191,10 @@ describe('tributary perf', () => {
     ])
     assert.equal(r.code, 0, r.stderr)
     assert.match(r.stderr, /^produce: \d+ records sent, [\d.]+ records\/s \([\d.]+ MB\/s\), latency avg [\d.]+ ms, max [\d.]+ ms$/m)
-    const m = /^produce: (\d+) records sent in [\d.]+ s, [\d.]+ records\/s \([\d.]+ MB\/s\), latency avg [\d.]+ ms, max [\d.]+ ms, p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms, p99\.9 [\d.]+ ms$/.exec(
-      r.stdout.trim(),
-    )
+    const m =
+      /^produce: (\d+) records sent in [\d.]+ s, [\d.]+ records\/s \([\d.]+ MB\/s\), latency avg [\d.]+ ms, max [\d.]+ ms, p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms, p99\.9 [\d.]+ ms$/.exec(
+        r.stdout.trim(),
+      )
     assert.ok(m, `summary line:\n${r.stdout}`)
     const sent = Number(m[1])
     assert.ok(sent > 0)
@@ -217,7 +221,17 @@ describe('tributary perf', () => {
     const missing = await perf(['consume', '--bootstrap-server', broker.bootstrap, '--topic', 'no-such-topic'])
     assert.equal(missing.code, 1)
     assert.match(missing.stderr, /UNKNOWN_TOPIC_OR_PARTITION/)
-    const short = await perf(['consume', '--bootstrap-server', broker.bootstrap, '--topic', 'perf-it', '--num-records', '300000', '--timeout', '1000'])
+    const short = await perf([
+      'consume',
+      '--bootstrap-server',
+      broker.bootstrap,
+      '--topic',
+      'perf-it',
+      '--num-records',
+      '300000',
+      '--timeout',
+      '1000',
+    ])
     assert.equal(short.code, 1, 'asked for more records than the topic holds')
     assert.match(short.stderr, /no new records for 1000 ms \(200000 consumed so far\)/)
     const unreachable = await perf(['consume', '--bootstrap-server', '127.0.0.1:1', '--topic', 'x'])

@@ -144,7 +144,11 @@ describe('@platformatic/kafka client', () => {
         const idx = byPartition[g.partitionIndex]!.findIndex((r) => r.timestamp >= target)
         const where = `partition ${g.partitionIndex}, timestamp base${delta >= 0 ? '+' : ''}${delta}`
         assert.equal(Number(g.offset), idx, `${where}: offset`)
-        assert.equal(Number(g.timestamp), idx === -1 ? -1 : byPartition[g.partitionIndex]![idx]!.timestamp, `${where}: timestamp of the found record`)
+        assert.equal(
+          Number(g.timestamp),
+          idx === -1 ? -1 : byPartition[g.partitionIndex]![idx]!.timestamp,
+          `${where}: timestamp of the found record`,
+        )
       }
     }
     const future = await query(BigInt(BASE_TS + 10 * COUNT))

@@ -30,7 +30,11 @@ test('the README kafkajs snippet runs against a broker', async () => {
     // The one record landed in one of the three partitions.
     const highs = [...stdout.matchAll(/high: '(\d+)'/g)].map((m) => Number(m[1]))
     assert.equal(highs.length, 3, stdout)
-    assert.equal(highs.reduce((a, b) => a + b, 0), 1, stdout)
+    assert.equal(
+      highs.reduce((a, b) => a + b, 0),
+      1,
+      stdout,
+    )
   } finally {
     await rm(dir, { recursive: true, force: true })
     await broker.close()

@@ -116,8 +116,14 @@ describe('record errors (KIP-467) through real clients', () => {
       const all = flatten(err)
       const perRecord = all.filter((e) => typeof e.path === 'string' && (e.path as string).includes('/record_errors/'))
       assert.equal(perRecord.length, 2)
-      assert.match(String(perRecord[0]!.serverErrorMessage), new RegExp(`^Timestamp ${now - 2 * HOUR} of message with offset 0 is out of range`))
-      assert.match(String(perRecord[1]!.serverErrorMessage), new RegExp(`^Timestamp ${now + 2 * HOUR} of message with offset 2 is out of range`))
+      assert.match(
+        String(perRecord[0]!.serverErrorMessage),
+        new RegExp(`^Timestamp ${now - 2 * HOUR} of message with offset 0 is out of range`),
+      )
+      assert.match(
+        String(perRecord[1]!.serverErrorMessage),
+        new RegExp(`^Timestamp ${now + 2 * HOUR} of message with offset 2 is out of range`),
+      )
       const partition = all.find((e) => e.path === '/responses/0/partition_responses/0')
       assert.equal(partition?.apiCode, 32, 'INVALID_TIMESTAMP')
       assert.equal(partition?.serverErrorMessage, 'One or more records have been rejected due to invalid timestamp')

@@ -48,7 +48,11 @@ describe('request semantics', () => {
     return p.baseOffset
   }
 
-  const fetchReq = (topic: string, partitions: Array<{ partition: number; fetchOffset: number; partitionMaxBytes?: number }>, extra: object = {}) => ({
+  const fetchReq = (
+    topic: string,
+    partitions: Array<{ partition: number; fetchOffset: number; partitionMaxBytes?: number }>,
+    extra: object = {},
+  ) => ({
     maxWaitMs: 0,
     minBytes: 0,
     maxBytes: 10_000_000,
@@ -57,7 +61,11 @@ describe('request semantics', () => {
     topics: [
       {
         topic,
-        partitions: partitions.map((p) => ({ partition: p.partition, fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes ?? 1_000_000 })),
+        partitions: partitions.map((p) => ({
+          partition: p.partition,
+          fetchOffset: p.fetchOffset,
+          partitionMaxBytes: p.partitionMaxBytes ?? 1_000_000,
+        })),
       },
     ],
     ...extra,
@@ -78,7 +86,11 @@ describe('request semantics', () => {
     const waiter = await RawClient.connect(broker.host, broker.port)
     try {
       // Far longer than the client's 10 s response timeout: only the append can answer in time.
-      const id = waiter.sendRequest(FetchRequest, 12, fetchReq('longpoll', [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 60_000, minBytes: 1 }))
+      const id = waiter.sendRequest(
+        FetchRequest,
+        12,
+        fetchReq('longpoll', [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 60_000, minBytes: 1 }),
+      )
       assert.ok(id > 0)
       await new Promise((r) => setTimeout(r, 100))
       await produce(c, 'longpoll', 0, batch(['wake']))
@@ -97,7 +109,12 @@ describe('request semantics', () => {
   test('with fewer than min_bytes available, the fetch waits max_wait_ms and returns what there is', async () => {
     await createTopic('minbytes', 1)
     await produce(c, 'minbytes', 0, batch(['a', 'b']))
-    const res = await c.request(FetchRequest, FetchResponse, 11, fetchReq('minbytes', [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 200, minBytes: 10_000_000 }))
+    const res = await c.request(
+      FetchRequest,
+      FetchResponse,
+      11,
+      fetchReq('minbytes', [{ partition: 0, fetchOffset: 0 }], { maxWaitMs: 200, minBytes: 10_000_000 }),
+    )
     const p = res.responses[0]!.partitions[0]!
     assert.equal(p.errorCode, 0)
     assert.ok(p.records!.length > 0, 'the available batch is returned after the wait')
@@ -141,13 +158,28 @@ describe('request semantics', () => {
 
   test('fetch sessions are declined: session id 0 on a full fetch, FETCH_SESSION_ID_NOT_FOUND for an unknown one', async () => {
     await createTopic('sessions', 1)
-    const full = await c.request(FetchRequest, FetchResponse, 7, fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 0, sessionEpoch: 0 }))
+    const full = await c.request(
+      FetchRequest,
+      FetchResponse,
+      7,
+      fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 0, sessionEpoch: 0 }),
+    )
     assert.equal(full.errorCode, 0)
     assert.equal(full.sessionId, 0)
     assert.equal(full.responses.length, 1)
-    const unknown = await c.request(FetchRequest, FetchResponse, 7, fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 77, sessionEpoch: 1 }))
+    const unknown = await c.request(
+      FetchRequest,
+      FetchResponse,
+      7,
+      fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 77, sessionEpoch: 1 }),
+    )
     assert.equal(unknown.errorCode, 70)
-    const badEpoch = await c.request(FetchRequest, FetchResponse, 7, fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 0, sessionEpoch: 3 }))
+    const badEpoch = await c.request(
+      FetchRequest,
+      FetchResponse,
+      7,
+      fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 0, sessionEpoch: 3 }),
+    )
     assert.equal(badEpoch.errorCode, 71)
   })
 
@@ -264,7 +296,10 @@ describe('request semantics', () => {
   test('Metadata below v12 cannot name a topic by id: INVALID_REQUEST, and the connection stays usable', async () => {
     const topicId = await createTopic('md-by-id', 1)
     for (const version of [10, 11]) {
-      const res = await c.request(MetadataRequest, MetadataResponse, version, { topics: [{ topicId, name: '' }], allowAutoTopicCreation: false })
+      const res = await c.request(MetadataRequest, MetadataResponse, version, {
+        topics: [{ topicId, name: '' }],
+        allowAutoTopicCreation: false,
+      })
       assert.equal(res.topics[0]!.errorCode, 42, `v${version}`)
     }
     const v12 = await c.request(MetadataRequest, MetadataResponse, 12, { topics: [{ topicId, name: null }], allowAutoTopicCreation: false })

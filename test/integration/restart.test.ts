@@ -6,14 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs'
 import { type BrokerProcess, makeTempDir, startBrokerProcess } from '../helpers/broker-process.js'
-import {
-  assertSameRecords,
-  type ConsumedRecord,
-  kcatConsumeAll,
-  makeRecords,
-  type ProducedRecord,
-  sleep,
-} from '../helpers/clients.js'
+import { assertSameRecords, type ConsumedRecord, kcatConsumeAll, makeRecords, type ProducedRecord, sleep } from '../helpers/clients.js'
 
 const TOPIC = 'it-restart'
 const PARTITIONS = 3

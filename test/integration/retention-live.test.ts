@@ -94,7 +94,10 @@ describe('retention changed on a running broker', () => {
   }
 
   async function describeTopic(topic: string, key: string) {
-    const r = await admin.describeConfigs({ resources: [{ type: TOPIC_RESOURCE, name: topic, configNames: [key] }], includeSynonyms: false })
+    const r = await admin.describeConfigs({
+      resources: [{ type: TOPIC_RESOURCE, name: topic, configNames: [key] }],
+      includeSynonyms: false,
+    })
     const e = r.resources[0]!.configEntries.find((x) => x.configName === key)!
     return { value: e.configValue, source: Number(e.configSource) }
   }
@@ -104,7 +107,9 @@ describe('retention changed on a running broker', () => {
       value === undefined
         ? { name: key, configOperation: IncrementalAlterConfigOperationTypes.DELETE }
         : { name: key, configOperation: IncrementalAlterConfigOperationTypes.SET, value }
-    await pAdmin.incrementalAlterConfigs({ resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs: [config] }] })
+    await pAdmin.incrementalAlterConfigs({
+      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs: [config] }],
+    })
   }
 
   /** After two more retention passes, the topic's log start and segment files are still the expected ones. */

@@ -113,10 +113,14 @@ describe('retention and DeleteRecords', () => {
 
     // Retention runs every 100 ms and converges when the log starts at the segment holding offset
     // 20, the first record stamped ahead (that segment, and all after it, are young enough to stay).
-    const start = await waitFor(async () => {
-      const keep = Math.max(...segments(broker.dataDir, topic).map((s) => (s.base <= 20 ? s.base : 0)))
-      return keep > 0 && (await earliest(topic)) === keep ? keep : undefined
-    }, 'retention to delete the expired segments', 30_000)
+    const start = await waitFor(
+      async () => {
+        const keep = Math.max(...segments(broker.dataDir, topic).map((s) => (s.base <= 20 ? s.base : 0)))
+        return keep > 0 && (await earliest(topic)) === keep ? keep : undefined
+      },
+      'retention to delete the expired segments',
+      30_000,
+    )
     assert.ok(start > 0 && start <= 20, `the records stamped ahead are kept (earliest ${start})`)
     const segs = segments(broker.dataDir, topic)
     assert.equal(segs[0]!.base, start, 'the log starts at its first remaining segment')
@@ -129,7 +133,10 @@ describe('retention and DeleteRecords', () => {
     // resets to the earliest offset (fromBeginning) and reads everything from the new start.
     const offsets = await consumeFromCommitted(topic, 'ret-time-group', 0, 25)
     assert.ok(resetsLogged(topic) >= 1, `kafkajs reset after OFFSET_OUT_OF_RANGE; its log:\n${clientLog.join('\n')}`)
-    assert.deepEqual(offsets, Array.from({ length: 26 - start }, (_, i) => start + i))
+    assert.deepEqual(
+      offsets,
+      Array.from({ length: 26 - start }, (_, i) => start + i),
+    )
     // kcat (librdkafka) reading from the beginning gets the same records.
     const viaKcat = await kcatConsumeAll(broker.bootstrap, topic)
     assert.equal(viaKcat.length, 26 - start)
@@ -154,11 +161,15 @@ describe('retention and DeleteRecords', () => {
     })
     await produce(topic, 30, Date.now(), 'b') // 60 records, ~15 KB
     // Converged: deleting the oldest segment would take the partition below its budget.
-    const segs = await waitFor(() => {
-      const s = segments(broker.dataDir, topic)
-      const total = s.reduce((n, x) => n + x.size, 0)
-      return total - s[0]!.size < budget ? s : undefined
-    }, 'retention.bytes to trim the partition', 30_000)
+    const segs = await waitFor(
+      () => {
+        const s = segments(broker.dataDir, topic)
+        const total = s.reduce((n, x) => n + x.size, 0)
+        return total - s[0]!.size < budget ? s : undefined
+      },
+      'retention.bytes to trim the partition',
+      30_000,
+    )
     const total = segs.reduce((n, x) => n + x.size, 0)
     assert.ok(total >= budget, `never below the budget by deleting (${total} bytes on disk)`)
     assert.ok(total - segs[0]!.size < budget, `within one segment of the budget (${total} bytes on disk)`)
@@ -197,7 +208,10 @@ describe('retention and DeleteRecords', () => {
     const resetsBefore = resetsLogged(topic)
     const offsets = await consumeFromCommitted(topic, 'ret-delete-records-group', 3, 39)
     assert.ok(resetsLogged(topic) > resetsBefore, 'kafkajs reset after OFFSET_OUT_OF_RANGE')
-    assert.deepEqual(offsets, Array.from({ length: 15 }, (_, i) => 25 + i))
+    assert.deepEqual(
+      offsets,
+      Array.from({ length: 15 }, (_, i) => 25 + i),
+    )
 
     // Above the high watermark: refused. -1: everything up to the high watermark.
     // (kafkajs retries partition errors; an admin without retries sees the broker's answer at once.)

@@ -65,9 +65,16 @@ function runnerFor(file: string): ((path: string, out: string) => Promise<Counts
   if (file.startsWith('jest')) {
     return async (path, out) => {
       const report = join(out, 'jest.json')
-      const r = await run(
-        ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--rootDir', EXAMPLES, '--ci', '--json', `--outputFile=${report}`, path],
-      )
+      const r = await run([
+        '--experimental-vm-modules',
+        'node_modules/jest/bin/jest.js',
+        '--rootDir',
+        EXAMPLES,
+        '--ci',
+        '--json',
+        `--outputFile=${report}`,
+        path,
+      ])
       const j = JSON.parse(readFileSync(report, 'utf8'))
       return { ...r, passed: j.numPassedTests, failed: j.numFailedTests + j.numFailedTestSuites }
     }
@@ -105,7 +112,8 @@ describe('docs/testing.md examples', () => {
       assert.ok(quoted.has(path), `${DOC} quotes ${path}`)
       assert.equal(quoted.get(path), readFileSync(join(root, path), 'utf8'), `${DOC}'s copy of ${path} differs from the file`)
     }
-    for (const path of quoted.keys()) assert.ok(examples.includes(path.slice(EXAMPLES.length + 1)), `${DOC} quotes ${path}, which does not exist`)
+    for (const path of quoted.keys())
+      assert.ok(examples.includes(path.slice(EXAMPLES.length + 1)), `${DOC} quotes ${path}, which does not exist`)
   })
 
   for (const file of examples) {

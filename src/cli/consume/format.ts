@@ -39,9 +39,7 @@ const FIELDS: Record<string, Field> = {
   o: (r) => String(r.offset),
   T: (r) => String(r.timestamp),
   h: (r, enc) =>
-    Buffer.concat(
-      r.headers.flatMap((h, i) => [Buffer.from(`${i > 0 ? ',' : ''}${h.key}=`), Buffer.from(bytes(h.value, enc))]),
-    ),
+    Buffer.concat(r.headers.flatMap((h, i) => [Buffer.from(`${i > 0 ? ',' : ''}${h.key}=`), Buffer.from(bytes(h.value, enc))])),
 }
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\' }
@@ -57,7 +55,8 @@ export function compileTemplate(template: string, encoding: Encoding = 'utf8'): 
       continue
     }
     const next = template[++i]
-    if (next === undefined) throw new UsageError(`--format ${JSON.stringify(template)}: a lone ${c} at the end; write ${c}${c} for a literal ${c}`)
+    if (next === undefined)
+      throw new UsageError(`--format ${JSON.stringify(template)}: a lone ${c} at the end; write ${c}${c} for a literal ${c}`)
     if (c === '\\') {
       const esc = ESCAPES[next]
       if (esc === undefined) throw new UsageError(`--format: unknown escape \\${next}; use \\n, \\t, \\r or \\\\`)
@@ -79,13 +78,15 @@ export function compileTemplate(template: string, encoding: Encoding = 'utf8'): 
 /** One JSON line (with its newline). */
 export function jsonLine(r: ConsumedRecord, encoding: Encoding = 'utf8'): Buffer {
   const text = (b: Buffer | null) => (b === null ? null : b.toString(encoding))
-  return Buffer.from(`${JSON.stringify({
-    topic: r.topic,
-    partition: r.partition,
-    offset: r.offset,
-    timestamp: r.timestamp,
-    key: text(r.key),
-    value: text(r.value),
-    headers: r.headers.map((h) => ({ key: h.key, value: text(h.value) })),
-  })}\n`)
+  return Buffer.from(
+    `${JSON.stringify({
+      topic: r.topic,
+      partition: r.partition,
+      offset: r.offset,
+      timestamp: r.timestamp,
+      key: text(r.key),
+      value: text(r.value),
+      headers: r.headers.map((h) => ({ key: h.key, value: text(h.value) })),
+    })}\n`,
+  )
 }

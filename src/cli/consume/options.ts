@@ -85,7 +85,8 @@ export function parsePartitions(values: string[]): number[] | null {
   const out = new Set<number>()
   for (const item of values.flatMap((v) => v.split(','))) {
     const s = item.trim()
-    if (!/^\d+$/.test(s) || Number(s) > 0x7fffffff) throw new UsageError(`--partition ${JSON.stringify(item)}: expected a partition number (0, 1, …)`)
+    if (!/^\d+$/.test(s) || Number(s) > 0x7fffffff)
+      throw new UsageError(`--partition ${JSON.stringify(item)}: expected a partition number (0, 1, …)`)
     out.add(Number(s))
   }
   return [...out].sort((a, b) => a - b)

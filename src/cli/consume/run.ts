@@ -180,7 +180,9 @@ export async function runConsume(s: ConsumeSettings, io: ToolIo, output?: NodeJS
 async function standalone(r: Reader, partitions: number[]): Promise<number> {
   const starts = await resolveStart(r.client, r.s.topic, partitions, r.s.start)
   await r.assign(starts)
-  r.note(`Reading ${r.s.topic} partition${partitions.length === 1 ? '' : 's'} ${formatPartitions(partitions)} from ${describeStart(r.s.start)}${until(r.s)}`)
+  r.note(
+    `Reading ${r.s.topic} partition${partitions.length === 1 ? '' : 's'} ${formatPartitions(partitions)} from ${describeStart(r.s.start)}${until(r.s)}`,
+  )
   await r.pump(
     () => false,
     async () => {},
@@ -246,7 +248,9 @@ async function inGroup(r: Reader, groupId: string): Promise<number> {
       await commit(true)
       await member.leave()
     } catch (err) {
-      r.note(`Group ${groupId}: leaving failed (${err instanceof Error ? err.message : String(err)}); the group notices after the session timeout`)
+      r.note(
+        `Group ${groupId}: leaving failed (${err instanceof Error ? err.message : String(err)}); the group notices after the session timeout`,
+      )
     } finally {
       member.close()
     }

@@ -14,14 +14,7 @@ import type { CliDeps } from '../deps.js'
 import { runConsume } from './consume.js'
 import { runE2e } from './e2e.js'
 import type { PerfIo } from './io.js'
-import {
-  acksOption,
-  bootstrapDefault,
-  compressionOption,
-  intOption,
-  secondsOption,
-  throughputOption,
-} from './options.js'
+import { acksOption, bootstrapDefault, compressionOption, intOption, secondsOption, throughputOption } from './options.js'
 import { runProduce } from './produce.js'
 
 const INT32_MAX = 0x7fffffff
@@ -29,11 +22,7 @@ const INT32_MAX = 0x7fffffff
 function common(cmd: Command): Command {
   return cmd
     .requiredOption('--topic <name>', 'topic to use')
-    .option(
-      '--bootstrap-server <host:port,...>',
-      'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)',
-      bootstrapDefault(),
-    )
+    .option('--bootstrap-server <host:port,...>', 'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)', bootstrapDefault())
     .option('--json', 'print the summary as one JSON object on stdout', false)
     .option('--client-id <id>', 'client id sent with every request', 'tributary-perf')
     .option('--request-timeout-ms <ms>', 'timeout of each request', intOption(1, INT32_MAX), 30_000)
@@ -47,17 +36,22 @@ function producing(cmd: Command, defaults: { lingerMs: number; throughput: strin
     .option('--batch-size <bytes>', 'record batch size (bytes)', intOption(1, INT32_MAX), 16_384)
     .option('--linger-ms <ms>', 'wait this long for a batch to fill', intOption(0, INT32_MAX), defaults.lingerMs)
     .option('--partitions <n>', 'create the topic with this many partitions if it does not exist', intOption(1, 1_000_000))
-    .option('--compression <type>', 'none: perf sends uncompressed pre-built batches (tributary produce --compression sends every codec)', compressionOption, 'none')
+    .option(
+      '--compression <type>',
+      'none: perf sends uncompressed pre-built batches (tributary produce --compression sends every codec)',
+      compressionOption,
+      'none',
+    )
     .option('--max-in-flight <n>', 'Produce requests in flight per connection', intOption(1, 1000), 5)
 }
 
 export function registerPerfCommand(program: Command, deps: CliDeps): void {
   const perf = program.command('perf').description('measure produce, consume and end-to-end throughput and latency')
 
-  producing(
-    common(perf.command('produce').description('produce records as fast as possible, or at a target rate')),
-    { lingerMs: 5, throughput: '-1' },
-  )
+  producing(common(perf.command('produce').description('produce records as fast as possible, or at a target rate')), {
+    lingerMs: 5,
+    throughput: '-1',
+  })
     .option('--num-records <n>', 'records to produce', intOption(1))
     .option('--duration <seconds>', 'produce for this long (with --num-records: whichever ends first)', secondsOption)
     .option('--producers <n>', 'concurrent producer loops, each with its own connections', intOption(1, 1000), 1)
@@ -72,10 +66,10 @@ export function registerPerfCommand(program: Command, deps: CliDeps): void {
     .option('--timeout <ms>', 'fail after this long without new records', intOption(1), 10_000)
     .action((opts) => execute(deps, (io) => runConsume(opts, io)))
 
-  producing(
-    common(perf.command('e2e').description('produce at a fixed rate and measure produce-to-consume latency')),
-    { lingerMs: 0, throughput: '1000' },
-  )
+  producing(common(perf.command('e2e').description('produce at a fixed rate and measure produce-to-consume latency')), {
+    lingerMs: 0,
+    throughput: '1000',
+  })
     .option('--num-records <n>', 'records to send', intOption(1))
     .option('--duration <seconds>', 'send for this long', secondsOption)
     .option('--timeout <ms>', 'fail after this long without new records', intOption(1), 10_000)

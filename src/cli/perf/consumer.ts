@@ -161,10 +161,7 @@ export class PerfConsumer {
       if (this.opts.measureFetchLatency && got > 0) meter.latency((now - sentAt) * 1000)
       if (got > 0) this.lastProgressAt = now
       else if (now - this.lastProgressAt > this.opts.idleTimeoutMs && !this.done()) {
-        throw new ClientError(
-          'REQUEST_TIMED_OUT',
-          `no new records for ${this.opts.idleTimeoutMs} ms (${meter.records} consumed so far)`,
-        )
+        throw new ClientError('REQUEST_TIMED_OUT', `no new records for ${this.opts.idleTimeoutMs} ms (${meter.records} consumed so far)`)
       }
     }
   }

@@ -135,7 +135,14 @@ export class PerfProducer {
       if (!b) {
         const conn = opts.connections.get(p.leader)
         if (!conn?.versions) throw new ClientError('BROKER_NOT_AVAILABLE', `no connection to node ${p.leader}`)
-        b = { nodeId: p.leader, conn, version: conn.versions.pick(ProduceRequest, ProduceResponse, NAMED_TOPICS_MAX_VERSION), inFlight: 0, partitions: [], next: 0 }
+        b = {
+          nodeId: p.leader,
+          conn,
+          version: conn.versions.pick(ProduceRequest, ProduceResponse, NAMED_TOPICS_MAX_VERSION),
+          inFlight: 0,
+          partitions: [],
+          next: 0,
+        }
         byNode.set(p.leader, b)
       }
       b.partitions.push(this.partitions[i]!)

@@ -38,7 +38,8 @@ async function waitForLeaders(client: KafkaClient, topic: string): Promise<Topic
     const t = (await client.metadata([topic], { refresh: true })).topics.get(topic)
     // In a cluster, a leader takes up its role a moment after Metadata names it: wait until every
     // leader answers for its partitions (ListOffsets), as a Kafka client retries until then.
-    if (t && t.error === null && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0) && (await leadersServe(client, topic))) return t
+    if (t && t.error === null && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0) && (await leadersServe(client, topic)))
+      return t
     if (performance.now() > deadline) {
       throw new ClientError(t?.error ?? 'LEADER_NOT_AVAILABLE', `partitions of ${topic} have no leader after ${LEADER_WAIT_MS} ms`)
     }

@@ -232,7 +232,8 @@ async function openInput(file: string | undefined, io: ToolIo): Promise<Input> {
     handle = await open(file, 'r')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : `cannot be opened (${(err as Error).message})`
+    const why =
+      code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : `cannot be opened (${(err as Error).message})`
     throw new ToolError(`file '${file}' ${why}`, 'check the path given to --file')
   }
   const st = await handle.stat()
@@ -288,7 +289,10 @@ async function createProducer(
   if (o.partition !== undefined && o.partition >= producer.partitionCount) {
     producer.close()
     const n = producer.partitionCount
-    throw new ToolError(`topic '${topic}' has no partition ${o.partition}`, `it has ${n} partition${n === 1 ? '' : 's'}: give --partition 0..${n - 1}, or leave it out`)
+    throw new ToolError(
+      `topic '${topic}' has no partition ${o.partition}`,
+      `it has ${n} partition${n === 1 ? '' : 's'}: give --partition 0..${n - 1}, or leave it out`,
+    )
   }
   return producer
 }
@@ -310,7 +314,8 @@ interface SummaryFields {
 /** The human summary (stderr), e.g. `produced 3 records (42 B) to 'events' partitions 0, 2 in 0.05 s (60 records/s, 0.001 MB/s)`. */
 export function summaryText(s: SummaryFields, unit: string): string {
   const verb = s.acks === 0 ? 'sent (acks=0, not acknowledged)' : 'produced'
-  const where = s.partitions.length === 0 ? `'${s.topic}'` : `'${s.topic}' partition${s.partitions.length === 1 ? '' : 's'} ${s.partitions.join(', ')}`
+  const where =
+    s.partitions.length === 0 ? `'${s.topic}'` : `'${s.topic}' partition${s.partitions.length === 1 ? '' : 's'} ${s.partitions.join(', ')}`
   let text =
     `${verb} ${s.records} record${s.records === 1 ? '' : 's'} (${formatBytes(s.bytes)}) to ${where} in ${(s.elapsedMs / 1000).toFixed(2)} s ` +
     `(${s.recordsPerSec} records/s, ${s.mbPerSec} MB/s)\n`
@@ -328,7 +333,9 @@ function failureError(topic: string, state: ProduceState, failures: Failure[], f
   const more = state.failed > failures.length ? ` and ${state.failed - failures.length} more` : ''
   const message =
     `${unit} ${first.line}: ${first.error.message}` +
-    (state.failed > 1 || named !== '' ? `; ${state.failed} record${state.failed === 1 ? '' : 's'} not stored${named ? ` (${named}${more})` : ''}` : '')
+    (state.failed > 1 || named !== ''
+      ? `; ${state.failed} record${state.failed === 1 ? '' : 's'} not stored${named ? ` (${named}${more})` : ''}`
+      : '')
   return new ToolError(message, hintFor(first.error, topic))
 }
 

@@ -343,7 +343,10 @@ export class GroupCoordinator implements GroupService {
 
   /** The partitions owned now (for tests and tools). */
   ownedPartitions(): number[] {
-    return [...this.partitions].filter(([, p]) => p.state === 'owned').map(([i]) => i).sort((a, b) => a - b)
+    return [...this.partitions]
+      .filter(([, p]) => p.state === 'owned')
+      .map(([i]) => i)
+      .sort((a, b) => a - b)
   }
 
   private restoreGroup(groupId: string, s: GroupSnapshot | null): ClassicGroup {

@@ -305,7 +305,10 @@ export class Membership {
     const error = group.memberError(p.memberId, p.groupInstanceId)
     if (error) return fail(error)
     if (p.generationId !== group.generationId) return fail('ILLEGAL_GENERATION')
-    if ((p.protocolType !== null && p.protocolType !== group.protocolType) || (p.protocolName !== null && p.protocolName !== group.protocolName)) {
+    if (
+      (p.protocolType !== null && p.protocolType !== group.protocolType) ||
+      (p.protocolName !== null && p.protocolName !== group.protocolName)
+    ) {
       return fail('INCONSISTENT_GROUP_PROTOCOL')
     }
     const member = group.get(p.memberId)!
@@ -315,7 +318,12 @@ export class Membership {
       case 'Stable':
         this.rb.removeSyncMember(group, member.memberId)
         this.rb.touch(group, member)
-        return Promise.resolve({ errorCode: 0, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment })
+        return Promise.resolve({
+          errorCode: 0,
+          protocolType: group.protocolType,
+          protocolName: group.protocolName,
+          assignment: member.assignment,
+        })
       case 'CompletingRebalance':
         return this.holdSync(group, member, p)
       default:
@@ -400,7 +408,11 @@ export class Membership {
 
   leave(groupId: string, leaving: LeavingMember[]): LeaveGroupResult {
     const group = this.env.groups.get(groupId)
-    const result = (m: LeavingMember, name: ErrorName) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: code(name) })
+    const result = (m: LeavingMember, name: ErrorName) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      errorCode: code(name),
+    })
     if (!group) return { errorCode: 0, members: leaving.map((m) => result(m, 'UNKNOWN_MEMBER_ID')) }
     if (group.is('Dead')) return { errorCode: code('COORDINATOR_NOT_AVAILABLE'), members: [] }
     const members = leaving.map((m) => {

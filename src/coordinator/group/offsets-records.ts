@@ -56,9 +56,7 @@ export class OffsetsRecordError extends Error {
   }
 }
 
-export type OffsetsRecordKey =
-  | { type: 'offset'; group: string; topic: string; partition: number }
-  | { type: 'group'; group: string }
+export type OffsetsRecordKey = { type: 'offset'; group: string; topic: string; partition: number } | { type: 'group'; group: string }
 
 export type OffsetsRecord =
   | { type: 'offset'; group: string; topic: string; partition: number; value: CommittedOffset | null }

@@ -37,13 +37,7 @@ import type { BatchHeader } from '../../protocol/records/batch.js'
 import { iterateBatches, iterateRecords, type RecordView } from '../../protocol/records/iterator.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
-import {
-  decodeRecord,
-  groupMetadataRecord,
-  type OffsetsRecord,
-  OffsetsRecordError,
-  offsetCommitRecord,
-} from './offsets-records.js'
+import { decodeRecord, groupMetadataRecord, type OffsetsRecord, OffsetsRecordError, offsetCommitRecord } from './offsets-records.js'
 import { type GroupPersistence, type GroupSnapshot, type LoadSink, type OffsetEntry, partitionForGroup } from './persistence.js'
 
 export const OFFSETS_TOPIC = '__consumer_offsets'
@@ -379,4 +373,3 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     return stats
   }
 }
-

@@ -227,10 +227,7 @@ export function validateProducedBatches(records: Buffer, opts: ValidateOptions):
     const h = readBatchHeader(records, pos)
     if (h.recordCount <= 0) throw new KafkaError('INVALID_RECORD', `batch has ${h.recordCount} records`)
     if (h.lastOffsetDelta !== h.recordCount - 1) {
-      throw new KafkaError(
-        'INVALID_RECORD',
-        `inconsistent batch: lastOffsetDelta ${h.lastOffsetDelta} with ${h.recordCount} records`,
-      )
+      throw new KafkaError('INVALID_RECORD', `inconsistent batch: lastOffsetDelta ${h.lastOffsetDelta} with ${h.recordCount} records`)
     }
     if (h.isControl) throw new KafkaError('INVALID_RECORD', 'clients may not write control batches')
     checkCodec(h.compression, opts.produceVersion)

@@ -145,7 +145,13 @@ export function buildRecordBatch(opts: BuildBatchOptions): Buffer {
     }
   }
   if (codec !== CompressionType.None) {
-    return rebuildBatch(buf, 0, buf.subarray(BATCH_HEADER_SIZE), codec, opts.compressionLevel === undefined ? {} : { level: opts.compressionLevel })
+    return rebuildBatch(
+      buf,
+      0,
+      buf.subarray(BATCH_HEADER_SIZE),
+      codec,
+      opts.compressionLevel === undefined ? {} : { level: opts.compressionLevel },
+    )
   }
   writeBatchCrc(buf, 0)
   return buf

@@ -354,7 +354,15 @@ function lz4Frame(data: Buffer, pos: number, room: number, maxBytes: number): { 
     // A block never yields more than blockMax bytes, so the bound holds before it is decoded when
     // there is room for a whole block; otherwise the block is decoded with a capacity of the room left.
     const capacity = Math.min(blockMax, room - length)
-    const decoded = uncompressed ? block : lz4Block(block, capacity, blockIndependent ? null : out.subarray(Math.max(0, length - LZ4_WINDOW), length), room - length < blockMax, maxBytes)
+    const decoded = uncompressed
+      ? block
+      : lz4Block(
+          block,
+          capacity,
+          blockIndependent ? null : out.subarray(Math.max(0, length - LZ4_WINDOW), length),
+          room - length < blockMax,
+          maxBytes,
+        )
     if (decoded.length > room - length) throw tooLarge(C, maxBytes)
     if (length + decoded.length > out.length) {
       const grown = Buffer.allocUnsafe(Math.min(room, Math.max(out.length * 2, length + decoded.length)))

@@ -87,7 +87,11 @@ export function decodeRecords(buf: Buffer, h: BatchHeader, maxDecompressedBytes:
   try {
     return [...iterateRecords(buf, h.position, maxDecompressedBytes)]
   } catch (err) {
-    if (err instanceof KafkaError && h.compression !== 0 && (err.errorName === 'UNSUPPORTED_COMPRESSION_TYPE' || err.errorName === 'INVALID_RECORD')) {
+    if (
+      err instanceof KafkaError &&
+      h.compression !== 0 &&
+      (err.errorName === 'UNSUPPORTED_COMPRESSION_TYPE' || err.errorName === 'INVALID_RECORD')
+    ) {
       return null
     }
     throw err

@@ -215,7 +215,13 @@ class CleanedWriter {
   ) {}
 
   async append(bytes: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): Promise<void> {
-    this.pendingBatches.push({ baseOffset, lastOffsetDelta: lastOffset - baseOffset, maxTimestamp, position: this.pendingBytes, sizeBytes: bytes.length })
+    this.pendingBatches.push({
+      baseOffset,
+      lastOffsetDelta: lastOffset - baseOffset,
+      maxTimestamp,
+      position: this.pendingBytes,
+      sizeBytes: bytes.length,
+    })
     this.pending.push(bytes)
     this.pendingBytes += bytes.length
     if (this.pendingBytes >= this.ctx.config.ioBufferBytes) await this.drain()

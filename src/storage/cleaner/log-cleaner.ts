@@ -144,7 +144,11 @@ export class LogCleaner {
       }
       // Retention, DeleteRecords or a truncation removed segments under the cleaning: not the
       // log's fault; the next pass starts over from the segments that remain.
-      if (!(err instanceof SwapFailedError) && log.usable && (ltc.segments.some((s) => s.deleted) || log.truncationCount !== ltc.truncations)) {
+      if (
+        !(err instanceof SwapFailedError) &&
+        log.usable &&
+        (ltc.segments.some((s) => s.deleted) || log.truncationCount !== ltc.truncations)
+      ) {
         logger.info('cleaning restarted: the log changed under it', { dir: log.dir, error: err as Error })
         return null
       }

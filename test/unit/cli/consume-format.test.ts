@@ -29,7 +29,12 @@ const record: ConsumedRecord = {
   ],
 }
 const nulls: ConsumedRecord = { ...record, key: null, value: null, headers: [] }
-const binary: ConsumedRecord = { ...record, key: Buffer.from([0xff, 0x00]), value: Buffer.from([0xde, 0xad, 0xbe]), headers: [{ key: 'b', value: Buffer.from([1]) }] }
+const binary: ConsumedRecord = {
+  ...record,
+  key: Buffer.from([0xff, 0x00]),
+  value: Buffer.from([0xde, 0xad, 0xbe]),
+  headers: [{ key: 'b', value: Buffer.from([1]) }],
+}
 
 const baseOptions: ConsumeCliOptions = {
   bootstrapServer: 'localhost:9092',
@@ -96,7 +101,15 @@ describe('consume --json', () => {
   })
 
   it('null key and value are null; binary per --encoding', () => {
-    assert.deepEqual(JSON.parse(json(nulls)), { topic: 'events', partition: 2, offset: 41, timestamp: 1_700_000_000_123, key: null, value: null, headers: [] })
+    assert.deepEqual(JSON.parse(json(nulls)), {
+      topic: 'events',
+      partition: 2,
+      offset: 41,
+      timestamp: 1_700_000_000_123,
+      key: null,
+      value: null,
+      headers: [],
+    })
     const b = JSON.parse(json(binary, 'base64'))
     assert.equal(b.key, '/wA=')
     assert.equal(b.value, '3q2+')
@@ -156,7 +169,12 @@ describe('consume options', () => {
   })
 
   it('--json formats JSON lines', () => {
-    assert.equal(settingsFrom('t', { ...baseOptions, json: true }).format(nulls).toString(), json(nulls))
+    assert.equal(
+      settingsFrom('t', { ...baseOptions, json: true })
+        .format(nulls)
+        .toString(),
+      json(nulls),
+    )
   })
 
   it('partition lists print as ranges', () => {

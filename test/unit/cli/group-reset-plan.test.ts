@@ -55,7 +55,8 @@ describe('planReset', () => {
   it('--shift-by refuses a partition without a committed offset, naming it', () => {
     assert.throws(
       () => planReset({ kind: 'shift', by: 1 }, STATES),
-      (e: unknown) => e instanceof ToolError && /orders:1/.test(e.message) && /no committed offset/.test(e.message) && /--to-/.test(e.hint ?? ''),
+      (e: unknown) =>
+        e instanceof ToolError && /orders:1/.test(e.message) && /no committed offset/.test(e.message) && /--to-/.test(e.hint ?? ''),
     )
   })
 
@@ -106,7 +107,18 @@ describe('parseDatetime', () => {
   })
 
   it('refuses what is not a valid date-time as a usage error', () => {
-    for (const bad of ['', 'yesterday', '1714564800000', '2024-13-01T00:00:00Z', '2023-02-29', '2024-04-31', '2024-05-01T24:00', '2024-05-01T12:60', '2024-05-01 12:00', '2024-05-01T12:00:00+25:00']) {
+    for (const bad of [
+      '',
+      'yesterday',
+      '1714564800000',
+      '2024-13-01T00:00:00Z',
+      '2023-02-29',
+      '2024-04-31',
+      '2024-05-01T24:00',
+      '2024-05-01T12:60',
+      '2024-05-01 12:00',
+      '2024-05-01T12:00:00+25:00',
+    ]) {
       assert.throws(() => parseDatetime(bad), UsageError, bad)
     }
   })
@@ -120,11 +132,17 @@ describe('resetSpecOf', () => {
     assert.deepEqual(resetSpecOf({ ...none, toLatest: true }), { kind: 'latest' })
     assert.deepEqual(resetSpecOf({ ...none, toOffset: 0 }), { kind: 'offset', offset: 0 })
     assert.deepEqual(resetSpecOf({ ...none, shiftBy: -3 }), { kind: 'shift', by: -3 })
-    assert.deepEqual(resetSpecOf({ ...none, toDatetime: '2024-05-01T12:00:00Z' }), { kind: 'datetime', timestampMs: Date.UTC(2024, 4, 1, 12) })
+    assert.deepEqual(resetSpecOf({ ...none, toDatetime: '2024-05-01T12:00:00Z' }), {
+      kind: 'datetime',
+      timestampMs: Date.UTC(2024, 4, 1, 12),
+    })
   })
 
   it('refuses none and several, naming them', () => {
-    assert.throws(() => resetSpecOf(none), (e: unknown) => e instanceof UsageError && /give one of/.test(e.message))
+    assert.throws(
+      () => resetSpecOf(none),
+      (e: unknown) => e instanceof UsageError && /give one of/.test(e.message),
+    )
     assert.throws(
       () => resetSpecOf({ ...none, toEarliest: true, shiftBy: 1 }),
       (e: unknown) => e instanceof UsageError && /--to-earliest and --shift-by/.test(e.message),

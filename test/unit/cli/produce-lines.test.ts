@@ -64,7 +64,11 @@ describe('LineSplitter', () => {
         for (let i = 0; i < len; i++) input[i] = alphabet[Math.floor(rand() * alphabet.length)]!
         const cuts: number[] = []
         for (let i = 1; i < len; i++) if (rand() < 0.4) cuts.push(i)
-        assert.deepEqual(splitInChunks(input, d, cuts), reference(input, d), `${JSON.stringify(delim)} ${JSON.stringify(input.toString('latin1'))} cut at ${cuts}`)
+        assert.deepEqual(
+          splitInChunks(input, d, cuts),
+          reference(input, d),
+          `${JSON.stringify(delim)} ${JSON.stringify(input.toString('latin1'))} cut at ${cuts}`,
+        )
       }
     }
   })
@@ -110,9 +114,15 @@ describe('parseEscapes', () => {
   })
 
   it('refuses unknown escapes and empty values with a usage error', () => {
-    assert.throws(() => parseEscapes('\\q', '--delimiter'), (e: unknown) => e instanceof UsageError && /--delimiter/.test(e.message))
+    assert.throws(
+      () => parseEscapes('\\q', '--delimiter'),
+      (e: unknown) => e instanceof UsageError && /--delimiter/.test(e.message),
+    )
     assert.throws(() => parseEscapes('\\x1', '--delimiter'), UsageError)
-    assert.throws(() => parseEscapes('', '--key-separator'), (e: unknown) => e instanceof UsageError && /must not be empty/.test(e.message))
+    assert.throws(
+      () => parseEscapes('', '--key-separator'),
+      (e: unknown) => e instanceof UsageError && /must not be empty/.test(e.message),
+    )
   })
 })
 
@@ -139,7 +149,10 @@ describe('progress and summary lines', () => {
     const bar = barLine(c, 4 * 1024 * 1024, 2000)
     assert.equal(bar, `[#####${'.'.repeat(15)}]  25%  1200 records  1000 acked  1.00 MB/4.00 MB  600 records/s`)
     assert.equal(barLine(c, undefined, 2000), 'produce: 1200 records  1000 acked  1.00 MB  600 records/s')
-    assert.equal(plainLine(c, 4 * 1024 * 1024, 2000), 'produce: 1200 records read, 1000 acknowledged, 1.00 MB, 600 records/s, 25% of 4.00 MB')
+    assert.equal(
+      plainLine(c, 4 * 1024 * 1024, 2000),
+      'produce: 1200 records read, 1000 acknowledged, 1.00 MB, 600 records/s, 25% of 4.00 MB',
+    )
   })
 
   it('draws the bar in place at once for a sized input, after a screenful otherwise, and erases it at the end', () => {
@@ -147,14 +160,26 @@ describe('progress and summary lines', () => {
     const target = { stderr: (t: string) => (out += t) }
     let t = 0
     const counts = { read: 10, inputBytes: 512, acked: 5 }
-    const sized = new ProgressLine(target, 'bar', 1024, () => counts, () => (t += 1000))
+    const sized = new ProgressLine(
+      target,
+      'bar',
+      1024,
+      () => counts,
+      () => (t += 1000),
+    )
     sized.tick()
     assert.equal(out, `\r[##########${'.'.repeat(10)}]  50%  10 records  5 acked  512 B/1.00 KB  10 records/s\x1b[K`)
     sized.finish()
     assert.ok(out.endsWith('\r\x1b[K'))
 
     out = ''
-    const unsized = new ProgressLine(target, 'bar', undefined, () => counts, () => (t += 1000))
+    const unsized = new ProgressLine(
+      target,
+      'bar',
+      undefined,
+      () => counts,
+      () => (t += 1000),
+    )
     unsized.tick()
     assert.equal(out, '', 'a few records from a pipe: no bar')
     counts.read = SCREENFUL_RECORDS + 1
@@ -163,7 +188,13 @@ describe('progress and summary lines', () => {
     unsized.finish()
 
     out = ''
-    const plain = new ProgressLine(target, 'plain', undefined, () => counts, () => (t += 1000))
+    const plain = new ProgressLine(
+      target,
+      'plain',
+      undefined,
+      () => counts,
+      () => (t += 1000),
+    )
     plain.tick()
     plain.finish()
     assert.equal(out, 'produce: 51 records read, 5 acknowledged, 512 B, 51 records/s\n', 'plain lines are never erased')
@@ -173,7 +204,19 @@ describe('progress and summary lines', () => {
   })
 
   it('summarises records, bytes, partitions, time and rate, and says when interrupted or failed', () => {
-    const base = { topic: 't', records: 3, bytes: 42, partitions: [0, 2], elapsedMs: 1500, recordsPerSec: 2, mbPerSec: 0, read: 3, failed: 0, interrupted: false, acks: -1 }
+    const base = {
+      topic: 't',
+      records: 3,
+      bytes: 42,
+      partitions: [0, 2],
+      elapsedMs: 1500,
+      recordsPerSec: 2,
+      mbPerSec: 0,
+      read: 3,
+      failed: 0,
+      interrupted: false,
+      acks: -1,
+    }
     assert.equal(summaryText(base, 'line'), "produced 3 records (42 B) to 't' partitions 0, 2 in 1.50 s (2 records/s, 0 MB/s)\n")
     const text = summaryText({ ...base, read: 5, failed: 2, interrupted: true }, 'line')
     assert.match(text, /interrupted: stopped reading after line 5; every record read was sent/)

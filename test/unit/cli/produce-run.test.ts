@@ -88,7 +88,10 @@ describe('runProduce', () => {
     const client = await KafkaClient.connect({ bootstrap: [broker.bootstrap] })
     try {
       const latest = await listOffsets(client, 'streamed', null, OffsetSpec.Latest)
-      assert.equal([...latest.values()].reduce((a, b) => a + b, 0), lines)
+      assert.equal(
+        [...latest.values()].reduce((a, b) => a + b, 0),
+        lines,
+      )
     } finally {
       await client.close()
     }

@@ -69,7 +69,7 @@ describe('tributary CLI', () => {
     assert.deepEqual(h.started[1]!.overrides, [])
   })
 
-  it('--version prints package.json\'s version and exits 0', async () => {
+  it("--version prints package.json's version and exits 0", async () => {
     const h = harness()
     await runCli(argv('--version'), h.deps)
     assert.equal(h.out.join('').trim(), '9.9.9')

@@ -63,9 +63,7 @@ describe('admin helpers against a broker without DescribeCluster and DescribeLog
       case 3:
         reply(req, MetadataResponse, {
           throttleTimeMs: 0,
-          brokers: [
-            { nodeId: 1, host: '127.0.0.1', port: server.port, rack: 'r1' },
-          ],
+          brokers: [{ nodeId: 1, host: '127.0.0.1', port: server.port, rack: 'r1' }],
           clusterId: 'fake-cluster',
           controllerId: 1,
           topics: [
@@ -85,7 +83,14 @@ describe('admin helpers against a broker without DescribeCluster and DescribeLog
               })),
               topicAuthorizedOperations: 0,
             },
-            { errorCode: 0, name: '__consumer_offsets', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', isInternal: true, partitions: [], topicAuthorizedOperations: 0 },
+            {
+              errorCode: 0,
+              name: '__consumer_offsets',
+              topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+              isInternal: true,
+              partitions: [],
+              topicAuthorizedOperations: 0,
+            },
           ],
           clusterAuthorizedOperations: 0,
           errorCode: 0,

@@ -44,7 +44,10 @@ describe('KafkaClient', () => {
     assert.equal(await client.version(MetadataRequest, MetadataResponse), Math.min(ours, theirs.max))
     // Produce is advertised from v0 but declared from v3: the intersection starts at 3.
     assert.equal(conn.versions!.pick(ProduceRequest, ProduceResponse, 3), 3)
-    await rejectsWith(Promise.resolve().then(() => conn.versions!.pick(ProduceRequest, ProduceResponse, 2)), 'UNSUPPORTED_VERSION')
+    await rejectsWith(
+      Promise.resolve().then(() => conn.versions!.pick(ProduceRequest, ProduceResponse, 2)),
+      'UNSUPPORTED_VERSION',
+    )
   })
 
   it('hands a body function the version chosen, and honours maxVersion', async () => {
@@ -97,7 +100,11 @@ describe('KafkaClient', () => {
   it('caches metadata until refreshed', async () => {
     await createTopics(client, [{ name: 'cached', numPartitions: 1 }])
     assert.ok((await client.metadata(['cached'])).topics.get('cached'))
-    const del = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, { topicNames: ['cached'], topics: [{ name: 'cached' }], timeoutMs: 5000 })
+    const del = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, {
+      topicNames: ['cached'],
+      topics: [{ name: 'cached' }],
+      timeoutMs: 5000,
+    })
     assert.equal(del.responses[0]!.errorCode, 0)
     // Still served from the cache...
     assert.equal((await client.metadata(['cached'])).topics.get('cached')!.error, null)
@@ -141,7 +148,20 @@ describe('KafkaClient', () => {
     const res = await client.request(
       ProduceRequest,
       ProduceResponse,
-      { acks: -1, timeoutMs: 5000, topicData: [{ name: 'offsets', topicId, partitionData: [{ index: 1, records }, { index: 5, records }] }] },
+      {
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [
+          {
+            name: 'offsets',
+            topicId,
+            partitionData: [
+              { index: 1, records },
+              { index: 5, records },
+            ],
+          },
+        ],
+      },
       { nodeId: client.leaderOf('offsets', 1) },
     )
     const parts = res.responses[0]!.partitionResponses
@@ -152,13 +172,10 @@ describe('KafkaClient', () => {
       () => throwIfError(bad.errorCode, 'produce offsets-5'),
       (e: unknown) => e instanceof ClientError && e.code === 'UNKNOWN_TOPIC_OR_PARTITION' && e.errorCode === 3 && e.retriable,
     )
-    assert.deepEqual(
-      [...(await listOffsets(client, 'offsets', null, OffsetSpec.Latest))].sort(),
-      [
-        [0, 0],
-        [1, 3],
-      ],
-    )
+    assert.deepEqual([...(await listOffsets(client, 'offsets', null, OffsetSpec.Latest))].sort(), [
+      [0, 0],
+      [1, 3],
+    ])
     assert.deepEqual([...(await listOffsets(client, 'offsets', [1], OffsetSpec.Earliest))], [[1, 0]])
     await rejectsWith(listOffsets(client, 'offsets', [9], OffsetSpec.Latest), 'UNKNOWN_TOPIC_OR_PARTITION')
   })

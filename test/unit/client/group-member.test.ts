@@ -16,7 +16,11 @@ import {
 import { ATTRIBUTES_OFFSET, CONTROL_MASK, writeBatchCrc } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 
-const member = (memberId: string, topics: string[], groupInstanceId: string | null = null): AssignorMember => ({ memberId, groupInstanceId, topics })
+const member = (memberId: string, topics: string[], groupInstanceId: string | null = null): AssignorMember => ({
+  memberId,
+  groupInstanceId,
+  topics,
+})
 
 /** memberId → "t0:0,1 t1:2" for compact comparisons. */
 function flat(plan: Map<string, Array<{ topic: string; partitions: number[] }>>): Record<string, string> {
@@ -27,17 +31,32 @@ function flat(plan: Map<string, Array<{ topic: string; partitions: number[] }>>)
 
 describe('range assignor', () => {
   it("Kafka's example: two consumers, two topics of three partitions", () => {
-    const plan = rangeAssignor.assign([member('C1', ['t0', 't1']), member('C0', ['t0', 't1'])], new Map([['t0', 3], ['t1', 3]]))
+    const plan = rangeAssignor.assign(
+      [member('C1', ['t0', 't1']), member('C0', ['t0', 't1'])],
+      new Map([
+        ['t0', 3],
+        ['t1', 3],
+      ]),
+    )
     assert.deepEqual(flat(plan), { C1: 't0:2 t1:2', C0: 't0:0,1 t1:0,1' })
   })
 
   it('spreads the remainder over the first members, one each', () => {
-    const plan = rangeAssignor.assign(['a', 'b', 'c'].map((m) => member(m, ['t'])), new Map([['t', 8]]))
+    const plan = rangeAssignor.assign(
+      ['a', 'b', 'c'].map((m) => member(m, ['t'])),
+      new Map([['t', 8]]),
+    )
     assert.deepEqual(flat(plan), { a: 't:0,1,2', b: 't:3,4,5', c: 't:6,7' })
   })
 
   it('members beyond the partition count get nothing; only subscribers share a topic', () => {
-    const plan = rangeAssignor.assign([member('a', ['t']), member('b', ['t']), member('c', ['t', 'u'])], new Map([['t', 2], ['u', 2]]))
+    const plan = rangeAssignor.assign(
+      [member('a', ['t']), member('b', ['t']), member('c', ['t', 'u'])],
+      new Map([
+        ['t', 2],
+        ['u', 2],
+      ]),
+    )
     assert.deepEqual(flat(plan), { a: 't:0', b: 't:1', c: 'u:0,1' })
   })
 
@@ -53,13 +72,26 @@ describe('range assignor', () => {
 
 describe('round-robin assignor', () => {
   it("Kafka's example: two consumers, two topics of three partitions", () => {
-    const plan = roundRobinAssignor.assign([member('C0', ['t0', 't1']), member('C1', ['t0', 't1'])], new Map([['t0', 3], ['t1', 3]]))
+    const plan = roundRobinAssignor.assign(
+      [member('C0', ['t0', 't1']), member('C1', ['t0', 't1'])],
+      new Map([
+        ['t0', 3],
+        ['t1', 3],
+      ]),
+    )
     assert.deepEqual(flat(plan), { C0: 't0:0,2 t1:1', C1: 't0:1 t1:0,2' })
   })
 
   it("Kafka's example with different subscriptions", () => {
     const members = [member('C0', ['t0']), member('C1', ['t0', 't1']), member('C2', ['t0', 't1', 't2'])]
-    const plan = roundRobinAssignor.assign(members, new Map([['t0', 1], ['t1', 2], ['t2', 3]]))
+    const plan = roundRobinAssignor.assign(
+      members,
+      new Map([
+        ['t0', 1],
+        ['t1', 2],
+        ['t2', 3],
+      ]),
+    )
     assert.deepEqual(flat(plan), { C0: 't0:0', C1: 't1:0', C2: 't1:1 t2:0,1,2' })
   })
 
@@ -113,7 +145,10 @@ describe('fetched record decoding', () => {
   it('skips batches wholly before the position and control batches, but moves past them', () => {
     const buf = Buffer.concat([batch(0, ['old']), batch(1, ['marker'], CONTROL_MASK), batch(2, ['x'])])
     const { records, nextOffset } = decodeRecords('t', 0, buf, 1)
-    assert.deepEqual(records.map((r) => r.offset), [2])
+    assert.deepEqual(
+      records.map((r) => r.offset),
+      [2],
+    )
     assert.equal(nextOffset, 3)
     assert.deepEqual(decodeRecords('t', 0, Buffer.alloc(0), 7), { records: [], nextOffset: 7 })
   })
@@ -121,7 +156,10 @@ describe('fetched record decoding', () => {
   it('fails on a CRC mismatch', () => {
     const b = batch(0, ['abc'])
     b[b.length - 1]! ^= 0xff
-    assert.throws(() => decodeRecords('t', 0, b, 0), (e: unknown) => e instanceof ClientError && e.code === 'CORRUPT_MESSAGE')
+    assert.throws(
+      () => decodeRecords('t', 0, b, 0),
+      (e: unknown) => e instanceof ClientError && e.code === 'CORRUPT_MESSAGE',
+    )
   })
 
   it('decodes compressed batches, and names a codec it does not know', () => {

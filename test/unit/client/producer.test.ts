@@ -143,7 +143,10 @@ describe('Producer', () => {
     assert.ok(reports.every((r) => r.error === null))
     assert.ok(reports.length > 3, 'several batches per partition')
     const ids = reports.flatMap((r) => r.records.map((x) => x.id)).sort((a, b) => a - b)
-    assert.deepEqual(ids, sent.map((r) => r.id))
+    assert.deepEqual(
+      ids,
+      sent.map((r) => r.id),
+    )
     for (let p = 0; p < 3; p++) {
       const mine = reports.filter((r) => r.partition === p).sort((a, b) => a.baseOffset - b.baseOffset)
       let next = 0
@@ -152,10 +155,17 @@ describe('Producer', () => {
         next += r.records.length
       }
       const order = mine.flatMap((r) => r.records.map((x) => x.id))
-      assert.deepEqual(order, [...order].sort((a, b) => a - b), `partition ${p}: in the order sent`)
+      assert.deepEqual(
+        order,
+        [...order].sort((a, b) => a - b),
+        `partition ${p}: in the order sent`,
+      )
     }
     const latest = await listOffsets(client, 'keyed', null, OffsetSpec.Latest)
-    assert.equal([...latest.values()].reduce((a, b) => a + b, 0), 300)
+    assert.equal(
+      [...latest.values()].reduce((a, b) => a + b, 0),
+      300,
+    )
     producer.close()
   })
 
@@ -171,7 +181,10 @@ describe('Producer', () => {
     assert.equal(producer.send({ key: Buffer.from('k'), value: value(99), id: 99, partition: 2 }), 2)
     assert.throws(() => producer.send({ key: null, value: value(1), id: 1, partition: 3 }), /has no partition 3/)
     await producer.flush()
-    assert.equal(reports.reduce((n, r) => n + r.records.length, 0), 61)
+    assert.equal(
+      reports.reduce((n, r) => n + r.records.length, 0),
+      61,
+    )
     producer.close()
   })
 
@@ -215,7 +228,10 @@ describe('Producer', () => {
     }
     await producer.flush()
     assert.ok(waits > 0, 'the buffer filled up')
-    assert.equal(reports.reduce((n, r) => n + r.records.length, 0), 500)
+    assert.equal(
+      reports.reduce((n, r) => n + r.records.length, 0),
+      500,
+    )
     producer.close()
   })
 
@@ -303,7 +319,12 @@ describe('Producer retries', () => {
     assert.ok(reports.every((r) => r.error === null))
     assert.deepEqual(
       reports.map((r) => [r.baseOffset, r.records.map((x) => x.id)]),
-      reports.length === 1 ? [[0, [1, 2]]] : [[0, [1]], [1, [2]]],
+      reports.length === 1
+        ? [[0, [1, 2]]]
+        : [
+            [0, [1]],
+            [1, [2]],
+          ],
     )
     producer.close()
   })

@@ -79,7 +79,10 @@ describe('controller', () => {
       assert.equal(await code(b.controller.create(spec('a_b'), false)), 'INVALID_TOPIC_EXCEPTION') // collides with a.b
       assert.equal(await code(b.controller.create(spec('x', { numPartitions: 0 }), false)), 'INVALID_PARTITIONS')
       assert.equal(await code(b.controller.create(spec('x', { replicationFactor: 2 }), false)), 'INVALID_REPLICATION_FACTOR')
-      assert.equal(await code(b.controller.create(spec('x', { configs: [{ name: 'retention.ms', value: 'soon' }] }), false)), 'INVALID_CONFIG')
+      assert.equal(
+        await code(b.controller.create(spec('x', { configs: [{ name: 'retention.ms', value: 'soon' }] }), false)),
+        'INVALID_CONFIG',
+      )
       assert.equal(
         await code(b.controller.create(spec('x', { assignments: [{ partitionIndex: 0, brokerIds: [7] }] }), false)),
         'INVALID_REPLICA_ASSIGNMENT',
@@ -88,7 +91,10 @@ describe('controller', () => {
         await code(b.controller.create(spec('x', { assignments: [{ partitionIndex: 1, brokerIds: [0] }] }), false)),
         'INVALID_REPLICA_ASSIGNMENT',
       )
-      const manual = await b.controller.create(spec('manual', { assignments: [0, 1, 2].map((i) => ({ partitionIndex: i, brokerIds: [0] })) }), false)
+      const manual = await b.controller.create(
+        spec('manual', { assignments: [0, 1, 2].map((i) => ({ partitionIndex: i, brokerIds: [0] })) }),
+        false,
+      )
       assert.equal(manual.partitions, 3)
       assert.equal(b.controller.get('x'), undefined, 'refused topics are not created')
     } finally {
@@ -173,7 +179,10 @@ describe('controller', () => {
     b = await open(dir)
     try {
       assert.equal(b.replicas.get('orphan', 0), undefined)
-      assert.deepEqual([...b.logs.all()].map((l) => l.topic), [])
+      assert.deepEqual(
+        [...b.logs.all()].map((l) => l.topic),
+        [],
+      )
     } finally {
       await b.close()
     }

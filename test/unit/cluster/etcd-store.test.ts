@@ -117,10 +117,7 @@ describe('EtcdMetadataStore across brokers', () => {
     const b = await openStore(prefix, { client: newClient() })
     for (let round = 0; round < 5; round++) {
       const name = `race-${round}`
-      const results = await Promise.allSettled([
-        a.createTopic(topic(name, 1, { by: 'a' })),
-        b.createTopic(topic(name, 2, { by: 'b' })),
-      ])
+      const results = await Promise.allSettled([a.createTopic(topic(name, 1, { by: 'a' })), b.createTopic(topic(name, 2, { by: 'b' }))])
       const won = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<TopicRecord>[]
       const lost = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
       assert.equal(won.length, 1, `round ${round}: exactly one create succeeds`)
@@ -214,7 +211,16 @@ describe('EtcdMetadataStore across brokers', () => {
       proxy.resume()
       await eventually('b reloaded', () => b.getTopic('kept')?.partitions === 7 && b.listTopics().length === 6)
       assert.equal(b.getTopic('dropped'), undefined)
-      assert.deepEqual(b.listTopics().map((t) => t.name).sort(), a.listTopics().map((t) => t.name).sort())
+      assert.deepEqual(
+        b
+          .listTopics()
+          .map((t) => t.name)
+          .sort(),
+        a
+          .listTopics()
+          .map((t) => t.name)
+          .sort(),
+      )
       // etcd tells a watch that resumes below its compaction point that it was canceled.
       await eventually('b logged the canceled watch', () => lines.some((l) => /watch canceled; reloading/.test(l)))
       // The watch works again afterwards.
@@ -242,7 +248,11 @@ describe('EtcdMetadataStore across brokers', () => {
     blocks.sort((x, y) => x.start - y.start)
     assert.equal(blocks[0]!.start, 0)
     for (let i = 1; i < blocks.length; i++) {
-      assert.equal(blocks[i]!.start, blocks[i - 1]!.start + blocks[i - 1]!.size, `block ${i} follows block ${i - 1} exactly (no overlap, no gap)`)
+      assert.equal(
+        blocks[i]!.start,
+        blocks[i - 1]!.start + blocks[i - 1]!.size,
+        `block ${i} follows block ${i - 1} exactly (no overlap, no gap)`,
+      )
     }
   })
 
@@ -286,10 +296,7 @@ describe('EtcdMetadataStore across brokers', () => {
     assert.equal(s.getTopic('broken'), undefined)
     assert.ok(s.getTopic('fine'))
     await s.close()
-    await assert.rejects(
-      openStore(prefix),
-      (e: unknown) => e instanceof EtcdMetadataError && e.message.includes(`${prefix}/topics/broken`),
-    )
+    await assert.rejects(openStore(prefix), (e: unknown) => e instanceof EtcdMetadataError && e.message.includes(`${prefix}/topics/broken`))
   })
 })
 

@@ -222,7 +222,11 @@ describe('LeaderElection auto-rebalance', () => {
       else if (i < movable + stuck) states.push({ leader: 2, leaderEpoch: 1, isr: [2, 3] })
       else states.push({})
     }
-    store.addTopic('t', Array.from({ length: total }, () => [1, 2, 3]), states)
+    store.addTopic(
+      't',
+      Array.from({ length: total }, () => [1, 2, 3]),
+      states,
+    )
     return store
   }
 

@@ -3,12 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import {
-  LocalMetadataStore,
-  META_PROPERTIES,
-  METADATA_FILE,
-  MetadataFileError,
-} from '../../../src/cluster/local-store.js'
+import { LocalMetadataStore, META_PROPERTIES, METADATA_FILE, MetadataFileError } from '../../../src/cluster/local-store.js'
 import { isValidUuid } from '../../../src/cluster/uuid.js'
 import { type Fs, nodeFs } from '../../../src/storage/fs.js'
 import { ManualClock } from '../../../src/util/clock.js'
@@ -59,7 +54,10 @@ describe('LocalMetadataStore', () => {
     await writeFile(join(dir, `${METADATA_FILE}.tmp`), '{"version":1,"clusterId":"x","topi')
     await writeFile(join(dir, `${META_PROPERTIES}.tmp`), 'garbage')
     const s2 = await open()
-    assert.deepEqual(s2.listTopics().map((t) => t.name), ['kept'])
+    assert.deepEqual(
+      s2.listTopics().map((t) => t.name),
+      ['kept'],
+    )
     await s2.close()
     assert.deepEqual((await readdir(dir)).sort(), [META_PROPERTIES, METADATA_FILE].sort())
   })
@@ -146,7 +144,13 @@ describe('LocalMetadataStore', () => {
     await s.createTopic(topic('after'))
     await s.close()
     const s2 = await open()
-    assert.deepEqual(s2.listTopics().map((t) => t.name).sort(), ['after', 'before'])
+    assert.deepEqual(
+      s2
+        .listTopics()
+        .map((t) => t.name)
+        .sort(),
+      ['after', 'before'],
+    )
     assert.equal((await s2.nextProducerIdBlock(1)).start, 10)
     await s2.close()
   })

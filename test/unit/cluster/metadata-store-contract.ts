@@ -48,7 +48,13 @@ export function metadataStoreContract(label: string, makeHarness: () => Promise<
       const b = await s.createTopic({ ...topic('payments'), topicId: 'AAAAAAAAAAAAAAAAAAAAAg' })
       assert.equal(b.topicId, 'AAAAAAAAAAAAAAAAAAAAAg')
 
-      assert.deepEqual(s.listTopics().map((t) => t.name).sort(), ['orders', 'payments'])
+      assert.deepEqual(
+        s
+          .listTopics()
+          .map((t) => t.name)
+          .sort(),
+        ['orders', 'payments'],
+      )
       assert.equal(s.getTopic('orders'), a)
       assert.equal(s.getTopicById(a.topicId), a)
       assert.equal(s.getTopic('nope'), undefined)
@@ -64,7 +70,10 @@ export function metadataStoreContract(label: string, makeHarness: () => Promise<
       await s.deleteTopic('orders')
       assert.equal(s.getTopic('orders'), undefined)
       assert.equal(s.getTopicById(a.topicId), undefined)
-      assert.deepEqual(s.listTopics().map((t) => t.name), ['payments'])
+      assert.deepEqual(
+        s.listTopics().map((t) => t.name),
+        ['payments'],
+      )
       await s.close()
     })
 
@@ -115,7 +124,13 @@ export function metadataStoreContract(label: string, makeHarness: () => Promise<
       assert.equal(s2.getTopic('b')!.topicId, b.topicId)
       assert.equal(s2.getTopic('b')!.partitions, 4)
       assert.equal(s2.getTopic('gone'), undefined)
-      assert.deepEqual(s2.listTopics().map((t) => t.name).sort(), ['a', 'b'])
+      assert.deepEqual(
+        s2
+          .listTopics()
+          .map((t) => t.name)
+          .sort(),
+        ['a', 'b'],
+      )
       await s2.close()
     })
 

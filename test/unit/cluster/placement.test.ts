@@ -77,7 +77,7 @@ describe('assignReplicas: rack-unaware (Kafka AdminUtils.assignReplicasToBrokers
     )
   })
 
-  it('5 brokers, 10 partitions, RF 3, start 0: the layout in Kafka\'s own test', () => {
+  it("5 brokers, 10 partitions, RF 3, start 0: the layout in Kafka's own test", () => {
     assert.deepEqual(assignReplicas(rackless(range(5)), 10, 3, { random: () => 0 }), [
       [0, 1, 2],
       [1, 2, 3],
@@ -158,10 +158,19 @@ describe('assignReplicas: rack-unaware (Kafka AdminUtils.assignReplicasToBrokers
     ])
     // Partition 0 led by broker 2: index 2 for both start and shift. p3: shift 3, first (3+2)%3 = 2,
     // follower 2 + 1 + (3 % 2) = 4 → 1.
-    assert.deepEqual(assignReplicas(brokers, 2, 2, { existing: [[2, 0], [0, 1], [1, 2]] }), [
-      [2, 1],
-      [0, 2],
-    ])
+    assert.deepEqual(
+      assignReplicas(brokers, 2, 2, {
+        existing: [
+          [2, 0],
+          [0, 1],
+          [1, 2],
+        ],
+      }),
+      [
+        [2, 1],
+        [0, 2],
+      ],
+    )
     // A leader id above every broker falls back to index 0; startPartition overrides the count.
     assert.deepEqual(assignReplicas(brokers, 1, 2, { existing: [[7, 0]], startPartition: 1 }), [[1, 2]])
     // startPartition alone keeps the random draws; the shift grows only when a round starts within
@@ -185,14 +194,14 @@ describe('assignReplicas: rack-aware', () => {
   ])
   const withRacks = (m: Map<number, string>): PlacementBroker[] => [...m].map(([id, rack]) => ({ id, rack }))
 
-  it('alternates brokers by rack, as Kafka\'s getRackAlternatedBrokerList does', () => {
+  it("alternates brokers by rack, as Kafka's getRackAlternatedBrokerList does", () => {
     assert.deepEqual(rackAlternatedBrokerList(withRacks(kafkaRacks)), [0, 3, 1, 5, 4, 2])
     const without5 = new Map(kafkaRacks)
     without5.delete(5)
     assert.deepEqual(rackAlternatedBrokerList(withRacks(without5)), [0, 3, 1, 4, 2])
   })
 
-  it('6 brokers on 3 racks, 7 partitions, RF 3, start 0: the layout in Kafka\'s own test', () => {
+  it("6 brokers on 3 racks, 7 partitions, RF 3, start 0: the layout in Kafka's own test", () => {
     assert.deepEqual(assignReplicas(withRacks(kafkaRacks), 7, 3, { random: () => 0 }), [
       [0, 3, 1],
       [3, 1, 5],
@@ -239,17 +248,13 @@ describe('assignReplicas: rack-aware', () => {
 })
 
 describe('assignReplicas: errors', () => {
-  it('refuses bad counts with Kafka\'s error codes and messages', () => {
+  it("refuses bad counts with Kafka's error codes and messages", () => {
     const b = rackless([0, 1, 2])
     expectKafkaError(() => assignReplicas(b, 0, 1), 'INVALID_PARTITIONS')
     expectKafkaError(() => assignReplicas(b, -3, 1), 'INVALID_PARTITIONS')
     expectKafkaError(() => assignReplicas(b, 3, 0), 'INVALID_REPLICATION_FACTOR')
     expectKafkaError(() => assignReplicas(b, 3, -1), 'INVALID_REPLICATION_FACTOR')
-    expectKafkaError(
-      () => assignReplicas(b, 3, 4),
-      'INVALID_REPLICATION_FACTOR',
-      'Replication factor: 4 larger than available brokers: 3.',
-    )
+    expectKafkaError(() => assignReplicas(b, 3, 4), 'INVALID_REPLICATION_FACTOR', 'Replication factor: 4 larger than available brokers: 3.')
     expectKafkaError(
       () => assignReplicas([], 1, 1),
       'INVALID_REPLICATION_FACTOR',
@@ -259,7 +264,16 @@ describe('assignReplicas: errors', () => {
 
   it('refuses rack information on only some brokers, and a broker listed twice', () => {
     expectKafkaError(
-      () => assignReplicas([{ id: 0, rack: 'a' }, { id: 1, rack: null }, { id: 2, rack: 'b' }], 3, 2),
+      () =>
+        assignReplicas(
+          [
+            { id: 0, rack: 'a' },
+            { id: 1, rack: null },
+            { id: 2, rack: 'b' },
+          ],
+          3,
+          2,
+        ),
       'INVALID_REPLICA_ASSIGNMENT',
       'Not all brokers have rack information for replica rack aware assignment.',
     )
@@ -390,7 +404,10 @@ describe('proposeRebalance', () => {
     const backward = new Map([...forward].reverse())
     const a = proposeRebalance(forward, [0, 1, 2, 3, 4])
     const b = proposeRebalance(backward, [4, 3, 2, 1, 0])
-    assert.deepEqual([...a].sort(([x], [y]) => compareTopicPartitionKeys(x, y)), [...b].sort(([x], [y]) => compareTopicPartitionKeys(x, y)))
+    assert.deepEqual(
+      [...a].sort(([x], [y]) => compareTopicPartitionKeys(x, y)),
+      [...b].sort(([x], [y]) => compareTopicPartitionKeys(x, y)),
+    )
     assert.ok(a.size > 0)
   })
 

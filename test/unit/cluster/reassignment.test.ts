@@ -160,7 +160,14 @@ class FakeStore {
   constructor(initial: PartitionState[], distributed = true) {
     this.distributed = distributed
     this.states = [...initial]
-    this.topic = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: initial.length, replicationFactor: 2, configs: {}, createdMs: 0 }
+    this.topic = {
+      name: 't',
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+      partitions: initial.length,
+      replicationFactor: 2,
+      configs: {},
+      createdMs: 0,
+    }
   }
 
   listTopics(): TopicRecord[] {
@@ -229,7 +236,9 @@ describe('PartitionAdmin', () => {
     await a.alterReassignment('t', 0, [4, 2], true)
     assert.equal(store.writes.length, 1)
     assert.deepEqual(store.writes[0]!.expected.partitionEpoch, 7)
-    assert.deepEqual(a.listReassignments(null), [{ topic: 't', partition: 0, replicas: [4, 2, 1], addingReplicas: [4], removingReplicas: [1] }])
+    assert.deepEqual(a.listReassignments(null), [
+      { topic: 't', partition: 0, replicas: [4, 2, 1], addingReplicas: [4], removingReplicas: [1] },
+    ])
     assert.deepEqual(a.listReassignments([{ name: 't', partitions: [1] }]), [])
     assert.deepEqual(a.listReassignments([{ name: 'nope', partitions: [0] }]), [])
     await a.alterReassignment('t', 0, null, true)

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  isValidUuid,
-  METADATA_TOPIC_ID,
-  randomTopicId,
-  uuidFromBytes,
-  uuidToBytes,
-  ZERO_UUID,
-} from '../../../src/cluster/uuid.js'
+import { isValidUuid, METADATA_TOPIC_ID, randomTopicId, uuidFromBytes, uuidToBytes, ZERO_UUID } from '../../../src/cluster/uuid.js'
 
 describe('topic ids', () => {
   it('are 22 base64url characters that round-trip through 16 bytes', () => {

@@ -187,7 +187,10 @@ describe('BrokerConfigService', () => {
     assert.equal(svc.config.sourceOf('message.max.bytes'), ConfigSource.DYNAMIC_BROKER_CONFIG)
     assert.deepEqual(svc.brokerConfigs('2'), { 'message.max.bytes': '5000' })
     assert.deepEqual(svc.brokerConfigs(''), {})
-    await assert.rejects(svc.alterBrokerConfigs('3', () => ({}), false), (e: unknown) => e instanceof KafkaError && e.errorName === 'INVALID_REQUEST')
+    await assert.rejects(
+      svc.alterBrokerConfigs('3', () => ({}), false),
+      (e: unknown) => e instanceof KafkaError && e.errorName === 'INVALID_REQUEST',
+    )
     await assert.rejects(
       svc.alterBrokerConfigs('', () => ({ 'log.dirs': '/x' }), false),
       (e: unknown) => e instanceof KafkaError && e.errorName === 'INVALID_REQUEST',
@@ -196,7 +199,11 @@ describe('BrokerConfigService', () => {
   })
 
   it('starts from the stored sets, skipping keys that no longer validate', () => {
-    const store = fakeStore({ '': { 'log.retention.ms': '1000', 'log.dirs': '/x' }, '0': { 'log.segment.bytes': 'big' }, '9': { 'log.segment.bytes': '20000' } })
+    const store = fakeStore({
+      '': { 'log.retention.ms': '1000', 'log.dirs': '/x' },
+      '0': { 'log.segment.bytes': 'big' },
+      '9': { 'log.segment.bytes': '20000' },
+    })
     const svc = new BrokerConfigService(defaultBrokerConfig(), store)
     assert.equal(svc.config.get('log.retention.ms'), 1000)
     assert.equal(svc.config.get('log.segment.bytes'), 1073741824, 'bad and other brokers’ values are not applied')

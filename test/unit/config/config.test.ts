@@ -42,7 +42,7 @@ function expectConfigError(fn: () => unknown, ...patterns: RegExp[]): ConfigErro
 }
 
 describe('broker config defaults', () => {
-  it('uses Kafka\'s names and defaults, with our single-node choices', () => {
+  it("uses Kafka's names and defaults, with our single-node choices", () => {
     const c = defaultBrokerConfig()
     assert.equal(c.get('num.partitions'), 1)
     assert.equal(c.get('default.replication.factor'), 1)
@@ -254,7 +254,12 @@ describe('listeners', () => {
       /non-routable/,
     )
     expectConfigError(
-      () => load({ listeners: 'PLAINTEXT://:9092', 'advertised.listeners': 'OTHER://h:9092', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT' }),
+      () =>
+        load({
+          listeners: 'PLAINTEXT://:9092',
+          'advertised.listeners': 'OTHER://h:9092',
+          'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT',
+        }),
       /OTHER is not one of the listeners/,
     )
   })
@@ -289,10 +294,7 @@ describe('topic configs derived from broker synonyms', () => {
     assert.equal(topicDefaults(cfg({}))['retention.ms'], 7 * 24 * 3600_000)
     assert.equal(topicDefaults(cfg({ 'log.retention.hours': 1 }))['retention.ms'], 3600_000)
     assert.equal(topicDefaults(cfg({ 'log.retention.hours': 1, 'log.retention.minutes': 2 }))['retention.ms'], 120_000)
-    assert.equal(
-      topicDefaults(cfg({ 'log.retention.hours': 1, 'log.retention.minutes': 2, 'log.retention.ms': 5 }))['retention.ms'],
-      5,
-    )
+    assert.equal(topicDefaults(cfg({ 'log.retention.hours': 1, 'log.retention.minutes': 2, 'log.retention.ms': 5 }))['retention.ms'], 5)
     assert.equal(topicDefaults(cfg({ 'log.retention.ms': -1 }))['retention.ms'], -1)
     assert.equal(topicDefaults(cfg({ 'log.retention.hours': -5 }))['retention.ms'], -1, 'negative means forever')
   })
@@ -357,7 +359,10 @@ describe('validating topic configs', () => {
       'min.compaction.lag.ms': '10',
       'max.compaction.lag.ms': '20',
     })
-    expectConfigError(() => validateTopicConfigs({ 'min.compaction.lag.ms': '30', 'max.compaction.lag.ms': '20' }), /min\.compaction\.lag\.ms/)
+    expectConfigError(
+      () => validateTopicConfigs({ 'min.compaction.lag.ms': '30', 'max.compaction.lag.ms': '20' }),
+      /min\.compaction\.lag\.ms/,
+    )
   })
 })
 

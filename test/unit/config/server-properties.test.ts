@@ -4,12 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { ConfigError, loadBrokerConfig } from '../../../src/config/config.js'
-import {
-  formatProperties,
-  PropertiesSyntaxError,
-  parseProperties,
-  parsePropertiesEntries,
-} from '../../../src/util/properties.js'
+import { formatProperties, PropertiesSyntaxError, parseProperties, parsePropertiesEntries } from '../../../src/util/properties.js'
 
 describe('parseProperties (java.util.Properties syntax)', () => {
   it('reads key=value, key: value and key value, skipping # and ! comments and blank lines', () => {

@@ -35,7 +35,15 @@ interface ClusterView {
 const SINGLE: ClusterView = { brokers: [{ nodeId: 7, host: 'broker.example', port: 9093, rack: null }], leaders: [7, 7, 7] }
 
 function context(h: Harness, apiVersion: number, ensured: { count: number }, view: ClusterView = SINGLE): RequestContext {
-  const state = (leader: number) => ({ leader, leaderEpoch: 0, partitionEpoch: 0, replicas: [leader], isr: [leader], addingReplicas: [], removingReplicas: [] })
+  const state = (leader: number) => ({
+    leader,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    replicas: [leader],
+    isr: [leader],
+    addingReplicas: [],
+    removingReplicas: [],
+  })
   const broker = {
     nodeId: 7,
     clusterId: 'c',
@@ -45,7 +53,8 @@ function context(h: Harness, apiVersion: number, ensured: { count: number }, vie
     topics: {
       get: (name: string) => (name === 't' ? TOPIC : name === OFFSETS.name ? OFFSETS : undefined),
       getById: (id: string) => [TOPIC, OFFSETS].find((t) => t.topicId === id),
-      partitionState: (name: string, p: number) => (name === OFFSETS.name && view.leaders[p] !== undefined ? state(view.leaders[p]) : undefined),
+      partitionState: (name: string, p: number) =>
+        name === OFFSETS.name && view.leaders[p] !== undefined ? state(view.leaders[p]) : undefined,
     },
     groups: Object.assign(Object.create(h.coordinator), {
       ensureCoordinatorTopic: async () => {
@@ -149,7 +158,14 @@ describe('group handlers', () => {
       }
     }
     // No leader at all (-1): not available either.
-    const none = await call(h, findCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: ['c'] }, { count: 0 }, { ...view, leaders: [-1, 7, 7] })
+    const none = await call(
+      h,
+      findCoordinator,
+      4,
+      { key: '', keyType: 0, coordinatorKeys: ['c'] },
+      { count: 0 },
+      { ...view, leaders: [-1, 7, 7] },
+    )
     assert.equal(none.coordinators[0]!.errorCode, code('COORDINATOR_NOT_AVAILABLE'))
     assert.match(none.coordinators[0]!.errorMessage ?? '', /has no leader/)
   })

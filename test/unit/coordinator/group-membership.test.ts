@@ -3,18 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
-import {
-  assignAll,
-  code,
-  flush,
-  formGroup,
-  joinParams,
-  REBALANCE_MS,
-  SESSION_MS,
-  setup,
-  TestMember,
-  track,
-} from './group-helpers.js'
+import { assignAll, code, flush, formGroup, joinParams, REBALANCE_MS, SESSION_MS, setup, TestMember, track } from './group-helpers.js'
 
 describe('group coordinator: join, sync, heartbeat', () => {
   it('forms a 3-member group: one generation, one leader with every member, assignments relayed byte for byte', async () => {
@@ -333,7 +322,10 @@ describe('group coordinator: join, sync, heartbeat', () => {
     await h.advance(SESSION_MS)
     await flush()
     assert.equal(aj.value!.errorCode, 0)
-    assert.deepEqual(a.lastJoin!.members.map((m) => m.memberId), [a.memberId])
+    assert.deepEqual(
+      a.lastJoin!.members.map((m) => m.memberId),
+      [a.memberId],
+    )
     // Dropped, its id is no longer known: the client must join afresh.
     const retry = track(h.coordinator.joinGroup(joinParams('g', { memberId: id })))
     await flush()

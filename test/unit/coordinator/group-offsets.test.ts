@@ -17,7 +17,13 @@ function commit(h: Harness, p: Partial<CommitOffsetsParams> & { groupId: string 
     retentionTimeMs: -1,
     apiVersion: 8,
     ...p,
-    offsets: offsets.map(([topic, partition, offset, metadata]) => ({ topic, partition, offset, leaderEpoch: 3, metadata: metadata ?? null })),
+    offsets: offsets.map(([topic, partition, offset, metadata]) => ({
+      topic,
+      partition,
+      offset,
+      leaderEpoch: 3,
+      metadata: metadata ?? null,
+    })),
   })
 }
 
@@ -126,7 +132,13 @@ describe('group coordinator: offset commits', () => {
       ['a', 0, 3],
       ['b', 0, 4],
     ])
-    assert.deepEqual(committed(h, 'g', 'c', 0), { partitionIndex: 0, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: 0 })
+    assert.deepEqual(committed(h, 'g', 'c', 0), {
+      partitionIndex: 0,
+      committedOffset: -1,
+      committedLeaderEpoch: -1,
+      metadata: '',
+      errorCode: 0,
+    })
     const all = h.coordinator.fetchOffsets('g', null, true)
     assert.equal(all.errorCode, 0)
     assert.deepEqual(
@@ -271,7 +283,13 @@ describe('group coordinator: retention, deletion, restore', () => {
     assert.equal(h2.coordinator.groupState('live'), 'Stable')
     assert.equal(h2.coordinator.groupState('emptied'), 'Empty')
     assert.equal(h2.coordinator.groupState('simple'), 'Empty')
-    assert.deepEqual(committed(h2, 'live', 't', 0), { partitionIndex: 0, committedOffset: 100, committedLeaderEpoch: 3, metadata: 'meta', errorCode: 0 })
+    assert.deepEqual(committed(h2, 'live', 't', 0), {
+      partitionIndex: 0,
+      committedOffset: 100,
+      committedLeaderEpoch: 3,
+      metadata: 'meta',
+      errorCode: 0,
+    })
     assert.equal(committed(h2, 'emptied', 't', 1).committedOffset, 5)
     assert.equal(committed(h2, 'simple', 't', 2).committedOffset, 7)
     assert.equal(committed(h2, 'simple', 't', 3).committedOffset, -1, 'a tombstone replays as a deletion')
@@ -310,7 +328,10 @@ describe('group coordinator: retention, deletion, restore', () => {
     h3.coordinator.close()
     await flush()
     assert.equal(j.value!.errorCode, code('NOT_COORDINATOR'))
-    assert.equal(h3.coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: n.memberId, groupInstanceId: null }), code('NOT_COORDINATOR'))
+    assert.equal(
+      h3.coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: n.memberId, groupInstanceId: null }),
+      code('NOT_COORDINATOR'),
+    )
   })
 
   it('a failed store of the leader’s assignment answers its code to everyone held and starts a rebalance', async () => {

@@ -78,7 +78,9 @@ async function answers(h: Harness, groupId: string): Promise<number> {
 describe('group coordinator: ownership by __consumer_offsets partition', () => {
   it('serves nothing before an election: every group is NOT_COORDINATOR, nothing is replayed', async () => {
     const persistence = new MemoryGroupPersistence(PARTITIONS)
-    await persistence.storeOffsets(groupIn(0), [{ topic: 't', partition: 0, value: { offset: 5, leaderEpoch: -1, metadata: '', commitTimestampMs: 1, expireTimestampMs: -1 } }])
+    await persistence.storeOffsets(groupIn(0), [
+      { topic: 't', partition: 0, value: { offset: 5, leaderEpoch: -1, metadata: '', commitTimestampMs: 1, expireTimestampMs: -1 } },
+    ])
     const h = setupElected(persistence)
     for (const p of [0, 1, 2]) assert.equal(await answers(h, groupIn(p)), code('NOT_COORDINATOR'), `partition ${p}`)
     assert.deepEqual(persistence.partitionLoads, [])
@@ -167,7 +169,9 @@ describe('group coordinator: ownership by __consumer_offsets partition', () => {
   it('a resignation while the partition loads discards the load; a later election loads again', async () => {
     const persistence = new MemoryGroupPersistence(PARTITIONS)
     const gid = groupIn(1)
-    await persistence.storeOffsets(gid, [{ topic: 't', partition: 0, value: { offset: 7, leaderEpoch: -1, metadata: '', commitTimestampMs: 1, expireTimestampMs: -1 } }])
+    await persistence.storeOffsets(gid, [
+      { topic: 't', partition: 0, value: { offset: 7, leaderEpoch: -1, metadata: '', commitTimestampMs: 1, expireTimestampMs: -1 } },
+    ])
     const h = setupElected(persistence)
     persistence.holdLoads()
     const first = h.coordinator.onElection(1, 1)

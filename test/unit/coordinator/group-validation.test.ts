@@ -88,8 +88,17 @@ describe('group coordinator: bad input', () => {
     for (const id of ['', long]) {
       assert.equal((await h.coordinator.joinGroup(joinParams(id))).errorCode, invalid)
       assert.equal(
-        (await h.coordinator.syncGroup({ groupId: id, generationId: 1, memberId: 'm', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }))
-          .errorCode,
+        (
+          await h.coordinator.syncGroup({
+            groupId: id,
+            generationId: 1,
+            memberId: 'm',
+            groupInstanceId: null,
+            protocolType: null,
+            protocolName: null,
+            assignments: [],
+          })
+        ).errorCode,
         invalid,
       )
       assert.equal(h.coordinator.heartbeat({ groupId: id, generationId: 1, memberId: 'm', groupInstanceId: null }), invalid)
@@ -143,8 +152,14 @@ describe('group coordinator: bad input', () => {
     const h = await setup()
     const m = new TestMember(h, 'g')
     await formGroup(h, [m])
-    assert.equal(h.coordinator.heartbeat({ groupId: 'g', generationId: m.generationId + 1, memberId: m.memberId, groupInstanceId: null }), code('ILLEGAL_GENERATION'))
-    assert.equal(h.coordinator.heartbeat({ groupId: 'g', generationId: m.generationId, memberId: 'stranger', groupInstanceId: null }), code('UNKNOWN_MEMBER_ID'))
+    assert.equal(
+      h.coordinator.heartbeat({ groupId: 'g', generationId: m.generationId + 1, memberId: m.memberId, groupInstanceId: null }),
+      code('ILLEGAL_GENERATION'),
+    )
+    assert.equal(
+      h.coordinator.heartbeat({ groupId: 'g', generationId: m.generationId, memberId: 'stranger', groupInstanceId: null }),
+      code('UNKNOWN_MEMBER_ID'),
+    )
     const s = await h.coordinator.syncGroup({
       groupId: 'g',
       generationId: 0,

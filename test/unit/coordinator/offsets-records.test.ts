@@ -59,10 +59,7 @@ const stable: GroupSnapshot = {
 
 describe('offsets topic record format', () => {
   it('writes an offset commit key byte for byte (version 1: group, topic, partition)', () => {
-    assert.deepEqual(
-      encodeOffsetCommitKey('g1', 't', 3),
-      hex('0001' + '0002 6731' + '0001 74' + '00000003'),
-    )
+    assert.deepEqual(encodeOffsetCommitKey('g1', 't', 3), hex('0001' + '0002 6731' + '0001 74' + '00000003'))
     assert.deepEqual(decodeKey(hex('0001 0002 6731 0001 74 00000003')), { type: 'offset', group: 'g1', topic: 't', partition: 3 })
   })
 

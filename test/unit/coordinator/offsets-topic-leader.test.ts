@@ -40,7 +40,7 @@ async function node(t: TestLike) {
   const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
   t.after(async () => {
     await closeCluster()
-      await replicas.close().catch(() => {})
+    await replicas.close().catch(() => {})
     await store.close()
     await rm(dir, { recursive: true, force: true })
   })
@@ -68,7 +68,13 @@ function withIsr(n: { clock: ManualClock }, part: Partition, isr: number[]): voi
   part.becomeLeader({ ...s, replicas: [...new Set([...s.replicas, ...isr])], isr }, n.clock.monotonic())
 }
 
-const offset = (o: number): CommittedOffset => ({ offset: o, leaderEpoch: 0, metadata: '', commitTimestampMs: 1_700_000_000_000, expireTimestampMs: -1 })
+const offset = (o: number): CommittedOffset => ({
+  offset: o,
+  leaderEpoch: 0,
+  metadata: '',
+  commitTimestampMs: 1_700_000_000_000,
+  expireTimestampMs: -1,
+})
 const tick = () => new Promise((resolve) => setImmediate(resolve))
 const rejectsWith = (name: string) => (e: unknown) => e instanceof KafkaError && e.errorName === name
 

@@ -202,7 +202,13 @@ describe('OffsetsTopicPersistence', () => {
     const { clock, open } = await setup(t)
     const node = await open()
     await node.controller.create(
-      { name: OFFSETS_TOPIC, numPartitions: 10, replicationFactor: 1, assignments: [], configs: [{ name: 'cleanup.policy', value: 'compact' }] },
+      {
+        name: OFFSETS_TOPIC,
+        numPartitions: 10,
+        replicationFactor: 1,
+        assignments: [],
+        configs: [{ name: 'cleanup.policy', value: 'compact' }],
+      },
       false,
     )
     const { logger, lines } = capturingLogger()
@@ -286,9 +292,7 @@ describe('OffsetsTopicPersistence', () => {
     assert.equal(total(12), 6)
 
     // Expected replay: partitions in index order, each in call order. Null metadata comes back as "".
-    const expected = [12, 49].flatMap((partition) =>
-      writes.filter((w) => p.partitionFor(w.group) === partition).flatMap((w) => w.events),
-    )
+    const expected = [12, 49].flatMap((partition) => writes.filter((w) => p.partitionFor(w.group) === partition).flatMap((w) => w.events))
     for (const e of expected) if (e.kind === 'offset' && e.value?.metadata === null) e.value = { ...e.value, metadata: '' }
 
     assert.deepEqual(await replay(p), expected, 'replay over the live logs')

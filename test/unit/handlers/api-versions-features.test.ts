@@ -6,7 +6,13 @@ import { describe, it } from 'node:test'
 import apiVersions from '../../../src/handlers/18-api-versions.js'
 import type { RequestContext } from '../../../src/handlers/define.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
-import { FEATURES, type FeatureLevels, finalizedFeatures, finalizedFeaturesEpoch, supportedFeatures } from '../../../src/cluster/features.js'
+import {
+  FEATURES,
+  type FeatureLevels,
+  finalizedFeatures,
+  finalizedFeaturesEpoch,
+  supportedFeatures,
+} from '../../../src/cluster/features.js'
 import {
   ApiVersionsRequest,
   type ApiVersionsRequestData,
@@ -69,7 +75,14 @@ describe('ApiVersions handler', () => {
     const names = supportedFeatures(5).map((f) => f.name)
     assert.deepEqual(names, ['metadata.version'])
     for (const f of FEATURES) assert.ok(f.finalizedLevel <= f.maxVersion, f.name)
-    for (const name of ['transaction.version', 'group.version', 'share.version', 'kraft.version', 'eligible.leader.replicas.version', 'streams.version']) {
+    for (const name of [
+      'transaction.version',
+      'group.version',
+      'share.version',
+      'kraft.version',
+      'eligible.leader.replicas.version',
+      'streams.version',
+    ]) {
       const f = FEATURES.find((x) => x.name === name)
       assert.ok(f, `${name} is in the table`)
       assert.equal(f.maxVersion, 0, name)
@@ -83,8 +96,14 @@ describe('ApiVersions handler', () => {
       { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 0 },
       { name: 'share.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
     ]
-    assert.deepEqual(supportedFeatures(3, table).map((f) => f.name), ['metadata.version'])
-    assert.deepEqual(supportedFeatures(4, table).map((f) => f.name), ['metadata.version', 'transaction.version', 'group.version'])
+    assert.deepEqual(
+      supportedFeatures(3, table).map((f) => f.name),
+      ['metadata.version'],
+    )
+    assert.deepEqual(
+      supportedFeatures(4, table).map((f) => f.name),
+      ['metadata.version', 'transaction.version', 'group.version'],
+    )
     assert.deepEqual(supportedFeatures(5, table)[1], { name: 'transaction.version', minVersion: 0, maxVersion: 2 })
     // Finalized at 0 is left out; finalized levels are reported as min = max = level.
     assert.deepEqual(finalizedFeatures(table), [

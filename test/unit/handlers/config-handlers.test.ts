@@ -52,7 +52,13 @@ async function open(dir: string, config: BrokerConfig = defaultBrokerConfig()): 
   const clock = new ManualClock()
   const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
   const configs = new BrokerConfigService(config, store, silentLogger)
-  const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
+  const logs = await LogManager.open({
+    fs: nodeFs,
+    clock,
+    logDir: dir,
+    config: logConfigOf(topicDefaults(configs.config)),
+    logger: silentLogger,
+  })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
   const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
@@ -84,7 +90,13 @@ async function open(dir: string, config: BrokerConfig = defaultBrokerConfig()): 
   }
 }
 
-const conn: ConnectionInfo = { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal }
+const conn: ConnectionInfo = {
+  id: 1,
+  remoteAddress: '127.0.0.1',
+  remotePort: 1,
+  listenerName: 'PLAINTEXT',
+  closed: new AbortController().signal,
+}
 
 async function call<Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> {
   const decoded = handler.request.decode(version, handler.request.encode(version, req))
@@ -104,7 +116,13 @@ const versions = (x: Handler) => Array.from({ length: x.maxVersion - x.minVersio
 
 async function createTopic(h: Harness, name: string, partitions = 1, configs: Record<string, string> = {}) {
   await h.controller.create(
-    { name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })) },
+    {
+      name,
+      numPartitions: partitions,
+      replicationFactor: 1,
+      assignments: [],
+      configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })),
+    },
     false,
   )
 }
@@ -142,7 +160,10 @@ afterEach(async () => {
 describe('config handlers', () => {
   it('are registered with Kafka’s version ranges', () => {
     const ranges = new Map(allHandlers.map((x) => [x.request.apiKey, `${x.minVersion}-${x.maxVersion}`]))
-    assert.deepEqual([33, 37, 44].map((k) => ranges.get(k)), ['0-2', '0-3', '0-1'])
+    assert.deepEqual(
+      [33, 37, 44].map((k) => ranges.get(k)),
+      ['0-2', '0-3', '0-1'],
+    )
   })
 
   it('AlterConfigs replaces a topic’s whole override set, at every version', async () => {
@@ -260,7 +281,11 @@ describe('config handlers', () => {
         ]),
       )
       assert.deepEqual(r.responses, [{ errorCode: 0, errorMessage: null, resourceType: TOPIC, resourceName: 't' }])
-      assert.deepEqual(h.controller.get('t')!.configs, { 'retention.ms': '1000', 'segment.bytes': '80000', 'cleanup.policy': 'delete,compact' })
+      assert.deepEqual(h.controller.get('t')!.configs, {
+        'retention.ms': '1000',
+        'segment.bytes': '80000',
+        'cleanup.policy': 'delete,compact',
+      })
       assert.equal(h.replicas.get('t', 0)!.log.config.segmentBytes, 80_000)
       r = await call(
         h,
@@ -310,7 +335,11 @@ describe('config handlers', () => {
     let count = 1
     for (const v of versions(createPartitions)) {
       count += 1
-      const r = await call(h, createPartitions, v, { topics: [{ name: 't', count, assignments: null }], timeoutMs: 1000, validateOnly: false })
+      const r = await call(h, createPartitions, v, {
+        topics: [{ name: 't', count, assignments: null }],
+        timeoutMs: 1000,
+        validateOnly: false,
+      })
       assert.deepEqual(r.results, [{ name: 't', errorCode: 0, errorMessage: null }])
       assert.equal(h.controller.get('t')!.partitions, count)
       assert.ok(h.replicas.get('t', count - 1), `v${v}: partition ${count - 1} has a log`)

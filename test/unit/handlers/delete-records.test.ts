@@ -47,7 +47,13 @@ async function open(dir: string): Promise<Harness> {
   const clock = new ManualClock()
   const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
   const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-  const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
+  const logs = await LogManager.open({
+    fs: nodeFs,
+    clock,
+    logDir: dir,
+    config: logConfigOf(topicDefaults(configs.config)),
+    logger: silentLogger,
+  })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
   const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
@@ -66,7 +72,13 @@ async function open(dir: string): Promise<Harness> {
   }
 }
 
-const conn: ConnectionInfo = { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal }
+const conn: ConnectionInfo = {
+  id: 1,
+  remoteAddress: '127.0.0.1',
+  remotePort: 1,
+  listenerName: 'PLAINTEXT',
+  closed: new AbortController().signal,
+}
 
 async function call<Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> {
   const decoded = handler.request.decode(version, handler.request.encode(version, req))
@@ -85,7 +97,13 @@ async function call<Req, Res>(h: Harness, handler: Handler<Req, Res>, version: n
 async function createTopic(h: Harness, name: string, batches: number, configs: Record<string, string> = {}) {
   const all = { 'segment.bytes': String(2 * BATCH), 'file.delete.delay.ms': '0', ...configs }
   await h.controller.create(
-    { name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: Object.entries(all).map(([n, value]) => ({ name: n, value })) },
+    {
+      name,
+      numPartitions: 2,
+      replicationFactor: 1,
+      assignments: [],
+      configs: Object.entries(all).map(([n, value]) => ({ name: n, value })),
+    },
     false,
   )
   const p = h.replicas.require(name, 0)
@@ -94,7 +112,10 @@ async function createTopic(h: Harness, name: string, batches: number, configs: R
 
 /** DeleteRecords of one partition; returns [errorCode, lowWatermark]. */
 async function del(h: Harness, version: number, topic: string, partitionIndex: number, offset: number): Promise<[number, number]> {
-  const r = await call(h, deleteRecords, version, { topics: [{ name: topic, partitions: [{ partitionIndex, offset }] }], timeoutMs: 30_000 })
+  const r = await call(h, deleteRecords, version, {
+    topics: [{ name: topic, partitions: [{ partitionIndex, offset }] }],
+    timeoutMs: 30_000,
+  })
   assert.equal(r.topics[0]!.name, topic)
   const p = r.topics[0]!.partitions[0]!
   assert.equal(p.partitionIndex, partitionIndex)

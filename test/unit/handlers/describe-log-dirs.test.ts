@@ -77,8 +77,20 @@ describe('DescribeLogDirs handler', () => {
             logDir: '/var/lib/tributary',
             errorCode: 0,
             topics: [
-              ['events', [[0, 0, 0, false], [2, 300, 0, false]]],
-              ['orders', [[0, 2 ** 40, 7, false], [1, 4096, 0, false]]],
+              [
+                'events',
+                [
+                  [0, 0, 0, false],
+                  [2, 300, 0, false],
+                ],
+              ],
+              [
+                'orders',
+                [
+                  [0, 2 ** 40, 7, false],
+                  [1, 4096, 0, false],
+                ],
+              ],
             ],
           },
         ],

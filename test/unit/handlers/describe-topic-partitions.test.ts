@@ -80,13 +80,26 @@ describe('DescribeTopicPartitions handler', () => {
     // Leader on a broker that is not live: leader -1, still no partition error (as Kafka).
     assert.deepEqual(
       { ...a.partitions[1]!, eligibleLeaderReplicas: null },
-      { errorCode: 0, partitionIndex: 1, leaderId: -1, leaderEpoch: 3, replicaNodes: [5, 0], isrNodes: [5], eligibleLeaderReplicas: null, lastKnownElr: [], offlineReplicas: [5] },
+      {
+        errorCode: 0,
+        partitionIndex: 1,
+        leaderId: -1,
+        leaderEpoch: 3,
+        replicaNodes: [5, 0],
+        isrNodes: [5],
+        eligibleLeaderReplicas: null,
+        lastKnownElr: [],
+        offlineReplicas: [5],
+      },
     )
   })
 
   it('an empty list means every topic, in name order, internal ones flagged', async () => {
     const res = await call({ topics: [], responsePartitionLimit: 100 })
-    assert.deepEqual(shape(res), { topics: ['__consumer_offsets:0:0,1', 'a:0:0,1,2', 'b:0:0,1', `big:0:${[...Array(93).keys()].join(',')}`], next: 'big/93' })
+    assert.deepEqual(shape(res), {
+      topics: ['__consumer_offsets:0:0,1', 'a:0:0,1,2', 'b:0:0,1', `big:0:${[...Array(93).keys()].join(',')}`],
+      next: 'big/93',
+    })
     assert.equal(res.topics[0]!.isInternal, true)
   })
 

@@ -41,7 +41,13 @@ import { setup } from '../coordinator/group-helpers.js'
 import { followLocalCluster } from '../../helpers/local-cluster.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
-const conn: ConnectionInfo = { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal }
+const conn: ConnectionInfo = {
+  id: 1,
+  remoteAddress: '127.0.0.1',
+  remotePort: 1,
+  listenerName: 'PLAINTEXT',
+  closed: new AbortController().signal,
+}
 
 /** Round-trips the request through its codec at `version`, handles it, and round-trips the answer. */
 async function call<Req, Res>(broker: BrokerServices, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> {
@@ -78,11 +84,20 @@ describe('ListOffsets v10–11 over a real log without tiered storage', () => {
     const clock = new ManualClock()
     const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
     const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-    const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
+    const logs = await LogManager.open({
+      fs: nodeFs,
+      clock,
+      logDir: dir,
+      config: logConfigOf(topicDefaults(configs.config)),
+      logger: silentLogger,
+    })
     const replicas = new ReplicaManager(logs, clock, silentLogger)
     replicas.loadExisting()
     const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
-    await controller.create({ name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'file.delete.delay.ms', value: '0' }] }, false)
+    await controller.create(
+      { name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'file.delete.delay.ms', value: '0' }] },
+      false,
+    )
     const p = replicas.require('t', 0)
     for (let i = 0; i < 3; i++) {
       const records = [0, 1].map((j) => ({ key: Buffer.from(`k${i}${j}`), value: Buffer.from('v'), timestamp: 1000 + i }))
@@ -178,7 +193,15 @@ async function groupBroker(): Promise<BrokerServices> {
       get: (name: string) => known.find((t) => t.name === name),
       getById: (id: string) => known.find((t) => t.topicId === id),
       list: () => known,
-      partitionState: () => ({ leader: 7, leaderEpoch: 3, partitionEpoch: 0, replicas: [7], isr: [7], addingReplicas: [], removingReplicas: [] }),
+      partitionState: () => ({
+        leader: 7,
+        leaderEpoch: 3,
+        partitionEpoch: 0,
+        replicas: [7],
+        isr: [7],
+        addingReplicas: [],
+        removingReplicas: [],
+      }),
     },
     groups: h.coordinator,
   } as unknown as BrokerServices
@@ -187,7 +210,11 @@ async function groupBroker(): Promise<BrokerServices> {
 describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
   it('commit by id: known ids commit under the topic, unknown and zero ids are UNKNOWN_TOPIC_ID', async () => {
     const broker = await groupBroker()
-    const part = (partitionIndex: number, committedOffset: number) => ({ partitionIndex, committedOffset, committedMetadata: `m${committedOffset}` })
+    const part = (partitionIndex: number, committedOffset: number) => ({
+      partitionIndex,
+      committedOffset,
+      committedMetadata: `m${committedOffset}`,
+    })
     const r = await call(broker, offsetCommit, 10, {
       groupId: 'g',
       generationIdOrMemberEpoch: -1,
@@ -227,7 +254,12 @@ describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
       [[5, 'm5']],
     )
     // A v9 commit by name still works alongside.
-    const byName = await call(broker, offsetCommit, 9, { groupId: 'g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 't1', partitions: [part(1, 6)] }] })
+    const byName = await call(broker, offsetCommit, 9, {
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [{ name: 't1', partitions: [part(1, 6)] }],
+    })
     assert.equal(byName.topics[0]!.partitions[0]!.errorCode, 0)
   })
 
@@ -256,7 +288,10 @@ describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
     const g = r.groups[0]!
     assert.equal(g.errorCode, 0)
     assert.deepEqual(
-      g.topics.map((t) => [t.topicId, t.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.committedLeaderEpoch, p.metadata, p.errorCode])]),
+      g.topics.map((t) => [
+        t.topicId,
+        t.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.committedLeaderEpoch, p.metadata, p.errorCode]),
+      ]),
       [
         [
           T1.topicId,
@@ -277,7 +312,9 @@ describe('OffsetCommit / OffsetFetch v10: topics by id', () => {
       ],
     )
     // A group-level error stays at the group level.
-    const bad = await call(broker, offsetFetch, 10, { groups: [{ groupId: 'x'.repeat(300), topics: [{ topicId: T1.topicId, partitionIndexes: [0] }] }] })
+    const bad = await call(broker, offsetFetch, 10, {
+      groups: [{ groupId: 'x'.repeat(300), topics: [{ topicId: T1.topicId, partitionIndexes: [0] }] }],
+    })
     assert.deepEqual([bad.groups[0]!.errorCode, bad.groups[0]!.topics.length], [code('INVALID_GROUP_ID'), 0])
   })
 })
@@ -296,7 +333,11 @@ describe('DescribeGroups v6, DeleteGroups v3', () => {
       const [known, nope] = r.groups
       assert.deepEqual([known!.groupState, known!.errorCode, known!.errorMessage], ['Empty', 0, null], `v${v} known`)
       if (v < 6) assert.deepEqual([nope!.groupState, nope!.errorCode, nope!.errorMessage], ['Dead', 0, null], `v${v} unknown`)
-      else assert.deepEqual([nope!.groupState, nope!.errorCode, nope!.errorMessage], ['Dead', code('GROUP_ID_NOT_FOUND'), 'Group nope not found.'])
+      else
+        assert.deepEqual(
+          [nope!.groupState, nope!.errorCode, nope!.errorMessage],
+          ['Dead', code('GROUP_ID_NOT_FOUND'), 'Group nope not found.'],
+        )
     }
   })
 

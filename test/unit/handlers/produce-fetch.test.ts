@@ -48,7 +48,13 @@ async function open(dir: string): Promise<Harness> {
   const clock = new ManualClock()
   const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
   const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-  const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(configs.config)), logger: silentLogger })
+  const logs = await LogManager.open({
+    fs: nodeFs,
+    clock,
+    logDir: dir,
+    config: logConfigOf(topicDefaults(configs.config)),
+    logger: silentLogger,
+  })
   const replicas = new ReplicaManager(logs, clock, silentLogger)
   replicas.loadExisting()
   const { controller, parts, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
@@ -76,7 +82,13 @@ async function open(dir: string): Promise<Harness> {
   }
 }
 
-const conn = (): ConnectionInfo => ({ id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal })
+const conn = (): ConnectionInfo => ({
+  id: 1,
+  remoteAddress: '127.0.0.1',
+  remotePort: 1,
+  listenerName: 'PLAINTEXT',
+  closed: new AbortController().signal,
+})
 
 async function send(h: Harness, version: number, req: Encodable<ProduceRequestData>): Promise<ProduceResponseData> {
   const decoded = produce.request.decode(version, produce.request.encode(version, req))
@@ -108,14 +120,26 @@ async function sendFetch(h: Harness, version: number, req: Encodable<FetchReques
 
 async function createTopic(h: Harness, name: string, configs: Record<string, string> = {}) {
   await h.controller.create(
-    { name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })) },
+    {
+      name,
+      numPartitions: 2,
+      replicationFactor: 1,
+      assignments: [],
+      configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })),
+    },
     false,
   )
   return h.controller.get(name)!.topicId
 }
 
 const batch = (records: Array<{ key: string | null; timestamp: number }>) =>
-  buildRecordBatch({ records: records.map((r, i) => ({ key: r.key === null ? null : Buffer.from(r.key), value: Buffer.from(`v${i}`), timestamp: r.timestamp })) })
+  buildRecordBatch({
+    records: records.map((r, i) => ({
+      key: r.key === null ? null : Buffer.from(r.key),
+      value: Buffer.from(`v${i}`),
+      timestamp: r.timestamp,
+    })),
+  })
 
 const request = (topic: { name?: string; topicId?: string }, index: number, records: Buffer) => ({
   transactionalId: null,
@@ -164,7 +188,15 @@ describe('Produce handler', () => {
         transactionalId: null,
         acks: 1,
         timeoutMs: 1000,
-        topicData: [{ topicId, partitionData: [{ index: 0, records }, { index: 1, records }] }],
+        topicData: [
+          {
+            topicId,
+            partitionData: [
+              { index: 0, records },
+              { index: 1, records },
+            ],
+          },
+        ],
       })
       assert.equal(res.responses[0]!.topicId, topicId)
       assert.deepEqual(
@@ -237,14 +269,24 @@ describe('Produce handler', () => {
     assert.equal(p.errorMessage, 'One or more records have been rejected due to invalid timestamp')
     const bounds = `[${now - HOUR}, ${now + HOUR}]`
     assert.deepEqual(p.recordErrors, [
-      { batchIndex: 0, batchIndexErrorMessage: `Timestamp ${now - 2 * HOUR} of message with offset 0 is out of range. The timestamp should be within ${bounds}` },
-      { batchIndex: 2, batchIndexErrorMessage: `Timestamp ${now + 2 * HOUR} of message with offset 2 is out of range. The timestamp should be within ${bounds}` },
+      {
+        batchIndex: 0,
+        batchIndexErrorMessage: `Timestamp ${now - 2 * HOUR} of message with offset 0 is out of range. The timestamp should be within ${bounds}`,
+      },
+      {
+        batchIndex: 2,
+        batchIndexErrorMessage: `Timestamp ${now + 2 * HOUR} of message with offset 2 is out of range. The timestamp should be within ${bounds}`,
+      },
     ])
   })
 
   it('errors that are not about records carry no record errors', async () => {
     await createTopic(h, 'plain')
-    const res = await send(h, 9, request({ name: 'plain' }, 0, Buffer.from('not a batch at all, long enough to be read as one....................')))
+    const res = await send(
+      h,
+      9,
+      request({ name: 'plain' }, 0, Buffer.from('not a batch at all, long enough to be read as one....................')),
+    )
     const p = res.responses[0]!.partitionResponses[0]!
     assert.notEqual(p.errorCode, 0)
     assert.deepEqual(p.recordErrors, [])
@@ -272,7 +314,14 @@ describe('Fetch handler v18 (KIP-1166)', () => {
       maxWaitMs: 30_000,
       minBytes: 1,
       maxBytes: 1 << 20,
-      topics: [{ topicId, partitions: [{ partition: 0, fetchOffset, partitionMaxBytes: 1 << 20, ...(highWatermark === undefined ? {} : { highWatermark }) }] }],
+      topics: [
+        {
+          topicId,
+          partitions: [
+            { partition: 0, fetchOffset, partitionMaxBytes: 1 << 20, ...(highWatermark === undefined ? {} : { highWatermark }) },
+          ],
+        },
+      ],
     })
 
   it('a follower behind on the high watermark is answered at once; one that is not waits', async () => {

@@ -53,7 +53,12 @@ function context(apiVersion: number, calls: Calls): RequestContext {
     nodeId: 1,
     logger: silentLogger,
     partitionAdmin: fakeAdmin(calls),
-    topics: { list: () => [{ name: 'a', partitions: 3 }, { name: 'b', partitions: 1 }] },
+    topics: {
+      list: () => [
+        { name: 'a', partitions: 3 },
+        { name: 'b', partitions: 1 },
+      ],
+    },
   } as unknown as BrokerServices
   return {
     header: { apiKey: 0, apiVersion, correlationId: 1, clientId: 'cli', bodyOffset: 0 },
@@ -78,7 +83,14 @@ describe('AlterPartitionReassignments handler', () => {
     timeoutMs: 1000,
     allowReplicationFactorChange,
     topics: [
-      { name: 'a', partitions: [{ partitionIndex: 0, replicas: [1, 2] }, { partitionIndex: 1, replicas: null }, { partitionIndex: 2, replicas: [1, 99] }] },
+      {
+        name: 'a',
+        partitions: [
+          { partitionIndex: 0, replicas: [1, 2] },
+          { partitionIndex: 1, replicas: null },
+          { partitionIndex: 2, replicas: [1, 99] },
+        ],
+      },
       { name: 'gone', partitions: [{ partitionIndex: 0, replicas: [1] }] },
     ],
   })
@@ -119,18 +131,33 @@ describe('ListPartitionReassignments handler', () => {
     assert.deepEqual(
       all.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.replicas, p.addingReplicas, p.removingReplicas])]),
       [
-        ['a', [[1, [3, 1, 2], [3], [2]], [4, [5, 1], [5], []]]],
+        [
+          'a',
+          [
+            [1, [3, 1, 2], [3], [2]],
+            [4, [5, 1], [5], []],
+          ],
+        ],
         ['b', [[0, [2, 1], [], [1]]]],
       ],
     )
     const named = await call(listReassignments, 0, { timeoutMs: 1000, topics: [{ name: 'a', partitionIndexes: [4, 7] }] }, calls)
-    assert.deepEqual(named.topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]), [['a', [4]]])
+    assert.deepEqual(
+      named.topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]),
+      [['a', [4]]],
+    )
     assert.deepEqual(calls.list, [null, [{ name: 'a', partitions: [4, 7] }]])
   })
 })
 
 describe('ElectLeaders handler', () => {
-  const named = { topicPartitions: [{ topic: 'a', partitions: [0, 1, 2] }, { topic: 'gone', partitions: [5] }], timeoutMs: 1000 }
+  const named = {
+    topicPartitions: [
+      { topic: 'a', partitions: [0, 1, 2] },
+      { topic: 'gone', partitions: [5] },
+    ],
+    timeoutMs: 1000,
+  }
 
   for (const version of [0, 1, 2]) {
     it(`v${version}: named partitions are all answered, ELECTION_NOT_NEEDED included`, async () => {

@@ -32,7 +32,10 @@ describe('ProtocolCloseLog', () => {
     log.record(close(1))
     log.record({ ...close(2), kind: 'invalid-frame-size', request: undefined })
     assert.equal(lines.length, 2)
-    assert.match(lines[0]!, /WARN .*closing connection conn=1 listener=PLAINTEXT remote=127\.0\.0\.1:5000 kind=malformed-request clientId=rdkafka api=Metadata\(3\) version=12 correlationId=7 reason=bad body 1/)
+    assert.match(
+      lines[0]!,
+      /WARN .*closing connection conn=1 listener=PLAINTEXT remote=127\.0\.0\.1:5000 kind=malformed-request clientId=rdkafka api=Metadata\(3\) version=12 correlationId=7 reason=bad body 1/,
+    )
     assert.match(lines[1]!, /kind=invalid-frame-size reason=bad body 2/)
     assert.deepEqual(log.snapshot(), { 'malformed-request': 1, 'invalid-frame-size': 1 })
     assert.equal(log.total, 2)

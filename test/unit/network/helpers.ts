@@ -89,7 +89,11 @@ export class TestClient {
   }
 
   async waitForResponses(count: number, timeoutMs = 5_000): Promise<Buffer[]> {
-    await waitFor(() => this.responses.length >= count, timeoutMs, () => `${this.responses.length}/${count} responses`)
+    await waitFor(
+      () => this.responses.length >= count,
+      timeoutMs,
+      () => `${this.responses.length}/${count} responses`,
+    )
     return this.responses
   }
 

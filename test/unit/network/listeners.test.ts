@@ -74,10 +74,13 @@ describe('parseSecurityProtocolMap', () => {
   })
 
   it('parses NAME:PROTOCOL pairs case-insensitively', () => {
-    assert.deepEqual([...parseSecurityProtocolMap('internal:plaintext, EXTERNAL:SSL').entries()], [
-      ['INTERNAL', 'PLAINTEXT'],
-      ['EXTERNAL', 'SSL'],
-    ])
+    assert.deepEqual(
+      [...parseSecurityProtocolMap('internal:plaintext, EXTERNAL:SSL').entries()],
+      [
+        ['INTERNAL', 'PLAINTEXT'],
+        ['EXTERNAL', 'SSL'],
+      ],
+    )
   })
 
   it('refuses malformed entries, unknown protocols and duplicates', () => {

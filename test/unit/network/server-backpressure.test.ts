@@ -48,7 +48,10 @@ describe('NetworkServer back-pressure', () => {
       pending[i]!.resolve([req(ids[i]!)])
     }
     await client.waitForResponses(20)
-    assert.deepEqual(client.ids(), Array.from({ length: 20 }, (_, i) => i))
+    assert.deepEqual(
+      client.ids(),
+      Array.from({ length: 20 }, (_, i) => i),
+    )
     client.close()
   })
 
@@ -82,7 +85,10 @@ describe('NetworkServer back-pressure', () => {
     client.socket.resume()
     await client.waitForResponses(REQUESTS, 20_000)
     assert.equal(calls, REQUESTS)
-    assert.deepEqual(client.ids(), Array.from({ length: REQUESTS }, (_, i) => i))
+    assert.deepEqual(
+      client.ids(),
+      Array.from({ length: REQUESTS }, (_, i) => i),
+    )
     assert.ok(client.responses.every((r) => r.length === RESPONSE_BYTES))
     client.close()
   })
@@ -107,7 +113,10 @@ describe('NetworkServer back-pressure', () => {
     await waitFor(() => calls === REQUESTS) // 10 MB of responses fit under the 32 MB allowance
     client.socket.resume()
     await client.waitForResponses(REQUESTS)
-    assert.deepEqual(client.ids(), Array.from({ length: REQUESTS }, (_, i) => i))
+    assert.deepEqual(
+      client.ids(),
+      Array.from({ length: REQUESTS }, (_, i) => i),
+    )
     client.close()
   })
 })

@@ -141,10 +141,7 @@ describe('NetworkServer failures', () => {
 
   it('answers everything sent before the client half-closes, then closes', async () => {
     let port: number
-    ;({ server, port } = await startServer(
-      { dispatch: (f) => sleep(5).then(() => [Buffer.from(f)]) },
-      { maxInFlightPerConnection: 2 },
-    ))
+    ;({ server, port } = await startServer({ dispatch: (f) => sleep(5).then(() => [Buffer.from(f)]) }, { maxInFlightPerConnection: 2 }))
     const client = await TestClient.connect(port)
     client.send(...Array.from({ length: 6 }, (_, i) => req(i)))
     client.socket.write(Buffer.from([0, 0, 0, 9, 1])) // a partial frame, dropped

@@ -96,10 +96,7 @@ describe('NetworkServer pipelining', () => {
     const client = await TestClient.connect(port)
     client.send(req(1), req(2))
     await client.waitForResponses(2)
-    assert.deepEqual(
-      client.responses[0],
-      Buffer.concat([req(1), Buffer.from('-header-'), Buffer.alloc(70_000, 0x7a)]),
-    )
+    assert.deepEqual(client.responses[0], Buffer.concat([req(1), Buffer.from('-header-'), Buffer.alloc(70_000, 0x7a)]))
     assert.equal(client.responses[1]!.length, 0)
     client.close()
   })

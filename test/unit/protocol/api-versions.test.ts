@@ -60,7 +60,12 @@ test('ApiVersions v5 request: the cluster and node the client means to reach (KI
   assert.deepEqual(ApiVersionsRequest.encode(5, value), bytes)
   // Unknown cluster: null id and node -1, the defaults.
   const unnamed = hex('05 6a617661', '06 342e342e30', '00', 'ffffffff', '00')
-  assert.deepEqual(ApiVersionsRequest.decode(5, unnamed), { clientSoftwareName: 'java', clientSoftwareVersion: '4.4.0', clusterId: null, nodeId: -1 })
+  assert.deepEqual(ApiVersionsRequest.decode(5, unnamed), {
+    clientSoftwareName: 'java',
+    clientSoftwareVersion: '4.4.0',
+    clusterId: null,
+    nodeId: -1,
+  })
   assert.deepEqual(ApiVersionsRequest.encode(5, { clientSoftwareName: 'java', clientSoftwareVersion: '4.4.0' }), unnamed)
   // v4 carries neither field.
   assert.deepEqual(ApiVersionsRequest.encode(4, value), hex('05 6a617661', '06 342e342e30', '00'))
@@ -73,9 +78,12 @@ test('ApiVersions v4/v5 response: supported features, epoch and finalized featur
     '02 0012 0000 0005 00', // api_keys: [ApiVersions 0-5]
     '00000000', // throttle_time_ms
     '03', // three tagged fields
-    '00 17', `02 ${name} 0007 0015 00`, // tag 0, 23 bytes: supported [metadata.version 7-21]
-    '01 08', '0000000000000015', // tag 1, 8 bytes: finalized features epoch 21
-    '02 17', `02 ${name} 0015 0015 00`, // tag 2, 23 bytes: finalized [metadata.version max 21 min 21]
+    '00 17',
+    `02 ${name} 0007 0015 00`, // tag 0, 23 bytes: supported [metadata.version 7-21]
+    '01 08',
+    '0000000000000015', // tag 1, 8 bytes: finalized features epoch 21
+    '02 17',
+    `02 ${name} 0015 0015 00`, // tag 2, 23 bytes: finalized [metadata.version max 21 min 21]
   )
   const value = {
     errorCode: 0,

@@ -45,7 +45,10 @@ describe('consumer assignment', () => {
   })
 
   it('reads a newer version with extra bytes after the known fields as the newest known', () => {
-    const bytes = Buffer.concat([encodeAssignmentMessage(3, { assignedPartitions: [{ topic: 'x', partitions: [0] }] }), Buffer.from([1, 2, 3])])
+    const bytes = Buffer.concat([
+      encodeAssignmentMessage(3, { assignedPartitions: [{ topic: 'x', partitions: [0] }] }),
+      Buffer.from([1, 2, 3]),
+    ])
     bytes.writeInt16BE(4, 0)
     assert.deepEqual(decodeAssignmentMessage(bytes), { assignedPartitions: [{ topic: 'x', partitions: [0] }], userData: null })
     assert.deepEqual(decodeAssignment(bytes), [{ topic: 'x', partitions: [0] }])

@@ -38,10 +38,12 @@ const fixtures: Fixture[] = [
       'ffff' + // acks = -1
       '00007530' + // timeoutMs = 30000
       '00000001' + // topicData: 1 topic
-      '0001' + '74' + //   name = "t"
+      '0001' +
+      '74' + //   name = "t"
       '00000001' + //   partitionData: 1 partition
       '00000000' + //     index = 0
-      '00000004' + 'deadbeef', //     records = 4 opaque bytes (int32 length)
+      '00000004' +
+      'deadbeef', //     records = 4 opaque bytes (int32 length)
     value: {
       transactionalId: null,
       acks: -1,
@@ -59,11 +61,13 @@ const fixtures: Fixture[] = [
     msg: ProduceRequest,
     version: 9,
     hex:
-      '03' + '7478' + // transactionalId = "tx" (compact: length + 1)
+      '03' +
+      '7478' + // transactionalId = "tx" (compact: length + 1)
       '0001' + // acks = 1
       '000003e8' + // timeoutMs = 1000
       '02' + // topicData: 1 topic (compact: count + 1)
-      '03' + '6162' + //   name = "ab"
+      '03' +
+      '6162' + //   name = "ab"
       '02' + //   partitionData: 1 partition
       '00000002' + //     index = 2
       '00' + //     records = null (compact 0)
@@ -83,7 +87,8 @@ const fixtures: Fixture[] = [
     version: 8,
     hex:
       '00000001' + // responses: 1 topic
-      '0001' + '74' + //   name = "t"
+      '0001' +
+      '74' + //   name = "t"
       '00000001' + //   partitionResponses: 1
       '00000000' + //     index = 0
       '0057' + //     errorCode = 87 (INVALID_RECORD)
@@ -92,7 +97,8 @@ const fixtures: Fixture[] = [
       '0000000000000000' + //     logStartOffset = 0
       '00000001' + //     recordErrors: 1
       '00000003' + //       batchIndex = 3
-      '0003' + '626164' + //       batchIndexErrorMessage = "bad"
+      '0003' +
+      '626164' + //       batchIndexErrorMessage = "bad"
       'ffff' + //     errorMessage = null
       '00000000', // throttleTimeMs = 0
     value: {
@@ -124,7 +130,8 @@ const fixtures: Fixture[] = [
     version: 10,
     hex:
       '02' + // responses: 1 topic
-      '02' + '74' + //   name = "t"
+      '02' +
+      '74' + //   name = "t"
       '02' + //   partitionResponses: 1
       '00000000' + //     index = 0
       '0006' + //     errorCode = 6 (NOT_LEADER_OR_FOLLOWER)
@@ -134,17 +141,20 @@ const fixtures: Fixture[] = [
       '01' + //     recordErrors: empty
       '00' + //     errorMessage = null
       '01' + //     partition tagged fields: 1
-      '00' + '09' + //       tag 0 (currentLeader), 9 bytes
+      '00' +
+      '09' + //       tag 0 (currentLeader), 9 bytes
       '00000002' + //         leaderId = 2
       '00000005' + //         leaderEpoch = 5
       '00' + //         its tagged fields: none
       '00' + //   topic tagged fields: none
       '00000000' + // throttleTimeMs = 0
       '01' + // response tagged fields: 1
-      '00' + '0d' + //   tag 0 (nodeEndpoints), 13 bytes
+      '00' +
+      '0d' + //   tag 0 (nodeEndpoints), 13 bytes
       '02' + //     1 endpoint
       '00000002' + //       nodeId = 2
-      '02' + '68' + //       host = "h"
+      '02' +
+      '68' + //       host = "h"
       '00002384' + //       port = 9092
       '00' + //       rack = null
       '00', //       endpoint tagged fields: none
@@ -186,7 +196,8 @@ const fixtures: Fixture[] = [
       '00000007' + // sessionId = 7
       '00000002' + // sessionEpoch = 2
       '00000001' + // topics: 1
-      '0001' + '74' + //   topic = "t"
+      '0001' +
+      '74' + //   topic = "t"
       '00000001' + //   partitions: 1
       '00000000' + //     partition = 0
       '00000003' + //     currentLeaderEpoch = 3
@@ -194,9 +205,13 @@ const fixtures: Fixture[] = [
       I64_MINUS_1 + //     logStartOffset = -1
       '00100000' + //     partitionMaxBytes = 1048576
       '00000001' + // forgottenTopicsData: 1
-      '0001' + '75' + //   topic = "u"
-      '00000002' + '00000001' + '00000002' + //   partitions = [1, 2]
-      '0002' + '7231', // rackId = "r1"
+      '0001' +
+      '75' + //   topic = "u"
+      '00000002' +
+      '00000001' +
+      '00000002' + //   partitions = [1, 2]
+      '0002' +
+      '7231', // rackId = "r1"
     value: {
       clusterId: null, // flexible-only tagged field
       replicaId: -1,
@@ -255,8 +270,11 @@ const fixtures: Fixture[] = [
       '01' + // forgottenTopicsData: empty
       '01' + // rackId = ""
       '02' + // request tagged fields: 2
-      '00' + '02' + '0263' + //   tag 0 (clusterId), 2 bytes: "c"
-      '01' + '0d' + //   tag 1 (replicaState), 13 bytes
+      '00' +
+      '02' +
+      '0263' + //   tag 0 (clusterId), 2 bytes: "c"
+      '01' +
+      '0d' + //   tag 1 (replicaState), 13 bytes
       '00000001' + //     replicaId = 1
       '0000000000000009' + //     replicaEpoch = 9
       '00', //     its tagged fields: none
@@ -299,14 +317,16 @@ const fixtures: Fixture[] = [
     hex:
       '00000000' + // throttleTimeMs = 0
       '00000001' + // responses: 1
-      '0001' + '74' + //   topic = "t"
+      '0001' +
+      '74' + //   topic = "t"
       '00000001' + //   partitions: 1
       '00000000' + //     partitionIndex = 0
       '0000' + //     errorCode = 0
       '000000000000000a' + //     highWatermark = 10
       '000000000000000a' + //     lastStableOffset = 10
       'ffffffff' + //     abortedTransactions = null
-      '00000006' + 'cafebabe0102', //     records = 6 opaque bytes (int32 length)
+      '00000006' +
+      'cafebabe0102', //     records = 6 opaque bytes (int32 length)
     value: {
       throttleTimeMs: 0,
       errorCode: 0, // v7+
@@ -345,7 +365,8 @@ const fixtures: Fixture[] = [
       '0000' + // errorCode = 0
       '0000000c' + // sessionId = 12
       '02' + // responses: 1
-      '02' + '74' + //   topic = "t"
+      '02' +
+      '74' + //   topic = "t"
       '02' + //   partitions: 1
       '00000001' + //     partitionIndex = 1
       '0000' + //     errorCode = 0
@@ -357,9 +378,11 @@ const fixtures: Fixture[] = [
       '000000000000005f' + //       firstOffset = 95
       '00' + //       its tagged fields: none
       'ffffffff' + //     preferredReadReplica = -1
-      '05' + '01020304' + //     records = 4 opaque bytes (compact: length + 1)
+      '05' +
+      '01020304' + //     records = 4 opaque bytes (compact: length + 1)
       '01' + //     partition tagged fields: 1
-      '01' + '09' + //       tag 1 (currentLeader), 9 bytes
+      '01' +
+      '09' + //       tag 1 (currentLeader), 9 bytes
       '00000001' + //         leaderId = 1
       '00000003' + //         leaderEpoch = 3
       '00' + //         its tagged fields: none
@@ -424,7 +447,8 @@ const fixtures: Fixture[] = [
     hex:
       'ffffffff' + // replicaId = -1
       '00000001' + // topics: 1
-      '0001' + '74' + //   name = "t"
+      '0001' +
+      '74' + //   name = "t"
       '00000001' + //   partitions: 1
       '00000000' + //     partitionIndex = 0
       I64_MINUS_1, //     timestamp = -1 (latest)
@@ -443,7 +467,8 @@ const fixtures: Fixture[] = [
       'ffffffff' + // replicaId = -1
       '01' + // isolationLevel = 1
       '02' + // topics: 1
-      '02' + '74' + //   name = "t"
+      '02' +
+      '74' + //   name = "t"
       '02' + //   partitions: 1
       '00000002' + //     partitionIndex = 2
       '00000005' + //     currentLeaderEpoch = 5
@@ -465,7 +490,8 @@ const fixtures: Fixture[] = [
     hex:
       '00000000' + // throttleTimeMs = 0
       '00000001' + // topics: 1
-      '0001' + '74' + //   name = "t"
+      '0001' +
+      '74' + //   name = "t"
       '00000001' + //   partitions: 1
       '00000000' + //     partitionIndex = 0
       '0000' + //     errorCode = 0
@@ -489,7 +515,8 @@ const fixtures: Fixture[] = [
     hex:
       '00000000' + // throttleTimeMs = 0
       '02' + // topics: 1
-      '02' + '74' + //   name = "t"
+      '02' +
+      '74' + //   name = "t"
       '02' + //   partitions: 1
       '00000000' + //     partitionIndex = 0
       '0000' + //     errorCode = 0
@@ -517,7 +544,8 @@ const fixtures: Fixture[] = [
     version: 0,
     hex:
       '00000001' + // topics: 1
-      '0001' + '74', //   name = "t"
+      '0001' +
+      '74', //   name = "t"
     value: {
       topics: [{ topicId: ZERO_UUID, name: 't' }], // topicId: v10+
       allowAutoTopicCreation: true, // v4+, default true
@@ -566,20 +594,24 @@ const fixtures: Fixture[] = [
     hex:
       '00000001' + // brokers: 1
       '00000001' + //   nodeId = 1
-      '0001' + '68' + //   host = "h"
+      '0001' +
+      '68' + //   host = "h"
       '00002384' + //   port = 9092
       'ffff' + //   rack = null
       '00000001' + // controllerId = 1
       '00000001' + // topics: 1
       '0000' + //   errorCode = 0
-      '0001' + '74' + //   name = "t"
+      '0001' +
+      '74' + //   name = "t"
       '00' + //   isInternal = false
       '00000001' + //   partitions: 1
       '0000' + //     errorCode = 0
       '00000000' + //     partitionIndex = 0
       '00000001' + //     leaderId = 1
-      '00000001' + '00000001' + //     replicaNodes = [1]
-      '00000001' + '00000001', //     isrNodes = [1]
+      '00000001' +
+      '00000001' + //     replicaNodes = [1]
+      '00000001' +
+      '00000001', //     isrNodes = [1]
     value: {
       throttleTimeMs: 0, // v3+
       brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: null }],
@@ -617,15 +649,19 @@ const fixtures: Fixture[] = [
       '00000000' + // throttleTimeMs = 0
       '02' + // brokers: 1
       '00000001' + //   nodeId = 1
-      '02' + '68' + //   host = "h"
+      '02' +
+      '68' + //   host = "h"
       '00002384' + //   port = 9092
-      '02' + '72' + //   rack = "r"
+      '02' +
+      '72' + //   rack = "r"
       '00' + //   broker tagged fields: none
-      '02' + '63' + // clusterId = "c"
+      '02' +
+      '63' + // clusterId = "c"
       '00000001' + // controllerId = 1
       '02' + // topics: 1
       '0000' + //   errorCode = 0
-      '02' + '74' + //   name = "t"
+      '02' +
+      '74' + //   name = "t"
       TOPIC_ID_HEX + //   topicId
       '00' + //   isInternal = false
       '02' + //   partitions: 1
@@ -633,9 +669,13 @@ const fixtures: Fixture[] = [
       '00000000' + //     partitionIndex = 0
       '00000001' + //     leaderId = 1
       '00000002' + //     leaderEpoch = 2
-      '03' + '00000001' + '00000002' + //     replicaNodes = [1, 2]
-      '02' + '00000001' + //     isrNodes = [1]
-      '02' + '00000002' + //     offlineReplicas = [2]
+      '03' +
+      '00000001' +
+      '00000002' + //     replicaNodes = [1, 2]
+      '02' +
+      '00000001' + //     isrNodes = [1]
+      '02' +
+      '00000002' + //     offlineReplicas = [2]
       '00' + //     partition tagged fields: none
       '80000000' + //   topicAuthorizedOperations = -2147483648 (not requested)
       '00' + //   topic tagged fields: none

@@ -623,7 +623,13 @@ describe('OffsetCommit / OffsetFetch fixtures', () => {
       memberId: 'm',
       groupInstanceId: null,
       retentionTimeMs: -1,
-      topics: [{ name: 't', topicId: ZERO_ID, partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      topics: [
+        {
+          name: 't',
+          topicId: ZERO_ID,
+          partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
     }
     const bytes = hex(
       '0001 67', // groupId: "g"
@@ -661,7 +667,9 @@ describe('OffsetCommit / OffsetFetch fixtures', () => {
   test('OffsetFetch response v5 (non-flexible)', () => {
     const value = {
       throttleTimeMs: 0,
-      topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: -1, metadata: null, errorCode: 0 }] }],
+      topics: [
+        { name: 't', partitions: [{ partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: -1, metadata: null, errorCode: 0 }] },
+      ],
       errorCode: 0,
       groups: [],
     }

@@ -144,7 +144,13 @@ describe('OffsetCommit v10: topics by id', () => {
       memberId: 'm',
       groupInstanceId: null,
       retentionTimeMs: -1,
-      topics: [{ name: '', topicId: ID_1_16, partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+      topics: [
+        {
+          name: '',
+          topicId: ID_1_16,
+          partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
     }
     const bytes = hex(
       '02 67', // groupId: "g"
@@ -315,8 +321,18 @@ describe('DeleteGroups v3', () => {
       '00', // tagged fields
     )
     fixture(DeleteGroupsResponse, 3, value, bytes)
-    fixture(DeleteGroupsResponse, 3, { throttleTimeMs: 0, results: [{ groupId: 'x', errorCode: 0, errorMessage: null }] }, hex('00000000', '02', '02 78', '0000', '00', '00', '00'))
-    fixture(DeleteGroupsResponse, 2, { ...value, results: [{ ...value.results[0]!, errorMessage: null }] }, hex('00000000', '02', '02 78', '0045', '00', '00'))
+    fixture(
+      DeleteGroupsResponse,
+      3,
+      { throttleTimeMs: 0, results: [{ groupId: 'x', errorCode: 0, errorMessage: null }] },
+      hex('00000000', '02', '02 78', '0000', '00', '00', '00'),
+    )
+    fixture(
+      DeleteGroupsResponse,
+      2,
+      { ...value, results: [{ ...value.results[0]!, errorMessage: null }] },
+      hex('00000000', '02', '02 78', '0045', '00', '00'),
+    )
   })
 })
 

@@ -31,14 +31,17 @@ const fixtures: Fixture[] = [
     msg: ProduceRequest,
     version: 12,
     hex:
-      '03' + '7478' + // transactionalId = "tx"
+      '03' +
+      '7478' + // transactionalId = "tx"
       'ffff' + // acks = -1
       '000003e8' + // timeoutMs = 1000
       '02' + // topicData: 1
-      '02' + '74' + //   name = "t"
+      '02' +
+      '74' + //   name = "t"
       '02' + //   partitionData: 1
       '00000001' + //     index = 1
-      '05' + 'deadbeef' + //     records = 4 opaque bytes (compact: length + 1)
+      '05' +
+      'deadbeef' + //     records = 4 opaque bytes (compact: length + 1)
       '00' + //     partition tagged fields
       '00' + //   topic tagged fields
       '00', // request tagged fields
@@ -61,7 +64,8 @@ const fixtures: Fixture[] = [
       TOPIC_ID_HEX + //   topicId
       '02' + //   partitionData: 1
       '00000000' + //     index = 0
-      '05' + 'cafebabe' + //     records
+      '05' +
+      'cafebabe' + //     records
       '00' + //     partition tagged fields
       '00' + //   topic tagged fields
       '00', // request tagged fields
@@ -91,8 +95,12 @@ const fixtures: Fixture[] = [
       I64_MINUS_1 + //     logAppendTimeMs = -1
       '0000000000000005' + //     logStartOffset = 5
       '03' + //     recordErrors: 2
-      '00000001' + '026b' + '00' + //       batchIndex 1, message "k", tagged fields
-      '00000003' + '00' + '00' + //       batchIndex 3, message null, tagged fields
+      '00000001' +
+      '026b' +
+      '00' + //       batchIndex 1, message "k", tagged fields
+      '00000003' +
+      '00' +
+      '00' + //       batchIndex 3, message null, tagged fields
       '026d' + //     errorMessage = "m"
       '00' + //     partition tagged fields (currentLeader at its default: not sent)
       '00' + //   topic tagged fields
@@ -145,13 +153,18 @@ const fixtures: Fixture[] = [
       '0000000000000000' + //     logStartOffset = 0
       '00100000' + //     partitionMaxBytes = 1048576
       '02' + //     partition tagged fields: 2
-      '00' + '10' + DIR_ID_HEX + //       tag 0 (replicaDirectoryId), 16 bytes
-      '01' + '08' + '0000000000000007' + //       tag 1 (highWatermark), 8 bytes: 7
+      '00' +
+      '10' +
+      DIR_ID_HEX + //       tag 0 (replicaDirectoryId), 16 bytes
+      '01' +
+      '08' +
+      '0000000000000007' + //       tag 1 (highWatermark), 8 bytes: 7
       '00' + //   topic tagged fields
       '01' + // forgottenTopicsData: empty
       '01' + // rackId = ""
       '01' + // request tagged fields: 1
-      '01' + '0d' + //   tag 1 (replicaState), 13 bytes
+      '01' +
+      '0d' + //   tag 1 (replicaState), 13 bytes
       '00000001' + //     replicaId = 1
       '0000000000000004' + //     replicaEpoch = 4
       '00', //     its tagged fields
@@ -210,7 +223,8 @@ const fixtures: Fixture[] = [
       '00' + //     partition tagged fields: none
       '00' + //   topic tagged fields
       '01' + // forgottenTopicsData: empty
-      '03' + '7231' + // rackId = "r1"
+      '03' +
+      '7231' + // rackId = "r1"
       '00', // request tagged fields: none
     value: {
       clusterId: null,
@@ -270,7 +284,8 @@ const fixtures: Fixture[] = [
       '0000000000000000' + //     logStartOffset = 0
       '00' + //     abortedTransactions = null
       'ffffffff' + //     preferredReadReplica = -1
-      '03' + '0102' + //     records = 2 opaque bytes
+      '03' +
+      '0102' + //     records = 2 opaque bytes
       '00' + //     partition tagged fields
       '00' + //   topic tagged fields
       '00', // response tagged fields

@@ -80,7 +80,9 @@ describe('DescribeTopicPartitions v0', () => {
       '02 74 00', //   name "t", no tags
       '000007d0', // response_partition_limit 2000
       '01', // cursor present
-      '02 74', '00000003', '00', //   topic "t", partition 3, no tags
+      '02 74',
+      '00000003',
+      '00', //   topic "t", partition 3, no tags
       '00', // no tagged fields
     )
     fixture(DescribeTopicPartitionsRequest, value, bytes)

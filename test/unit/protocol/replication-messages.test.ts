@@ -14,10 +14,7 @@ import {
   ListPartitionReassignmentsRequest,
   ListPartitionReassignmentsResponse,
 } from '../../../src/protocol/messages/46-list-partition-reassignments.js'
-import {
-  OffsetForLeaderEpochRequest,
-  OffsetForLeaderEpochResponse,
-} from '../../../src/protocol/messages/23-offset-for-leader-epoch.js'
+import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../../src/protocol/messages/23-offset-for-leader-epoch.js'
 import type { Message } from '../../../src/protocol/schema.js'
 import { sampleMessage } from '../../helpers/sample-values.js'
 
@@ -244,9 +241,7 @@ describe('ElectLeaders fixtures', () => {
     const value = {
       throttleTimeMs: 0,
       errorCode: 0,
-      replicaElectionResults: [
-        { topic: 't1', partitionResult: [{ partitionId: 0, errorCode: 84, errorMessage: 'not needed' }] },
-      ],
+      replicaElectionResults: [{ topic: 't1', partitionResult: [{ partitionId: 0, errorCode: 84, errorMessage: 'not needed' }] }],
     }
     const bytes = hex(
       '00000000', // throttleTimeMs: 0
@@ -424,9 +419,7 @@ describe('ListPartitionReassignments fixtures', () => {
       throttleTimeMs: 0,
       errorCode: 0,
       errorMessage: null,
-      topics: [
-        { name: 't1', partitions: [{ partitionIndex: 0, replicas: [1, 2, 3], addingReplicas: [3], removingReplicas: [1] }] },
-      ],
+      topics: [{ name: 't1', partitions: [{ partitionIndex: 0, replicas: [1, 2, 3], addingReplicas: [3], removingReplicas: [1] }] }],
     }
     const bytes = hex(
       '00000000', // throttleTimeMs: 0

@@ -32,14 +32,21 @@ const RECORDS: RecordInput[] = [
   { key: Buffer.from('k3'), value: Buffer.alloc(5000, 'x'), headers: [{ key: 'h', value: Buffer.from('hv') }], timestamp: NOW - 2000 },
 ]
 
-const code = (name: string) => (err: unknown) => err instanceof KafkaError && !(err instanceof RecordValidationError) && err.errorName === name
+const code = (name: string) => (err: unknown) =>
+  err instanceof KafkaError && !(err instanceof RecordValidationError) && err.errorName === name
 
 /** Keys, values, headers and timestamps of every record of buf, comparable with deepEqual. */
 function plain(buf: Buffer) {
   const out: unknown[] = []
   for (const h of iterateBatches(buf)) {
     for (const r of iterateRecords(buf, h.position)) {
-      out.push([r.offset, r.timestamp, r.key?.toString() ?? null, r.value?.toString() ?? null, r.headers.map((x) => [x.key, x.value?.toString() ?? null])])
+      out.push([
+        r.offset,
+        r.timestamp,
+        r.key?.toString() ?? null,
+        r.value?.toString() ?? null,
+        r.headers.map((x) => [x.key, x.value?.toString() ?? null]),
+      ])
     }
   }
   return out
@@ -65,14 +72,26 @@ describe('log validator: the records of a batch', () => {
     const ok = withSection(CompressionType.Gzip, section, 3)
     assert.equal(validateRecords(ok, CREATE_TIME, CTX).batches.length, 1)
     // the header says 4 records, the data holds 3
-    assert.throws(() => validateRecords(withSection(CompressionType.Gzip, section, 4), CREATE_TIME, CTX), (e: unknown) => code('INVALID_RECORD')(e) && /premature EOF/.test((e as Error).message))
+    assert.throws(
+      () => validateRecords(withSection(CompressionType.Gzip, section, 4), CREATE_TIME, CTX),
+      (e: unknown) => code('INVALID_RECORD')(e) && /premature EOF/.test((e as Error).message),
+    )
     // the header says 2 records, the data holds 3
-    assert.throws(() => validateRecords(withSection(CompressionType.Lz4, section, 2), CREATE_TIME, CTX), (e: unknown) => code('INVALID_RECORD')(e) && /bytes remain/.test((e as Error).message))
+    assert.throws(
+      () => validateRecords(withSection(CompressionType.Lz4, section, 2), CREATE_TIME, CTX),
+      (e: unknown) => code('INVALID_RECORD')(e) && /bytes remain/.test((e as Error).message),
+    )
     // offset deltas 0, 2, 4 instead of 0, 1, 2
     const gaps = buildRecordBatch({ records: RECORDS.map((r, i) => ({ ...r, offsetDelta: i * 2 })) }).subarray(BATCH_HEADER_SIZE)
-    assert.throws(() => validateRecords(withSection(CompressionType.Snappy, gaps, 3), CREATE_TIME, CTX), (e: unknown) => code('INVALID_RECORD')(e) && /incremental/.test((e as Error).message))
+    assert.throws(
+      () => validateRecords(withSection(CompressionType.Snappy, gaps, 3), CREATE_TIME, CTX),
+      (e: unknown) => code('INVALID_RECORD')(e) && /incremental/.test((e as Error).message),
+    )
     // garbage inside a valid zstd stream
-    assert.throws(() => validateRecords(withSection(CompressionType.Zstd, Buffer.alloc(50, 0xff), 3), CREATE_TIME, CTX), code('INVALID_RECORD'))
+    assert.throws(
+      () => validateRecords(withSection(CompressionType.Zstd, Buffer.alloc(50, 0xff), 3), CREATE_TIME, CTX),
+      code('INVALID_RECORD'),
+    )
     // data that is not gzip at all
     const notGzip = withSection(CompressionType.None, section, 3)
     notGzip.writeInt16BE(CompressionType.Gzip, ATTRIBUTES_OFFSET)
@@ -92,12 +111,18 @@ describe('log validator: the records of a batch', () => {
     // 3 records followed by 5 stray bytes: only a walk can tell
     const stray = withSection(CompressionType.None, Buffer.concat([section, Buffer.alloc(5)]), 3)
     assert.equal(validateRecords(stray, CREATE_TIME, CTX).records, stray)
-    assert.throws(() => validateRecords(stray, { ...CREATE_TIME, requireKeys: true }, CTX), (e: unknown) => code('INVALID_RECORD')(e) && /bytes remain/.test((e as Error).message))
+    assert.throws(
+      () => validateRecords(stray, { ...CREATE_TIME, requireKeys: true }, CTX),
+      (e: unknown) => code('INVALID_RECORD')(e) && /bytes remain/.test((e as Error).message),
+    )
     assert.throws(() => validateRecords(stray, { ...CREATE_TIME, beforeMaxMs: 60_000 }, CTX), code('INVALID_RECORD'))
   })
 
   it('names the offending records of a compressed batch in the same walk (KIP-467)', () => {
-    const b = buildRecordBatch({ compression: CompressionType.Lz4, records: [RECORDS[0]!, { ...RECORDS[1]!, key: null }, { ...RECORDS[2]!, timestamp: NOW - 3_600_001 }] })
+    const b = buildRecordBatch({
+      compression: CompressionType.Lz4,
+      records: [RECORDS[0]!, { ...RECORDS[1]!, key: null }, { ...RECORDS[2]!, timestamp: NOW - 3_600_001 }],
+    })
     assert.throws(
       () => validateRecords(b, { ...CREATE_TIME, beforeMaxMs: 3_600_000, requireKeys: true }, CTX),
       (e: unknown) =>
@@ -110,7 +135,7 @@ describe('log validator: the records of a batch', () => {
 })
 
 describe('log validator: what is stored', () => {
-  it('keeps the producer\'s bytes (the same buffer) with compression.type producer or the batch\'s own codec', () => {
+  it("keeps the producer's bytes (the same buffer) with compression.type producer or the batch's own codec", () => {
     for (const codec of CODECS) {
       const b = buildRecordBatch({ records: RECORDS, compression: codec })
       const copy = Buffer.from(b)
@@ -121,13 +146,29 @@ describe('log validator: what is stored', () => {
     }
   })
 
-  it('rebuilds a batch with the topic\'s codec: same header fields and records, new codec, length and CRC', () => {
-    const src = buildRecordBatch({ records: RECORDS, compression: CompressionType.Snappy, producerId: 42, producerEpoch: 3, baseSequence: 17, attributes: 0x10 })
+  it("rebuilds a batch with the topic's codec: same header fields and records, new codec, length and CRC", () => {
+    const src = buildRecordBatch({
+      records: RECORDS,
+      compression: CompressionType.Snappy,
+      producerId: 42,
+      producerEpoch: 3,
+      baseSequence: 17,
+      attributes: 0x10,
+    })
     const reference = plain(src)
     const srcHeader = readBatchHeader(src, 0)
     const same = (h: BatchHeader) => ({ ...h, position: 0, sizeBytes: 0, crc: 0, attributes: 0, compression: 0 })
-    for (const [name, codec] of [['uncompressed', 0], ['gzip', 1], ['lz4', 3], ['zstd', 4]] as const) {
-      const { records, batches } = validateRecords(Buffer.from(src), { ...CREATE_TIME, compressionType: name, compressionLevel: name === 'gzip' ? 9 : undefined }, CTX)
+    for (const [name, codec] of [
+      ['uncompressed', 0],
+      ['gzip', 1],
+      ['lz4', 3],
+      ['zstd', 4],
+    ] as const) {
+      const { records, batches } = validateRecords(
+        Buffer.from(src),
+        { ...CREATE_TIME, compressionType: name, compressionLevel: name === 'gzip' ? 9 : undefined },
+        CTX,
+      )
       const h = readBatchHeader(records, 0)
       assert.deepEqual(batches, [h], `${name}: the headers returned are those of the bytes returned`)
       assert.equal(h.compression, codec)
@@ -173,7 +214,7 @@ describe('log validator: what is stored', () => {
       batches.map((h) => h.compression),
       [CompressionType.Lz4, CompressionType.Lz4, CompressionType.Lz4],
     )
-    assert.ok(records.subarray(0, a.length).equals(a), 'the first batch is the producer\'s bytes')
+    assert.ok(records.subarray(0, a.length).equals(a), "the first batch is the producer's bytes")
     assert.deepEqual(plain(records), reference)
   })
 
@@ -185,6 +226,9 @@ describe('log validator: what is stored', () => {
   })
 
   it('INVALID_CONFIG for a compression.type it does not know', () => {
-    assert.throws(() => validateRecords(buildRecordBatch({ records: RECORDS }), { ...CREATE_TIME, compressionType: 'brotli' }, CTX), code('INVALID_CONFIG'))
+    assert.throws(
+      () => validateRecords(buildRecordBatch({ records: RECORDS }), { ...CREATE_TIME, compressionType: 'brotli' }, CTX),
+      code('INVALID_CONFIG'),
+    )
   })
 })

@@ -23,7 +23,12 @@ async function leader(state: Partial<PartitionState> & { replicas: readonly numb
   const clock = new ManualClock()
   const { logs } = await memoryLogs(clock)
   const log = await logs.create('t', 0, TOPIC_ID)
-  if (leo > 0) await appendAsLeader(log, 0, Array.from({ length: leo }, (_, i) => `old-${i}`))
+  if (leo > 0)
+    await appendAsLeader(
+      log,
+      0,
+      Array.from({ length: leo }, (_, i) => `old-${i}`),
+    )
   assert.equal(log.highWatermark, 0, 'appends leave the high watermark to the partition')
   const p = new Partition('t', 0, TOPIC_ID, log, LOCAL)
   const s = stateOf({ leader: LOCAL, leaderEpoch: 1, partitionEpoch: 1, ...state })
@@ -32,7 +37,11 @@ async function leader(state: Partial<PartitionState> & { replicas: readonly numb
 }
 
 async function write(p: Partition, n: number): Promise<void> {
-  await appendAsLeader(p.log, p.leaderEpoch, Array.from({ length: n }, (_, i) => `r-${p.log.logEndOffset + i}`))
+  await appendAsLeader(
+    p.log,
+    p.leaderEpoch,
+    Array.from({ length: n }, (_, i) => `r-${p.log.logEndOffset + i}`),
+  )
 }
 
 /** A follower fetch at offset, as ReplicaManager.readForFollower records it. */

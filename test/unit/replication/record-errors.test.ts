@@ -20,7 +20,11 @@ const batchOf = (records: Spec[], compression: number = CompressionType.None, ba
   buildRecordBatch({
     baseOffset,
     compression,
-    records: records.map((r, i) => ({ key: r.key === null ? null : Buffer.from(r.key), value: Buffer.from(`v${i}`), timestamp: r.timestamp ?? NOW })),
+    records: records.map((r, i) => ({
+      key: r.key === null ? null : Buffer.from(r.key),
+      value: Buffer.from(`v${i}`),
+      timestamp: r.timestamp ?? NOW,
+    })),
   })
 
 /** What the produce path's validation (log-validator.ts) throws for these records, or null. */
@@ -66,20 +70,33 @@ describe('record errors (KIP-467)', () => {
   })
 
   it('names every record out of the timestamp bounds; the batch is INVALID_TIMESTAMP', () => {
-    const buf = batchOf([{ key: 'a' }, { key: 'b', timestamp: NOW - 2 * HOUR }, { key: 'c', timestamp: NOW + 2 * HOUR }], CompressionType.None, 0)
+    const buf = batchOf(
+      [{ key: 'a' }, { key: 'b', timestamp: NOW - 2 * HOUR }, { key: 'c', timestamp: NOW + 2 * HOUR }],
+      CompressionType.None,
+      0,
+    )
     const err = refusal(buf, KEEP_ALL)!
     assert.equal(err.errorName, 'INVALID_TIMESTAMP')
     assert.equal(err.message, 'One or more records have been rejected due to invalid timestamp')
     const bounds = `[${NOW - HOUR}, ${NOW + HOUR}]`
     assert.deepEqual(err.recordErrors, [
-      { batchIndex: 1, message: `Timestamp ${NOW - 2 * HOUR} of message with offset 1 is out of range. The timestamp should be within ${bounds}` },
-      { batchIndex: 2, message: `Timestamp ${NOW + 2 * HOUR} of message with offset 2 is out of range. The timestamp should be within ${bounds}` },
+      {
+        batchIndex: 1,
+        message: `Timestamp ${NOW - 2 * HOUR} of message with offset 1 is out of range. The timestamp should be within ${bounds}`,
+      },
+      {
+        batchIndex: 2,
+        message: `Timestamp ${NOW + 2 * HOUR} of message with offset 2 is out of range. The timestamp should be within ${bounds}`,
+      },
     ])
   })
 
   it('the same from a compressed batch, whose records are walked only once it is refused', () => {
     for (const codec of [CompressionType.Gzip, CompressionType.Lz4, CompressionType.Zstd]) {
-      const err = refusal(batchOf([{ key: 'a', timestamp: NOW - 3 * HOUR }, { key: 'b' }, { key: 'c', timestamp: NOW - 2 * HOUR }], codec), KEEP_ALL)!
+      const err = refusal(
+        batchOf([{ key: 'a', timestamp: NOW - 3 * HOUR }, { key: 'b' }, { key: 'c', timestamp: NOW - 2 * HOUR }], codec),
+        KEEP_ALL,
+      )!
       assert.equal(err.errorName, 'INVALID_TIMESTAMP')
       assert.deepEqual(
         err.recordErrors.map((e) => e.batchIndex),
@@ -112,7 +129,10 @@ describe('record errors (KIP-467)', () => {
 
   it('records without a timestamp (-1) and batches within bounds are accepted', () => {
     assert.equal(refusal(batchOf([{ key: 'a', timestamp: -1 }, { key: 'b' }]), COMPACTED), null)
-    assert.equal(refusal(batchOf([{ key: null, timestamp: NOW - 10 * HOUR }]), KEEP_ALL, { ...BOUNDED, beforeMaxMs: Number.MAX_SAFE_INTEGER }), null)
+    assert.equal(
+      refusal(batchOf([{ key: null, timestamp: NOW - 10 * HOUR }]), KEEP_ALL, { ...BOUNDED, beforeMaxMs: Number.MAX_SAFE_INTEGER }),
+      null,
+    )
   })
 
   it('a batch refused as a whole carries no record errors', () => {

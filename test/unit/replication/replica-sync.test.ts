@@ -61,7 +61,9 @@ async function setup(topics: Array<{ name: string; assignment: number[][]; state
     else void sync.schedule(c.topic, c.partition)
   })
   const told: string[] = []
-  sync.onLeadershipChange((topic, partition, leading, epoch) => told.push(`${topic}-${partition} ${leading ? 'leads' : 'stops leading'} at ${epoch}`))
+  sync.onLeadershipChange((topic, partition, leading, epoch) =>
+    told.push(`${topic}-${partition} ${leading ? 'leads' : 'stops leading'} at ${epoch}`),
+  )
   await sync.start()
   const part = (topic = 't', i = 0) => {
     const p = replicas.get(topic, i)
@@ -178,7 +180,15 @@ describe('ReplicaSync: ISR changes', () => {
     assert.equal(change.expected, held, 'conditioned on the state the leader holds')
     assert.deepEqual(
       { ...change.next, partitionEpoch: undefined },
-      { replicas: [1, 2, 3], isr: [1, 2, 3], leader: 1, leaderEpoch: 2, addingReplicas: [], removingReplicas: [], partitionEpoch: undefined },
+      {
+        replicas: [1, 2, 3],
+        isr: [1, 2, 3],
+        leader: 1,
+        leaderEpoch: 2,
+        addingReplicas: [],
+        removingReplicas: [],
+        partitionEpoch: undefined,
+      },
     )
     assert.equal((outcome as PartitionState).partitionEpoch, 6)
     assert.deepEqual(p.isr, [1, 2, 3])

@@ -24,7 +24,7 @@ function batchOf(timestamps: number[]): Buffer {
 /** The produce path's validation (log-validator.ts) of buf; returns the headers of what it stores. */
 function apply(buf: Buffer, policy: TimestampPolicy) {
   const out = validateRecords(buf, policy, { partition: 't-0', maxBatchBytes: 1 << 20, maxDecompressedBytes: 1 << 20, now: NOW })
-  assert.equal(out.records, buf, 'no compression.type: the producer\'s buffer is stored')
+  assert.equal(out.records, buf, "no compression.type: the producer's buffer is stored")
   return out.batches
 }
 
@@ -52,8 +52,16 @@ describe('timestamp policy', () => {
       assert.equal(h.timestampType, TimestampType.LogAppendTime)
       pos += stored.sizeBytes
     }
-    assert.deepEqual([...iterateRecords(buf, 0)].map((r) => r.timestamp), [NOW, NOW], 'readers see the append time')
-    assert.equal(errorName(() => validateProducedBatches(buf, { maxBatchBytes: 1 << 20 })), 'NONE', 'still a valid batch')
+    assert.deepEqual(
+      [...iterateRecords(buf, 0)].map((r) => r.timestamp),
+      [NOW, NOW],
+      'readers see the append time',
+    )
+    assert.equal(
+      errorName(() => validateProducedBatches(buf, { maxBatchBytes: 1 << 20 })),
+      'NONE',
+      'still a valid batch',
+    )
   })
 
   it('CreateTime without bounds leaves the bytes alone', () => {
@@ -64,10 +72,23 @@ describe('timestamp policy', () => {
   })
 
   it('checks every record of an uncompressed batch against before/after.max.ms', () => {
-    assert.equal(errorName(() => apply(batchOf([NOW - 60_000, NOW, NOW + 1000]), createTime(60_000, 1000))), 'NONE')
-    assert.equal(errorName(() => apply(batchOf([NOW, NOW - 60_001]), createTime(60_000, 1000))), 'INVALID_TIMESTAMP')
-    assert.equal(errorName(() => apply(batchOf([NOW, NOW + 1001]), createTime(60_000, 1000))), 'INVALID_TIMESTAMP')
-    assert.equal(errorName(() => apply(batchOf([-1]), createTime(0, 0))), 'NONE', 'records without a timestamp pass')
+    assert.equal(
+      errorName(() => apply(batchOf([NOW - 60_000, NOW, NOW + 1000]), createTime(60_000, 1000))),
+      'NONE',
+    )
+    assert.equal(
+      errorName(() => apply(batchOf([NOW, NOW - 60_001]), createTime(60_000, 1000))),
+      'INVALID_TIMESTAMP',
+    )
+    assert.equal(
+      errorName(() => apply(batchOf([NOW, NOW + 1001]), createTime(60_000, 1000))),
+      'INVALID_TIMESTAMP',
+    )
+    assert.equal(
+      errorName(() => apply(batchOf([-1]), createTime(0, 0))),
+      'NONE',
+      'records without a timestamp pass',
+    )
   })
 
   it('checks every record of a compressed batch, not its header timestamps', () => {
@@ -75,12 +96,21 @@ describe('timestamp policy', () => {
     const records = [NOW, NOW - 120_000, NOW].map((t, i) => ({ key: null, value: Buffer.from(`v${i}`), timestamp: t }))
     const buf = buildRecordBatch({ compression: CompressionType.Gzip, baseTimestamp: NOW, records })
     assert.equal(readBatchHeader(buf, 0).maxTimestamp, NOW)
-    assert.equal(errorName(() => apply(buf, createTime(60_000, NEVER))), 'INVALID_TIMESTAMP')
-    assert.equal(errorName(() => apply(buf, createTime(200_000, NEVER))), 'NONE')
+    assert.equal(
+      errorName(() => apply(buf, createTime(60_000, NEVER))),
+      'INVALID_TIMESTAMP',
+    )
+    assert.equal(
+      errorName(() => apply(buf, createTime(200_000, NEVER))),
+      'NONE',
+    )
   })
 
   it('refuses a batch the producer marked LogAppendTime', () => {
     const forged = buildRecordBatch({ records: [{ key: null, value: null, timestamp: NOW }], attributes: 0x08 })
-    assert.equal(errorName(() => apply(forged, createTime())), 'INVALID_TIMESTAMP')
+    assert.equal(
+      errorName(() => apply(forged, createTime())),
+      'INVALID_TIMESTAMP',
+    )
   })
 })

@@ -25,10 +25,13 @@ test('offset checkpoint round-trip in Kafka format, written durably', async (t) 
   assert.equal(existsSync(`${path}.tmp`), false)
   assert.deepEqual(faults.syncs, [`${path}.tmp`], 'the temp file is fsynced before the rename')
   const m = await readOffsetCheckpoint(nodeFs, path)
-  assert.deepEqual([...m], [
-    ['orders-0', 42],
-    ['my-topic.v2-11', 2 ** 40],
-  ])
+  assert.deepEqual(
+    [...m],
+    [
+      ['orders-0', 42],
+      ['my-topic.v2-11', 2 ** 40],
+    ],
+  )
 })
 
 test('checkpoint: missing file is empty, malformed files throw', async (t) => {

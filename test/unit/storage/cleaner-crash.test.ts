@@ -126,7 +126,10 @@ class StopFs implements Fs {
   }
 }
 
-const SIZE = keyedBatch(Array.from({ length: 10 }, (_, j) => ({ key: `k${j}`, value: 'v-00000' })), START_MS).length
+const SIZE = keyedBatch(
+  Array.from({ length: 10 }, (_, j) => ({ key: `k${j}`, value: 'v-00000' })),
+  START_MS,
+).length
 
 /** 24 batches of 10 records over 25 keys with some tombstones, in one-batch segments, cleanly closed. */
 async function writeLog(fs: Fs, clock: ManualClock): Promise<void> {

@@ -2,7 +2,12 @@
 // compacted log on a virtual clock, and reading a whole log back record by record.
 import { iterateBatches, iterateRecords } from '../../../src/protocol/records/iterator.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
-import { type CleanerConfig, type CleanerLogConfig, defaultCleanerConfig, defaultCleanerLogConfig } from '../../../src/storage/cleaner/config.js'
+import {
+  type CleanerConfig,
+  type CleanerLogConfig,
+  defaultCleanerConfig,
+  defaultCleanerLogConfig,
+} from '../../../src/storage/cleaner/config.js'
 import type { Fs } from '../../../src/storage/fs.js'
 import { defaultLogConfig, type LogConfig } from '../../../src/storage/log-config.js'
 import { LogManager } from '../../../src/storage/log-manager.js'

@@ -13,12 +13,19 @@ test('md5Words equals node:crypto MD5 for lengths 0 to 300 and for a slice of a 
     const data = randomBytes(n)
     md5Words(data, 0, n, out)
     const expected = hash('md5', data, 'buffer')
-    assert.deepEqual([...out], [0, 4, 8, 12].map((i) => expected.readUInt32LE(i)), `length ${n}`)
+    assert.deepEqual(
+      [...out],
+      [0, 4, 8, 12].map((i) => expected.readUInt32LE(i)),
+      `length ${n}`,
+    )
   }
   const big = randomBytes(1000)
   md5Words(big, 100, 350, out)
   const expected = hash('md5', big.subarray(100, 350), 'buffer')
-  assert.deepEqual([...out], [0, 4, 8, 12].map((i) => expected.readUInt32LE(i)))
+  assert.deepEqual(
+    [...out],
+    [0, 4, 8, 12].map((i) => expected.readUInt32LE(i)),
+  )
 })
 
 test('the map keeps the latest offset of each key while it grows to its budget', () => {

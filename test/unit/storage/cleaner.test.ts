@@ -96,7 +96,10 @@ test('100,000 records over 1,000 keys: the latest record per key stays at its of
   assert.ok(passes >= 1)
 
   const expected = latestPerKey(produced)
-  assert.ok(expected.some((r) => r.value === null), 'some keys end with a tombstone')
+  assert.ok(
+    expected.some((r) => r.value === null),
+    'some keys end with a tombstone',
+  )
   const after = await readAll(c.log)
   assert.deepEqual(after, expected, 'the latest record of each key, tombstones included, at its original offset')
   assert.equal(c.log.logEndOffset, 100_001, 'the log end offset does not move')
@@ -170,7 +173,10 @@ test('min.compaction.lag.ms: segments holding records younger than the lag are n
   // Now [2] and [3] are old enough; a new record rolls [3] out of the active place.
   await append(c.log, [{ key: 'b', value: 'x' }], clock.now() - 2 * HOUR)
   assert.notEqual(await c.mgr.runCleaner(), null)
-  assert.deepEqual((await readAll(c.log)).map((r) => `${r.offset}:${r.value}`), ['3:new-2', '4:x'])
+  assert.deepEqual(
+    (await readAll(c.log)).map((r) => `${r.offset}:${r.value}`),
+    ['3:new-2', '4:x'],
+  )
   assert.equal(c.mgr.cleaner?.checkpointOf(c.log), 4)
   await c.mgr.close()
 })
@@ -215,14 +221,23 @@ test('min.cleanable.dirty.ratio: a log is cleaned once its dirty fraction exceed
 
 test('max.compaction.lag.ms: a log whose dirty records are older than the lag is cleaned whatever its ratio', async () => {
   const { clock, fs, dir } = inMemory()
-  const c = await openCompacted({ fs, dir, clock, config: { segmentBytes: 200 }, logConfig: { minCleanableRatio: 1, maxCompactionLagMs: HOUR } })
+  const c = await openCompacted({
+    fs,
+    dir,
+    clock,
+    config: { segmentBytes: 200 },
+    logConfig: { minCleanableRatio: 1, maxCompactionLagMs: HOUR },
+  })
   await append(c.log, [{ key: 'a', value: '1' }], clock.now())
   await append(c.log, [{ key: 'a', value: '2' }], clock.now())
   await append(c.log, [{ key: 'b', value: '3' }], clock.now())
   assert.equal(await c.mgr.runCleaner(), null, 'ratio 1 is never exceeded')
   clock.advance(HOUR + 1)
   assert.notEqual(await c.mgr.runCleaner(), null, 'due by max.compaction.lag.ms')
-  assert.deepEqual((await readAll(c.log)).map((r) => `${r.offset}:${r.value}`), ['1:2', '2:3'])
+  assert.deepEqual(
+    (await readAll(c.log)).map((r) => `${r.offset}:${r.value}`),
+    ['1:2', '2:3'],
+  )
   await c.mgr.close()
 })
 
@@ -248,7 +263,11 @@ test('a key map smaller than the dirty keys cleans in several passes to the same
     checkpoints.push(pass.stats.endOffset)
   }
   assert.ok(checkpoints.length > 3, `several passes: ${checkpoints.join(', ')}`)
-  assert.deepEqual(checkpoints, [...checkpoints].sort((a, b) => a - b), 'each pass moves the dirty start forward')
+  assert.deepEqual(
+    checkpoints,
+    [...checkpoints].sort((a, b) => a - b),
+    'each pass moves the dirty start forward',
+  )
   const all = await readAll(c.log)
   const expected = latestPerKey(produced)
   assert.deepEqual(
@@ -322,7 +341,10 @@ test('a group whose last batch loses every record keeps it as an empty batch; re
     'the group keeps its last batch, without records',
   )
   assert.equal(first.nextOffset, 2, 'so the cleaned segment still ends where the next one starts')
-  assert.deepEqual((await readAll(c.log)).map((r) => `${r.offset}:${r.key}`), ['2:x', '3:y', '4:z'])
+  assert.deepEqual(
+    (await readAll(c.log)).map((r) => `${r.offset}:${r.key}`),
+    ['2:x', '3:y', '4:z'],
+  )
   // A read from 0 skips the empty batch to the records after it (kafkajs moves by record offsets)…
   const from0 = await c.log.read(0, 1 << 20, c.log.logEndOffset, true)
   assert.equal([...iterateBatches(from0.records)][0]!.baseOffset, 2)
@@ -337,7 +359,10 @@ test('a group whose last batch loses every record keeps it as an empty batch; re
   await fs.unlink(`${dir}/${CLEAN_SHUTDOWN_FILE}`)
   const again = await openCompacted({ fs, dir, clock, config: { segmentBytes: size } })
   assert.deepEqual(again.log.segmentBaseOffsets(), [0, 2, 4])
-  assert.deepEqual((await readAll(again.log)).map((r) => `${r.offset}:${r.key}`), ['2:x', '3:y', '4:z'])
+  assert.deepEqual(
+    (await readAll(again.log)).map((r) => `${r.offset}:${r.key}`),
+    ['2:x', '3:y', '4:z'],
+  )
   await again.mgr.close()
 })
 
@@ -357,7 +382,10 @@ test('a compacted log replays after a clean shutdown with its checkpoint; a chec
   assert.equal(again.mgr.cleaner?.checkpointOf(again.log), 999)
   await again.mgr.runCleaner()
   assert.equal(again.mgr.cleaner?.checkpointOf(again.log), 4)
-  assert.deepEqual((await readAll(again.log)).map((r) => `${r.offset}:${r.value}`), ['3:3', '4:4'])
+  assert.deepEqual(
+    (await readAll(again.log)).map((r) => `${r.offset}:${r.value}`),
+    ['3:3', '4:4'],
+  )
   await again.mgr.close()
 })
 
@@ -385,7 +413,11 @@ test('deleting a topic while its log is being cleaned stops the cleaning and for
   const c = await openCompacted({ fs, dir, clock, config: { segmentBytes: 4 * KiB }, cleaner: { ioBufferBytes: 4 * KiB }, logger })
   await c.mgr.create('other', 0, 'topic-id-2')
   for (let b = 0; b < 100; b++) {
-    await append(c.log, Array.from({ length: 20 }, (_, j) => ({ key: `k${j}`, value: paddedValue(b, 30) })), clock.now())
+    await append(
+      c.log,
+      Array.from({ length: 20 }, (_, j) => ({ key: `k${j}`, value: paddedValue(b, 30) })),
+      clock.now(),
+    )
   }
   let deleting: Promise<void> | null = null
   onCleaned = () => {
@@ -393,7 +425,10 @@ test('deleting a topic while its log is being cleaned stops the cleaning and for
   }
   assert.equal(await c.mgr.runCleaner(), null, 'the pass stopped without cleaning')
   assert.ok(deleting, 'the topic was deleted during the cleaning')
-  assert.ok(lines.some((l) => l.includes('cleaning stopped') && l.includes('the log is being removed')), lines.join('\n'))
+  assert.ok(
+    lines.some((l) => l.includes('cleaning stopped') && l.includes('the log is being removed')),
+    lines.join('\n'),
+  )
   assert.ok(!lines.some((l) => l.includes('ERROR')), lines.join('\n'))
   await deleting
   assert.equal(await memFs.stat(`${dir}/events-0`), null)

@@ -28,32 +28,266 @@ const SEED = process.env.CRASH_PROPERTY_SEED === undefined ? undefined : Number(
 /** Counterexamples fast-check found, each the regression test of the fix it led to. */
 const REGRESSIONS: Array<{ name: string; scenario: Scenario }> = [
   {
-    name: "a segment rolled after the flush that covered it keeps its largest timestamp (recovery.ts, PartitionLog.roll)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 1048576, "flushIntervalMessages": 1}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "checkpoint"}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 45, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 1, "tsBackMs": 0}]}], "crashAt": 1, "crashAfter": 43, "crashSeed": 0, "recoveryCrashAfter": null, "recoveryCrashSeed": null},
+    name: 'a segment rolled after the flush that covered it keeps its largest timestamp (recovery.ts, PartitionLog.roll)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 1048576, flushIntervalMessages: 1 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'checkpoint' },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 45, tsBackMs: 0 },
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 1,
+              tsBackMs: 0,
+            },
+          ],
+        },
+      ],
+      crashAt: 1,
+      crashAfter: 43,
+      crashSeed: 0,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
   },
   {
-    name: "an fsynced segment rolled since the last flush survives: the flush fsyncs the directory (PartitionLog.flushUpTo)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 24, "flushIntervalMessages": 1}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "checkpoint"}], "crashAt": 1, "crashAfter": 41, "crashSeed": null, "recoveryCrashAfter": null, "recoveryCrashSeed": null},
+    name: 'an fsynced segment rolled since the last flush survives: the flush fsyncs the directory (PartitionLog.flushUpTo)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 24, flushIntervalMessages: 1 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'checkpoint' },
+      ],
+      crashAt: 1,
+      crashAfter: 41,
+      crashSeed: null,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
   },
   {
-    name: "a segment that lost its unflushed tail drops the later segments instead of leaving a gap (recovery.ts)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 1048576, "flushIntervalMessages": 9007199254740991}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "checkpoint"}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 60, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 6, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 14, "tsBackMs": 0}]}], "crashAt": 0.2748, "crashSeed": 1441080149, "recoveryCrashAfter": null, "recoveryCrashSeed": null},
+    name: 'a segment that lost its unflushed tail drops the later segments instead of leaving a gap (recovery.ts)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 1048576, flushIntervalMessages: 9007199254740991 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 0,
+              tsBackMs: 0,
+            },
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 0,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'checkpoint' },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 60, tsBackMs: 0 }] },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 0,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 6, tsBackMs: 0 },
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 0,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 14, tsBackMs: 0 }] },
+      ],
+      crashAt: 0.2748,
+      crashSeed: 1441080149,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
   },
   {
-    name: "a batch of a new leader epoch whose epoch checkpoint was lost gives its epoch back on recovery (recovery.ts)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 1048576, "flushIntervalMessages": 1}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}], "crashAt": 0.7038, "crashSeed": 689341073, "recoveryCrashAfter": null, "recoveryCrashSeed": null},
+    name: 'a batch of a new leader epoch whose epoch checkpoint was lost gives its epoch back on recovery (recovery.ts)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 1048576, flushIntervalMessages: 1 },
+      fileDeleteDelayMs: 0,
+      ops: [{ t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] }],
+      crashAt: 0.7038,
+      crashSeed: 689341073,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
   },
   {
-    name: "a log that lost records its log start had moved past restarts empty at that start, reusing no offset (recovery.ts)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 1048576, "flushIntervalMessages": 9007199254740991}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "deleteRecords", "topic": "events", "fraction": 1}, {"t": "flush", "topic": "events"}], "crashAt": 1, "crashSeed": null, "recoveryCrashAfter": null, "recoveryCrashSeed": null},
+    name: 'a log that lost records its log start had moved past restarts empty at that start, reusing no offset (recovery.ts)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 1048576, flushIntervalMessages: 9007199254740991 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'deleteRecords', topic: 'events', fraction: 1 },
+        { t: 'flush', topic: 'events' },
+      ],
+      crashAt: 1,
+      crashSeed: null,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
   },
   {
-    name: "the log-start checkpoint is written before the recovery points that follow it (LogManager.writeCheckpoints)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 1048576, "flushIntervalMessages": 9007199254740991}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "deleteRecords", "topic": "events", "fraction": 0.5}, {"t": "flush", "topic": "events"}], "crashAt": 0.7392, "crashSeed": null, "recoveryCrashAfter": null, "recoveryCrashSeed": null},
+    name: 'the log-start checkpoint is written before the recovery points that follow it (LogManager.writeCheckpoints)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 1048576, flushIntervalMessages: 9007199254740991 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 0,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        { t: 'deleteRecords', topic: 'events', fraction: 0.5 },
+        { t: 'flush', topic: 'events' },
+      ],
+      crashAt: 0.7392,
+      crashSeed: null,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
   },
   {
-    name: "the segment whose tail recovery read for its largest timestamp gets its final time-index entry written (recovery.ts)",
-    scenario: {"config": {"segmentBytes": 300, "indexIntervalBytes": 0, "maxIndexSizeBytes": 24, "flushIntervalMessages": 1}, "fileDeleteDelayMs": 0, "ops": [{"t": "append", "topic": "compact", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "compact", "batches": [{"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 41, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}, {"key": 0, "tombstone": false}], "valueBytes": 31, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 73, "tsBackMs": 0}]}, {"t": "clean"}, {"t": "retention", "retentionBytes": 200, "retentionMs": 1000}, {"t": "append", "topic": "compact", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "compact", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "clean"}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}, {"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}, {"t": "append", "topic": "events", "batches": [{"records": [{"key": 0, "tombstone": false}], "valueBytes": 0, "tsBackMs": 0}]}], "crashAt": 0.9204, "crashSeed": 576834670, "recoveryCrashAfter": 35, "recoveryCrashSeed": null},
+    name: 'the segment whose tail recovery read for its largest timestamp gets its final time-index entry written (recovery.ts)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 24, flushIntervalMessages: 1 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        { t: 'append', topic: 'compact', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'compact',
+          batches: [
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 41,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 31,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 73, tsBackMs: 0 }] },
+        { t: 'clean' },
+        { t: 'retention', retentionBytes: 200, retentionMs: 1000 },
+        { t: 'append', topic: 'compact', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        {
+          t: 'append',
+          topic: 'compact',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'clean' },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+      ],
+      crashAt: 0.9204,
+      crashSeed: 576834670,
+      recoveryCrashAfter: 35,
+      recoveryCrashSeed: null,
+    },
   },
 ]
 

@@ -67,7 +67,14 @@ const batchArb: fc.Arbitrary<BatchSpec> = fc.record({
   tsBackMs: fc.oneof(fc.constant(0), fc.nat(5_000)),
 })
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ t: fc.constant('append' as const), topic: topicArb, batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      t: fc.constant('append' as const),
+      topic: topicArb,
+      batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('flush' as const), topic: topicArb }) },
   { weight: 2, arbitrary: fc.constant({ t: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('epoch' as const), announce: fc.boolean() }) },
@@ -79,7 +86,14 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       retentionMs: fc.oneof(fc.constant(-1), fc.integer({ min: 1_000, max: 60_000 })),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('deleteRecords' as const), topic: topicArb, fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('deleteRecords' as const),
+      topic: topicArb,
+      fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    }),
+  },
   { weight: 2, arbitrary: fc.constant({ t: 'clean' as const }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 20_000 }) }) },
   { weight: 1, arbitrary: fc.constant({ t: 'restart' as const }) },
@@ -93,7 +107,10 @@ export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   }),
   fileDeleteDelayMs: fc.constantFrom(0, 10_000),
   ops: fc.array(opArb, { minLength: 1, maxLength: 60, size: 'medium' }),
-  crashAt: fc.oneof({ weight: 9, arbitrary: fc.noBias(fc.integer({ min: 0, max: 9_999 })).map((n) => n / 10_000) }, { weight: 1, arbitrary: fc.constant(1) }),
+  crashAt: fc.oneof(
+    { weight: 9, arbitrary: fc.noBias(fc.integer({ min: 0, max: 9_999 })).map((n) => n / 10_000) },
+    { weight: 1, arbitrary: fc.constant(1) },
+  ),
   crashSeed: fc.option(fc.nat(), { nil: null }),
   recoveryCrashAfter: fc.option(fc.nat(60), { nil: null, freq: 3 }),
   recoveryCrashSeed: fc.option(fc.nat(), { nil: null }),
@@ -277,13 +294,20 @@ class Broker {
     mgr.startRetention({
       checkIntervalMs: Number.MAX_SAFE_INTEGER,
       configOf: (log) =>
-        log.topic === 'events' ? this.retention : { retentionMs: -1, retentionBytes: -1, deleteEnabled: false, fileDeleteDelayMs: this.s.fileDeleteDelayMs },
+        log.topic === 'events'
+          ? this.retention
+          : { retentionMs: -1, retentionBytes: -1, deleteEnabled: false, fileDeleteDelayMs: this.s.fileDeleteDelayMs },
     })
     await mgr.startCleaner({
       config: { ...defaultCleanerConfig, enabled: false, ioBufferBytes: 4096 },
       configOf: (log) =>
         log.topic === 'compact'
-          ? { ...defaultCleanerLogConfig, minCleanableRatio: 0, deleteRetentionMs: Number.MAX_SAFE_INTEGER, fileDeleteDelayMs: this.s.fileDeleteDelayMs }
+          ? {
+              ...defaultCleanerLogConfig,
+              minCleanableRatio: 0,
+              deleteRetentionMs: Number.MAX_SAFE_INTEGER,
+              fileDeleteDelayMs: this.s.fileDeleteDelayMs,
+            }
           : null,
     })
     for (const log of mgr.all()) log.maybeIncrementHighWatermark(log.logEndOffset)
@@ -498,7 +522,8 @@ async function checkLog(log: PartitionLog, topic: Topic, model: Model, fs: Fs, m
       assert.ok(h, `${w}: time index entry ${i} names offset ${e.offset}, the last of no batch`)
       assert.equal(h.maxTimestamp, e.timestamp, `${w}: time index entry ${i} timestamp`)
       for (const b of inFile) {
-        if (b.baseOffset < h.baseOffset) assert.ok(b.maxTimestamp <= e.timestamp, `${w}: time index entry ${i} is below an earlier batch's timestamp`)
+        if (b.baseOffset < h.baseOffset)
+          assert.ok(b.maxTimestamp <= e.timestamp, `${w}: time index entry ${i} is below an earlier batch's timestamp`)
       }
     }
     if (inFile.length > 0) {
@@ -530,7 +555,9 @@ async function checkFiles(disk: CrashFs, versions: Map<string, Versions>): Promi
     v.durable = 0
   }
   const rp = new Map<string, number>()
-  const text = (await disk.stat(`${LOG_DIR}/${RECOVERY_POINT_CHECKPOINT}`)) ? (await disk.readFile(`${LOG_DIR}/${RECOVERY_POINT_CHECKPOINT}`)).toString() : ''
+  const text = (await disk.stat(`${LOG_DIR}/${RECOVERY_POINT_CHECKPOINT}`))
+    ? (await disk.readFile(`${LOG_DIR}/${RECOVERY_POINT_CHECKPOINT}`)).toString()
+    : ''
   for (const line of text.split('\n').slice(2)) {
     const [topic, , offset] = line.split(' ')
     if (topic) rp.set(topic, Number(offset))
@@ -574,7 +601,8 @@ export async function countChanges(s: Scenario): Promise<number> {
 }
 
 export async function runScenario(s: Scenario): Promise<void> {
-  const total = s.crashAt >= 1 || s.crashAfter !== undefined ? Number.POSITIVE_INFINITY : (await history(s, Number.POSITIVE_INFINITY)).changes
+  const total =
+    s.crashAt >= 1 || s.crashAfter !== undefined ? Number.POSITIVE_INFINITY : (await history(s, Number.POSITIVE_INFINITY)).changes
   const { disk, broker, changes, ran } = await history(s, s.crashAfter ?? Math.floor(s.crashAt * total))
   const where = `power cut after ${changes} changes, ${ran} of ${s.ops.length} operations,`
   const rp = await checkFiles(disk, broker.versions)

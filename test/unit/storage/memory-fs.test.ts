@@ -395,7 +395,10 @@ describe('MemoryFs', () => {
     const back = Buffer.alloc(1000)
     for (const i of [0, 1, 255, 256, 4096, 4999]) {
       assert.equal(await fh.read(back, 0, 1000, i * 1000), 1000)
-      assert.ok(back.every((b) => b === (i & 0xff)), `chunk ${i}`)
+      assert.ok(
+        back.every((b) => b === (i & 0xff)),
+        `chunk ${i}`,
+      )
     }
     await fh.close()
     assert.equal(fs.usage().bytes, 5_000_000)

@@ -214,7 +214,7 @@ test('indexes are sparse: an entry per indexIntervalBytes appended', async (t) =
   for (let i = 0; i < entries; i++) {
     const rel = idx.readInt32BE(8 * i)
     const pos = idx.readInt32BE(8 * i + 4)
-    assert.equal(pos, rel / 4 * batch.length, 'entry points at the start of its batch')
+    assert.equal(pos, (rel / 4) * batch.length, 'entry points at the start of its batch')
     if (prev >= 0) assert.ok(pos - prev > 1000)
     prev = pos
   }

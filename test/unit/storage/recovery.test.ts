@@ -123,7 +123,10 @@ test('unclean shutdown: a torn last batch is cut, LEO and indexes rebuilt', asyn
   for (const f of segmentFiles(part, '.log')) entries += checkIndexFile(part, f)
   assert.ok(entries > 0)
   assert.equal((await produce(log2, [makeBatch(2, 0, 'after')])).baseOffset, 72)
-  assert.deepEqual((await records(log2)).slice(-2).map((r) => r.value), ['after-0', 'after-1'])
+  assert.deepEqual(
+    (await records(log2)).slice(-2).map((r) => r.value),
+    ['after-0', 'after-1'],
+  )
 })
 
 test('unclean shutdown: a CRC failure truncates there and deletes every later segment', async (t) => {
@@ -248,7 +251,10 @@ test('create is idempotent, refuses another topic id; delete removes the directo
   assert.equal(mgr.topicIdOf('t'), 'id-1')
   await mgr.delete('t', 1)
   assert.equal(mgr.topicIdOf('t'), undefined)
-  assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('t-')), [])
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.startsWith('t-')),
+    [],
+  )
   await assert.rejects(a.read(0, 100, 100, true), (e) => e instanceof KafkaError && e.errorName === 'KAFKA_STORAGE_ERROR')
   // a new incarnation starts empty
   const c = await mgr.create('t', 0, 'id-3')

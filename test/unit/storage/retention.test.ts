@@ -41,7 +41,13 @@ async function openLog(
 ): Promise<Opened> {
   const dir = opts.dir ?? tempDir(t)
   const clock = opts.clock ?? new ManualClock()
-  const mgr = await LogManager.open({ fs: opts.fs ?? nodeFs, clock, logDir: dir, config: { ...defaultLogConfig, ...config }, logger: silentLogger })
+  const mgr = await LogManager.open({
+    fs: opts.fs ?? nodeFs,
+    clock,
+    logDir: dir,
+    config: { ...defaultLogConfig, ...config },
+    logger: silentLogger,
+  })
   const log = mgr.get('events', 0) ?? (await mgr.create('events', 0, 'topic-id-1'))
   deferClose(t, () => mgr.close())
   return { mgr, log, dir, clock }
@@ -148,8 +154,16 @@ test('retention.bytes deletes oldest segments while size − segment.size ≥ re
 })
 
 test('cleanup.policy=compact alone is untouched by time and size; compact,delete is trimmed', async (t) => {
-  assert.equal(retentionConfigOf({ 'retention.ms': 5, 'retention.bytes': 7, 'cleanup.policy': ['compact'], 'file.delete.delay.ms': 9 }).deleteEnabled, false)
-  const both = retentionConfigOf({ 'retention.ms': 5, 'retention.bytes': 7, 'cleanup.policy': ['compact', 'delete'], 'file.delete.delay.ms': 9 })
+  assert.equal(
+    retentionConfigOf({ 'retention.ms': 5, 'retention.bytes': 7, 'cleanup.policy': ['compact'], 'file.delete.delay.ms': 9 }).deleteEnabled,
+    false,
+  )
+  const both = retentionConfigOf({
+    'retention.ms': 5,
+    'retention.bytes': 7,
+    'cleanup.policy': ['compact', 'delete'],
+    'file.delete.delay.ms': 9,
+  })
   assert.deepEqual(both, { retentionMs: 5, retentionBytes: 7, deleteEnabled: true, fileDeleteDelayMs: 9 })
 
   const o = await openLog(t)

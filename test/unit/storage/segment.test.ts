@@ -102,7 +102,13 @@ test('segment append: offset-index entries at index.interval.bytes, a growing ti
   again.finalizeTimeIndex()
   assert.equal(r.truncatedBytes, 0)
   assert.deepEqual(
-    { entries: offsetEntries(again), times: timeEntries(again), next: again.nextOffset, max: again.maxTimestamp, maxAt: again.offsetOfMaxTimestamp },
+    {
+      entries: offsetEntries(again),
+      times: timeEntries(again),
+      next: again.nextOffset,
+      max: again.maxTimestamp,
+      maxAt: again.offsetOfMaxTimestamp,
+    },
     state,
   )
   await again.closeHandle()

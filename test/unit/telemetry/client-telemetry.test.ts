@@ -125,10 +125,16 @@ describe('client telemetry', () => {
     const send = (id: string, bytes: number) =>
       telemetry.push(push(id, subscriptionIdOf([], INTERVAL, id), Buffer.alloc(bytes, 1)), connection().conn)
     for (const id of ids) assert.equal(send(id, 2), 0)
-    assert.deepEqual(telemetry.pushes().map((p) => p.clientInstanceId), ids.slice(1)) // count bound 3
+    assert.deepEqual(
+      telemetry.pushes().map((p) => p.clientInstanceId),
+      ids.slice(1),
+    ) // count bound 3
     const big = 'AQIDBAUGBwgJCgsMDQ4PEE'
     assert.equal(send(big, 7), 0) // 2 + 2 + 2 + 7 > 10: the two oldest go
-    assert.deepEqual(telemetry.pushes().map((p) => p.clientInstanceId), [ids[3], big])
+    assert.deepEqual(
+      telemetry.pushes().map((p) => p.clientInstanceId),
+      [ids[3], big],
+    )
     assert.ok(telemetry.pushes().reduce((n, p) => n + p.metrics.length, 0) <= 10)
   })
 })

@@ -57,7 +57,10 @@ test('every codec round-trips empty, small and multi-block data', () => {
 
 test('compression levels are honoured (gzip, zstd) and codec names map to ids', () => {
   const lines: string[] = []
-  for (let i = 0; i < 3000; i++) lines.push(JSON.stringify({ id: i, user: `user-${(i * 7919) % 613}`, kind: ['click', 'view', 'buy'][i % 3], at: 1_700_000_000_000 + i * 37 }))
+  for (let i = 0; i < 3000; i++)
+    lines.push(
+      JSON.stringify({ id: i, user: `user-${(i * 7919) % 613}`, kind: ['click', 'view', 'buy'][i % 3], at: 1_700_000_000_000 + i * 37 }),
+    )
   const data = Buffer.from(lines.join('\n'))
   for (const [codec, low, high] of [
     [CompressionType.Gzip, 1, 9],
@@ -69,10 +72,16 @@ test('compression levels are honoured (gzip, zstd) and codec names map to ids', 
     assert.ok(decompress(codec, small, MiB).equals(data))
   }
   assert.ok(decompress(CompressionType.Gzip, compress(CompressionType.Gzip, data, -1), MiB).equals(data))
-  assert.deepEqual(
-    ['uncompressed', 'none', 'gzip', 'snappy', 'lz4', 'zstd', 'producer', 'brotli'].map(codecByName),
-    [0, 0, 1, 2, 3, 4, undefined, undefined],
-  )
+  assert.deepEqual(['uncompressed', 'none', 'gzip', 'snappy', 'lz4', 'zstd', 'producer', 'brotli'].map(codecByName), [
+    0,
+    0,
+    1,
+    2,
+    3,
+    4,
+    undefined,
+    undefined,
+  ])
 })
 
 test('codecs 5-7 are UNSUPPORTED_COMPRESSION_TYPE', () => {
@@ -160,7 +169,11 @@ const bareBlock = (data: Buffer, dict?: Buffer) => (dict ? lz4.compressSync(data
 
 test('lz4 bomb: 256 blocks of 4 MiB of zeros (1 GiB in ~4 MB) are refused; a lying content size too', () => {
   const block = bareBlock(Buffer.alloc(4 * MiB))
-  const bomb = lz4Frame(0x60, 0x70, Array.from({ length: 256 }, () => block))
+  const bomb = lz4Frame(
+    0x60,
+    0x70,
+    Array.from({ length: 256 }, () => block),
+  )
   assert.ok(bomb.length < 8 * MiB)
   assertRefusedCheaply(CompressionType.Lz4, bomb, 16 * MiB)
   const declared = lz4Frame(0x60, 0x70, [bareBlock(Buffer.from('small'))], 2 ** 40)
@@ -188,7 +201,12 @@ test('zstd bomb: 8192 RLE blocks of 128 KiB (1 GiB in 32 KB) are refused; a lyin
   const small = zstdFrame([zstdBlockHeader(false, 1, 1000), Buffer.from([7]), zstdBlockHeader(true, 0, 3), Buffer.from('abc')])
   assert.ok(decompress(CompressionType.Zstd, small, MiB).equals(Buffer.concat([Buffer.alloc(1000, 7), Buffer.from('abc')])))
   // a frame that declares 2^40 bytes of content (FCS flag 3: 8 bytes) is refused before decoding
-  const declared = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x50]), Buffer.from([0, 0, 0, 0, 0, 1, 0, 0]), zstdBlockHeader(true, 0, 1), Buffer.from('x')])
+  const declared = Buffer.concat([
+    Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x50]),
+    Buffer.from([0, 0, 0, 0, 0, 1, 0, 0]),
+    zstdBlockHeader(true, 0, 1),
+    Buffer.from('x'),
+  ])
   assert.throws(() => decompress(CompressionType.Zstd, declared, MiB), code('INVALID_RECORD'))
 })
 
@@ -267,7 +285,12 @@ const RECORDS: RecordInput[] = [
 ]
 
 function plain(rs: ReturnType<typeof iterateRecords>) {
-  return [...rs].map((r) => ({ ...r, key: r.key?.toString() ?? null, value: r.value?.toString() ?? null, headers: r.headers.map((h) => [h.key, h.value?.toString() ?? null]) }))
+  return [...rs].map((r) => ({
+    ...r,
+    key: r.key?.toString() ?? null,
+    value: r.value?.toString() ?? null,
+    headers: r.headers.map((h) => [h.key, h.value?.toString() ?? null]),
+  }))
 }
 
 test('buildRecordBatch compresses; iterateRecords and validateProducedBatches read it back', () => {

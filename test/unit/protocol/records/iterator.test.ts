@@ -75,7 +75,10 @@ test('iterateBatches walks concatenated batches and stops at a trailing partial 
   assert.deepEqual([...iterateBatches(Buffer.concat([a, b.subarray(0, b.length - 1)]))].length, 1)
   assert.equal(hs[0]!.timestampType, TimestampType.CreateTime)
   // records of the second batch through its position
-  assert.deepEqual([...iterateRecords(buf, hs[1]!.position)].map((r) => r.value), [Buffer.from('yy')])
+  assert.deepEqual(
+    [...iterateRecords(buf, hs[1]!.position)].map((r) => r.value),
+    [Buffer.from('yy')],
+  )
 })
 
 test('iterateRecords rejects unknown codecs, undecodable compressed records and corrupt lengths', () => {
