@@ -16,8 +16,7 @@
 // fetching from a follower get NOT_LEADER_OR_FOLLOWER.
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../protocol/messages/01-fetch.js'
-import { partitionKey } from '../replication/replica-manager.js'
-import { readBuffers } from '../storage/read-buffers.js'
+import { type PartitionRead, partitionKey } from '../ports/replicas.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 const EMPTY = Buffer.alloc(0)
@@ -59,6 +58,7 @@ async function readAll(
   byId: boolean,
   keys: string[],
   seen: Array<() => boolean>,
+  releases: Array<() => void>,
 ): Promise<{ topics: TopicOut[]; bytes: number; failed: boolean; followerBehind: boolean }> {
   const { topics, replicas, settings } = ctx.broker
   let remaining = Math.min(req.maxBytes, settings.fetchMaxBytes)
@@ -83,15 +83,16 @@ async function readAll(
         seen.push(replicaId >= 0 ? () => p.log.logEndOffset !== leoSeen : () => p.log.highWatermark !== hwSeen)
         const limit = Math.max(0, Math.min(fp.partitionMaxBytes, remaining))
         // Once the response is full, later partitions report their offsets without reading.
-        let read: { records: Buffer; highWatermark: number; logStartOffset: number }
+        let read: PartitionRead
         if (replicaId >= 0) {
           read = await replicas.readForFollower(p, replicaId, fp.fetchOffset, limit === 0 && bytes > 0 ? 0 : limit)
         } else if (limit === 0 && bytes > 0) {
           if (fp.fetchOffset < p.log.logStartOffset || fp.fetchOffset > p.log.logEndOffset) throw new KafkaError('OFFSET_OUT_OF_RANGE')
-          read = { records: EMPTY, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset }
+          read = { records: EMPTY, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset, release: () => {} }
         } else {
           read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
         }
+        releases.push(read.release)
         // Absent, the follower's highWatermark is the largest number: never behind.
         if (replicaId >= 0 && fp.highWatermark < read.highWatermark) followerBehind = true
         bytes += read.records.length
@@ -133,15 +134,18 @@ export default defineHandler(FetchRequest, FetchResponse, { minVersion: 4, maxVe
   for (;;) {
     const keys: string[] = []
     const seen: Array<() => boolean> = []
-    const res = await readAll(ctx, req, byId, keys, seen)
+    const releases: Array<() => void> = []
+    const res = await readAll(ctx, req, byId, keys, seen, releases)
     const waitMs = deadline - clock.monotonic()
     if (res.bytes >= req.minBytes || res.failed || res.followerBehind || waitMs <= 0 || keys.length === 0 || ctx.conn.closed.aborted) {
       // The records point into pooled read buffers: they go back once the socket has the response.
       ctx.afterResponse?.(() => {
-        for (const t of res.topics) for (const p of t.partitions) readBuffers.release(p.records)
+        for (const release of releases) release()
       })
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: res.topics }
     }
+    // Nothing of this round is answered: its buffers go back before waiting for more.
+    for (const release of releases) release()
     await ctx.broker.replicas.waiters.wait(keys, waitMs, ctx.conn.closed, () => seen.some((moved) => moved()))
   }
 })

@@ -45,6 +45,16 @@ export interface PartitionRead {
   records: Buffer
   highWatermark: number
   logStartOffset: number
+  /**
+   * Gives the read's buffer back (it may be pooled) once nothing refers to `records` any more —
+   * after the socket has taken the response that carries them. Safe to call more than once.
+   */
+  release(): void
+}
+
+/** The key of a topic-partition in maps and wait lists (':' cannot appear in a topic name). */
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}:${partition}`
 }
 
 /** The offsets of a hosted replica's log, and the reads the coordinator and the handlers make of it. */

@@ -23,10 +23,9 @@ import type { PartitionState } from '../ports/metadata-store.js'
 import type { PartitionLog } from '../storage/partition-log.js'
 import type { Clock, Timer } from '../util/clock.js'
 
-export function partitionKey(topic: string, partition: number): string {
-  // ':' cannot appear in a topic name, so the key is unambiguous.
-  return `${topic}:${partition}`
-}
+import { partitionKey } from '../ports/replicas.js'
+
+export { partitionKey }
 
 export interface ReplicaProgress {
   /** The follower's log end offset as of its last fetch; -1 while unknown. */

@@ -14,6 +14,7 @@ import { KafkaError } from '../protocol/errors.js'
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records/compression.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
+import { readBuffers } from '../storage/read-buffers.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
@@ -179,7 +180,7 @@ export class ReplicaManager implements ReplicaService {
   async read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead> {
     const hw = p.log.highWatermark
     const res = await p.log.read(fetchOffset, maxBytes, hw, minOneBatch)
-    return { records: res.records, highWatermark: hw, logStartOffset: p.log.logStartOffset }
+    return { records: res.records, highWatermark: hw, logStartOffset: p.log.logStartOffset, release: releaser(res.records) }
   }
 
   /**
@@ -199,7 +200,7 @@ export class ReplicaManager implements ReplicaService {
     if (p.maybeAdvanceHighWatermark()) this.waiters.notify(p.key)
     this.onFollowerProgress?.(p, replicaId)
     const records = maxBytes > 0 ? (await p.log.read(fetchOffset, maxBytes, Number.MAX_SAFE_INTEGER, true)).records : EMPTY
-    return { records, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset }
+    return { records, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset, release: releaser(records) }
   }
 
   /**
@@ -255,5 +256,15 @@ export class ReplicaManager implements ReplicaService {
   async close(): Promise<void> {
     this.logger.debug('closing logs', { partitions: this.partitions.size })
     await this.logs.close()
+  }
+}
+
+/** Gives a read's pooled buffer back once (readBuffers ignores what it did not hand out). */
+function releaser(records: Buffer): () => void {
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    readBuffers.release(records)
   }
 }
