@@ -287,8 +287,9 @@ test('codec, headers, timestamps, producer id, epoch, sequence and leader epoch 
     { key: Buffer.from('a'), value: Buffer.from('a2'), timestamp: ts + 2, headers: [{ key: 'h', value: null }] },
     { key: Buffer.from('c'), value: null, timestamp: ts + 3 },
   ]
-  for (const compression of [CompressionType.None, CompressionType.Gzip, CompressionType.Zstd]) {
-    const batch = buildRecordBatch({ records, producerId: 77, producerEpoch: 3, baseSequence: 10, compression })
+  for (const [i, compression] of [CompressionType.None, CompressionType.Gzip, CompressionType.Zstd].entries()) {
+    // Sequences in order (2, 6, 10): the same one three times would be a producer's retries, stored once.
+    const batch = buildRecordBatch({ records, producerId: 77, producerEpoch: 3, baseSequence: 2 + 4 * i, compression })
     await produce(c.log, [batch], 5)
     c.log.maybeIncrementHighWatermark(c.log.logEndOffset)
   }
