@@ -1,5 +1,8 @@
 // The log of one partition: `<logDir>/<topic>-<partition>/`, an ordered list of segments
-// (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts) and partition.metadata.
+// (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts), partition.metadata, and the
+// idempotent producers' state (producer-state.ts) with its `<offset>.snapshot` files
+// (producer-snapshot.ts: written at each roll and at close, deleted with the segments below the log
+// start and above a truncation; recovery loads the newest and replays the batches after it).
 //
 // Contract (docs/architecture.md §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
