@@ -401,6 +401,23 @@ describe('producer state in the partition log', () => {
     await mgr.close()
   })
 
+  it('a follower restarting its log at the leader start forgets the producers and every snapshot', async () => {
+    const fs = new MemoryFs()
+    const mgr = await openMgr(fs, new ManualClock(), { segmentBytes: 300 })
+    const log = await mgr.create('t', 0, 'id')
+    for (let i = 0; i < 10; i++) await produce(log, [idem(2, 0, i)])
+    assert.ok(log.producerSnapshotOffsets().length > 0)
+    await log.truncateFullyAndStartAtOffset(50)
+    assert.deepEqual(log.producerEntries(), [])
+    assert.deepEqual(log.producerSnapshotOffsets(), [])
+    assert.deepEqual(
+      (await fs.readdir(`${DIR}/t-0`)).filter((n) => n.endsWith('.snapshot')),
+      [],
+    )
+    assert.equal((await produce(log, [idem(2, 0, 77)])).baseOffset, 50, 'an unknown producer again: any sequence')
+    await mgr.close()
+  })
+
   it('DeleteRecords removes the snapshots below the log start and keeps the producers (KIP-360)', async () => {
     const mgr = await openMgr(new MemoryFs(), new ManualClock(), { segmentBytes: 300 })
     const log = await mgr.create('t', 0, 'id')
