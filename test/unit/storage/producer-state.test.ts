@@ -251,7 +251,12 @@ describe('producer snapshots (Kafka ProducerSnapshot v1)', () => {
   })
 })
 
-async function openMgr(fs: Fs, clock: ManualClock, config: Partial<LogConfig> = {}, more: { producerIdExpirationMs?: number } = {}) {
+async function openMgr(
+  fs: Fs,
+  clock: ManualClock,
+  config: Partial<LogConfig> = {},
+  more: { producerIdExpirationMs?: number; producerIdExpirationCheckIntervalMs?: number } = {},
+) {
   return LogManager.open({ fs, clock, logDir: DIR, config: { ...defaultLogConfig, ...config }, logger: silentLogger, ...more })
 }
 
@@ -429,6 +434,23 @@ describe('producer state in the partition log', () => {
     assert.ok(log.producerSnapshotOffsets().every((o) => o >= log.logStartOffset))
     assert.ok(log.producerEntry(2))
     assert.ok((await produce(log, [idem(2, 0, 9)])).duplicate)
+    await mgr.close()
+  })
+
+  it('the periodic check (producer.id.expiration.check.interval.ms) expires producers on the virtual clock', async () => {
+    const clock = new ManualClock()
+    const mgr = await openMgr(new MemoryFs(), clock, {}, { producerIdExpirationMs: 5_000, producerIdExpirationCheckIntervalMs: 1_000 })
+    const log = await mgr.create('t', 0, 'id')
+    await produce(log, [idem(1, 0, 0, 1, clock.now())])
+    // Each check runs on the log's append queue: an append queued after it sees its result.
+    for (let second = 1; second <= 4; second++) {
+      clock.advance(1_000)
+      await produce(log, [makePlain()])
+      assert.ok(log.producerEntry(1), `not idle long enough after ${second} s`)
+    }
+    clock.advance(1_000)
+    await produce(log, [makePlain()])
+    assert.equal(log.producerEntry(1), undefined, 'expired by the check at 5 s')
     await mgr.close()
   })
 
