@@ -88,6 +88,8 @@ export class Broker {
         config: logConfigOf(topicDefaults(configs.config)),
         logger: logger.child('log'),
         checkpointIntervalMs: config.get('log.flush.offset.checkpoint.interval.ms'),
+        producerIdExpirationMs: config.get('producer.id.expiration.ms'),
+        producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms'),
       })
       const replicas = new ReplicaManager(logs, clock, logger.child('replicas'), {
         maxDecompressedBatchBytes: config.get('tributary.max.decompressed.batch.bytes'),

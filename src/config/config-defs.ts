@@ -940,6 +940,14 @@ export const BROKER_CONFIG_DEFS = [
     scope: 'broker',
     doc: 'Idempotent producer state is dropped after this long without a write.',
   },
+  {
+    name: 'producer.id.expiration.check.interval.ms',
+    type: 'int',
+    default: '600000',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'How often idle producer ids are looked for (producer.id.expiration.ms).',
+  },
 ] as const satisfies readonly ConfigKeyDef[]
 
 // ---------------------------------------------------------------------------------------------

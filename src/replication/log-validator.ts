@@ -30,7 +30,9 @@
 //       (record-errors.ts): one error per record, the key rule first; the batch is then refused
 //       with a RecordValidationError (INVALID_TIMESTAMP if any timestamp is to blame, else
 //       INVALID_RECORD) that the Produce handler answers with as record_errors;
-//    d. (next: producer state — see "Idempotent producers" below);
+//    d. an idempotent producer's batch (producer id ≥ 0) must carry a sequence (INVALID_RECORD
+//       otherwise, Kafka's LogValidator.validateBatch); its producer-state rules are the log's — see
+//       "Idempotent producers" below;
 //    e. what is stored: with compression.type `producer`, or naming the batch's own codec, the
 //       producer's bytes (stamped in place on a LogAppendTime topic: maxTimestamp = now and the
 //       timestamp-type bit, CRC recomputed, as Kafka's DefaultRecordBatch.setMaxTimestamp); with
@@ -40,17 +42,14 @@
 //       max.message.bytes (MESSAGE_TOO_LARGE), as Kafka checks sizes again after recompressing.
 // A batch refused stops the pass: nothing of the partition's records is appended.
 //
-// Idempotent producers (the next step of this pass, Kafka's ProducerAppendInfo): the per-batch
-// producer id / epoch / sequence checks go at step d, between the record rules and the choice of
-// what to store — after the batch is known to be well-formed, before any byte is rebuilt, as
-// Kafka checks producer state only for batches that passed validation. They read the header
-// fields (producerId, producerEpoch, baseSequence, lastOffsetDelta) and no record; a duplicate
-// batch answers with the offsets it got the first time instead of being appended, which is why
-// the step must be able to end the pass with a result, not only an error. The pass runs
-// synchronously just before the log's serialized append (ReplicaManager.append), so a producer's
-// in-flight batches (up to 5) are checked in the order they are appended, but against producer
-// state that does not yet include the ones validated and not yet written: the step must track
-// those too.
+// Idempotent producers (Kafka's ProducerAppendInfo): the epoch / sequence rules and the duplicate
+// check are not part of this pass but of the log's serialized append (storage/producer-state.ts,
+// run by PartitionLog.append after this pass, as Kafka's UnifiedLog checks producer state under
+// its lock after LogValidator). There the check, the offsets and the state update are one step,
+// so a producer's in-flight batches (up to 5, in one request or several) are checked against the
+// state including every batch appended before them, and a follower's appends update the same
+// state. A duplicate comes back from the log as a normal append result with the original offsets
+// (AppendInfo.duplicate), which ReplicaManager.append hands to the Produce handler.
 import { KafkaError, type RecordError } from '../protocol/errors.js'
 import {
   BATCH_HEADER_SIZE,
@@ -180,7 +179,10 @@ function validateBatch(records: Buffer, h: BatchHeader, rules: BatchRules): Buff
   const section = compressed ? decompress(h.compression, stored, rules.maxDecompressedBytes) : stored
   // c. The one walk over the records (an uncompressed batch's only when a record rule applies).
   if (compressed || rules.requireKeys || rules.bounds !== null) walkRecords(section, h, compressed, rules)
-  // d. (Idempotent producers' checks go here: see the header comment.)
+  // d. An idempotent batch without a sequence (its producer-state rules are the log's: see the header comment).
+  if (h.producerId >= 0 && h.baseSequence < 0) {
+    throw new KafkaError('INVALID_RECORD', `Invalid sequence number ${h.baseSequence} in record batch with producerId ${h.producerId}`)
+  }
   // e. What is stored.
   if (rebuild) {
     const out = rebuildBatch(records, h.position, section, rules.codec!, {

@@ -8,8 +8,10 @@
 //
 // What a producer's records must satisfy before they are stored — batch headers and CRC, the
 // topic's timestamp, key and compression rules, KIP-467 record errors — is one pass per batch,
-// log-validator.ts; append runs it once, then hands the batches to the log. On a LogAppendTime
-// topic the Produce answer carries the time the batches were stamped with.
+// log-validator.ts; append runs it once, then hands the batches to the log, which checks the
+// idempotent producers' sequences (storage/producer-state.ts) and answers a retried batch with its
+// original offsets. On a LogAppendTime topic the Produce answer carries the time the batches were
+// stamped with.
 import { KafkaError } from '../protocol/errors.js'
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records/compression.js'
 import type { LogConfig } from '../storage/log-config.js'
@@ -158,8 +160,10 @@ export class ReplicaManager implements ReplicaService {
       now,
     })
     const info = await p.log.append(valid.records, valid.batches, p.leaderEpoch)
-    p.maybeAdvanceHighWatermark()
-    this.waiters.notify(p.key)
+    if (!info.duplicate) {
+      p.maybeAdvanceHighWatermark()
+      this.waiters.notify(p.key)
+    }
     if (acksAll) {
       await p.waitForHighWatermark(info.lastOffset + 1, policy.timeoutMs ?? 30_000, this.clock)
       if (p.isr.length < minIsr) {
@@ -169,9 +173,12 @@ export class ReplicaManager implements ReplicaService {
         )
       }
     }
+    // A producer's retry of a batch already in the log (storage/producer-state.ts): a success with
+    // the original offsets and, as Kafka's UnifiedLog answers it, the original batch's timestamp.
+    // acks=all above waited for that batch to be committed.
     return {
       baseOffset: info.baseOffset,
-      logAppendTimeMs: policy.logAppendTime ? now : info.logAppendTimeMs,
+      logAppendTimeMs: info.duplicate || !policy.logAppendTime ? info.logAppendTimeMs : now,
       logStartOffset: p.log.logStartOffset,
     }
   }

@@ -13,6 +13,8 @@
 // log.retention.check.interval.ms; it and DeleteRecords write log-start-offset-checkpoint right
 // after they move a log start offset. The log cleaner (cleaner/log-cleaner.ts) runs here once
 // startCleaner() is called; it is stopped before the logs close and before a log is deleted.
+// Every producer.id.expiration.check.interval.ms each log forgets the idempotent producers idle for
+// producer.id.expiration.ms (Kafka's PeriodicProducerExpirationCheck, producer-state.ts).
 // Crash: without the clean-shutdown marker, every log is recovered from its recovery point
 // (recovery.ts); checkpoints are replaced atomically (checkpoint-file.ts), and the marker is only
 // written after every log was flushed and every checkpoint written.
@@ -54,6 +56,10 @@ export interface LogManagerOptions {
   logger: Logger
   /** Period of the checkpoint writes (log.flush.offset.checkpoint.interval.ms); 0 = only on close. */
   checkpointIntervalMs?: number
+  /** producer.id.expiration.ms (Kafka: 86400000). */
+  producerIdExpirationMs?: number
+  /** producer.id.expiration.check.interval.ms (Kafka: 600000). */
+  producerIdExpirationCheckIntervalMs?: number
 }
 
 /** `<topic>-<partition>` → its parts, or null when the name is not a partition directory. */
@@ -73,6 +79,7 @@ export class LogManager {
   private readonly creating = new Map<string, Promise<PartitionLog>>()
   private readonly checkpoints = new SerialQueue()
   private checkpointTimer: Timer | null = null
+  private expirationTimer: Timer | null = null
   private retention: RetentionTask | null = null
   private cleanerTask: LogCleaner | null = null
   private closed = false
@@ -126,6 +133,7 @@ export class LogManager {
           recoveryPoint: recoveryPoints.get(key),
           logStartOffset: logStarts.get(key),
           highWatermark: highWatermarks.get(key),
+          ...mgr.producerOptions(),
         })
         mgr.logs.set(key, log)
         if (topicId !== undefined) mgr.topicIds.set(d.topic, topicId)
@@ -141,7 +149,31 @@ export class LogManager {
     }
     logger.debug('loaded logs', { logDir, partitions: mgr.logs.size, cleanShutdown: clean })
     mgr.scheduleCheckpoint()
+    mgr.scheduleProducerExpiration()
     return mgr
+  }
+
+  private producerOptions(): { producerIdExpirationMs?: number } {
+    const ms = this.opts.producerIdExpirationMs
+    return ms === undefined ? {} : { producerIdExpirationMs: ms }
+  }
+
+  private scheduleProducerExpiration(): void {
+    const interval = this.opts.producerIdExpirationCheckIntervalMs ?? 600_000
+    if (!(interval > 0) || !Number.isFinite(interval) || this.closed) return
+    this.expirationTimer = this.opts.clock.setTimeout(() => {
+      this.expirationTimer = null
+      this.removeExpiredProducers()
+        .catch((err) => this.opts.logger.error('producer expiration failed', { error: err }))
+        .finally(() => this.scheduleProducerExpiration())
+    }, interval)
+  }
+
+  /** One producer expiration pass over every log now; returns how many producers were forgotten. */
+  async removeExpiredProducers(): Promise<number> {
+    let n = 0
+    for (const log of [...this.logs.values()]) if (log.usable) n += await log.removeExpiredProducers()
+    return n
   }
 
   private async readCheckpoint(name: string): Promise<Map<string, number>> {
@@ -291,6 +323,7 @@ export class LogManager {
       config: resolveLogConfig(this.opts.config, config),
       topicId,
       cleanShutdown: true,
+      ...this.producerOptions(),
     })
     this.logs.set(key, log)
     this.topicIds.set(topic, topicId)
@@ -352,6 +385,8 @@ export class LogManager {
     this.closed = true
     this.checkpointTimer?.cancel()
     this.checkpointTimer = null
+    this.expirationTimer?.cancel()
+    this.expirationTimer = null
     await this.retention?.stop()
     await this.cleanerTask?.stop()
     const results = await Promise.allSettled([...this.logs.values()].map((l) => l.close()))

@@ -1,5 +1,8 @@
 // The log of one partition: `<logDir>/<topic>-<partition>/`, an ordered list of segments
-// (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts) and partition.metadata.
+// (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts), partition.metadata, and the
+// idempotent producers' state (producer-state.ts) with its `<offset>.snapshot` files
+// (producer-snapshot.ts: written at each roll and at close, deleted with the segments below the log
+// start and above a truncation; recovery loads the newest and replays the batches after it).
 //
 // Contract (docs/architecture.md §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
@@ -40,7 +43,9 @@ import type { Fs } from './fs.js'
 import { CorruptCheckpointError } from './checkpoint-file.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
-import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
+import { deleteSnapshot, encodeSnapshot, writeSnapshot } from './producer-snapshot.js'
+import { type ProducerEntry, ProducerStateManager, type ProducerUpdates } from './producer-state.js'
+import { type LoadedLog, loadProducerState, loadSegments, segmentConfigOf } from './recovery.js'
 import {
   AppendFailedError,
   CLEANED_SUFFIX,
@@ -63,6 +68,12 @@ export interface AppendInfo {
   maxTimestamp: number
   /** The broker time stamped on the batches for LogAppendTime topics; -1 for CreateTime. */
   logAppendTimeMs: number
+  /**
+   * The batch was a producer's retry of one already in the log (producer-state.ts): nothing was
+   * written, and the offsets and timestamp are the original batch's (logAppendTimeMs is its max
+   * timestamp, as Kafka's UnifiedLog answers a duplicate).
+   */
+  duplicate?: boolean
 }
 
 export interface ReadResult {
@@ -94,7 +105,11 @@ export interface PartitionLogOptions {
   logStartOffset?: number
   /** The checkpointed high watermark (replication-offset-checkpoint); the log start when absent. */
   highWatermark?: number
+  /** producer.id.expiration.ms (default 86400000, Kafka's). */
+  producerIdExpirationMs?: number
 }
+
+const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
 
 const EMPTY: Buffer = Buffer.alloc(0)
 
@@ -124,8 +139,18 @@ export class PartitionLog {
   private closed = false
   /** Bumped by every truncation: a cleaning that began before one must not swap its result in. */
   private truncations = 0
+  /** The idempotent producers' state, updated by every append (producer-state.ts). */
+  private readonly producers: ProducerStateManager
+  /** Offsets of the `<offset>.snapshot` files of the producer state, ascending. */
+  private snapshots: number[]
 
-  private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache) {
+  private constructor(
+    opts: PartitionLogOptions,
+    loaded: LoadedLog,
+    epochs: LeaderEpochCache,
+    producers: ProducerStateManager,
+    snapshots: number[],
+  ) {
     this.fs = opts.fs
     this.clock = opts.clock
     this.logger = opts.logger
@@ -144,10 +169,16 @@ export class PartitionLog {
     this.hw = Math.min(Math.max(opts.highWatermark ?? loaded.logStartOffset, loaded.logStartOffset), loaded.nextOffset)
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
+    this.producers = producers
+    this.snapshots = snapshots
   }
 
   /** Loads (and if needed recovers) the partition directory, which must exist. */
   static async open(opts: PartitionLogOptions): Promise<PartitionLog> {
+    const producers = new ProducerStateManager(
+      `${opts.topic}-${opts.partition}`,
+      opts.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+    )
     const loaded = await loadSegments({
       fs: opts.fs,
       dir: opts.dir,
@@ -157,6 +188,7 @@ export class PartitionLog {
       cleanShutdown: opts.cleanShutdown,
       recoveryPoint: opts.recoveryPoint,
       logStartOffset: opts.logStartOffset,
+      producers: { state: producers, nowMs: opts.clock.now() },
     })
     let epochs: LeaderEpochCache
     try {
@@ -178,7 +210,27 @@ export class PartitionLog {
         logEndOffset: loaded.nextOffset,
       })
     }
-    return new PartitionLog(opts, loaded, epochs)
+    return new PartitionLog(opts, loaded, epochs, producers, loaded.snapshots)
+  }
+
+  /** A copy of an idempotent producer's state in this log, or undefined. */
+  producerEntry(producerId: number): ProducerEntry | undefined {
+    return this.producers.entry(producerId)
+  }
+
+  /** Copies of every idempotent producer's state in this log. */
+  producerEntries(): ProducerEntry[] {
+    return this.producers.entries()
+  }
+
+  /** Offsets of the producer state snapshots on disk, ascending. */
+  producerSnapshotOffsets(): number[] {
+    return [...this.snapshots]
+  }
+
+  /** Forgets the producers idle for producer.id.expiration.ms (the log manager calls it periodically). */
+  removeExpiredProducers(): Promise<number> {
+    return this.main.run(async () => this.producers.removeExpired(this.clock.now()))
   }
 
   get logStartOffset(): number {
@@ -278,7 +330,10 @@ export class PartitionLog {
    * Appends a Produce partition's records, already validated (replication/log-validator.ts; batches
    * is its result). Assigns offsets, patching baseOffset and partitionLeaderEpoch in place, and
    * writes the buffer with one write at the end of the active segment (rolling it first if
-   * needed). Calls are serialized in call order.
+   * needed). Calls are serialized in call order. The idempotent producers' batches are checked
+   * against the producer state here, under the same serialization as the offsets they get
+   * (producer-state.ts): a refused batch throws its Kafka error and nothing is written; a retried
+   * batch already in the log answers with its original offsets (`duplicate`) and nothing is written.
    */
   append(records: Buffer, batches: BatchHeader[], leaderEpoch: number): Promise<AppendInfo> {
     return this.main.run(() => this.doAppend(records, batches, leaderEpoch))
@@ -297,7 +352,18 @@ export class PartitionLog {
       count += b.lastOffsetDelta + 1
       offset += b.lastOffsetDelta + 1
     }
-    return this.writeBatches(records, batches, count)
+    const prepared = this.producers.prepare(batches)
+    if (prepared.duplicate) {
+      const d = prepared.duplicate
+      return {
+        baseOffset: d.lastOffset - d.offsetDelta,
+        lastOffset: d.lastOffset,
+        maxTimestamp: d.timestamp,
+        logAppendTimeMs: d.timestamp,
+        duplicate: true,
+      }
+    }
+    return this.writeBatches(records, batches, count, prepared.updates)
   }
 
   /**
@@ -305,7 +371,12 @@ export class PartitionLog {
    * first if needed) — the segment's append writes and indexes them — then moves the log end,
    * records a new leader epoch and applies the flush policy.
    */
-  private async writeBatches(records: Buffer, batches: BatchHeader[], count: number): Promise<AppendInfo> {
+  private async writeBatches(
+    records: Buffer,
+    batches: BatchHeader[],
+    count: number,
+    producers: ProducerUpdates | null | 'replicated',
+  ): Promise<AppendInfo> {
     const first = batches[0]!
     const last = batches[batches.length - 1]!
     const lastOffset = last.baseOffset + last.lastOffsetDelta
@@ -319,6 +390,8 @@ export class PartitionLog {
     }
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
+    if (producers === 'replicated') for (const b of batches) this.producers.applyWritten(b)
+    else this.producers.commit(producers)
     for (const b of batches) {
       if (b.partitionLeaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(b.partitionLeaderEpoch, b.baseOffset)
     }
@@ -353,7 +426,7 @@ export class PartitionLog {
       expected = b.baseOffset + b.lastOffsetDelta + 1
       count += b.recordCount
     }
-    return this.writeBatches(records, batches, count)
+    return this.writeBatches(records, batches, count, 'replicated')
   }
 
   /** OffsetForLeaderEpoch on this log: the largest epoch ≤ requested and where it ends (KIP-101/279). */
@@ -402,8 +475,13 @@ export class PartitionLog {
     this.segments = [...this.segments, seg]
     const upTo = seg.baseOffset
     this.logger.debug('rolled segment', { dir: this.dir, baseOffset: upTo })
+    // The producer state as of the new segment's start (Kafka's UnifiedLog.roll), so recovery
+    // replays at most the segments after it; taken now, written with the background flush. Taken
+    // with no producer too, as Kafka does: an unclean restart then reads no older segment for it.
+    const snapshot = this.takeSnapshot(true)
     this.flushes
       .run(async () => {
+        if (snapshot !== null && !this.closed) await writeSnapshot(this.fs, this.dir, upTo, snapshot)
         // Flushed whole while active, the old segment is skipped by flushUpTo, but the roll just
         // gave its time index a final entry (its largest timestamp), which a load below the
         // recovery point trusts: write it down (found by the crash property test).
@@ -411,6 +489,39 @@ export class PartitionLog {
         else await this.flushUpTo(upTo)
       })
       .catch((err) => this.logger.error('background flush of a rolled segment failed', { dir: this.dir, error: err }))
+  }
+
+  /**
+   * The producer state encoded as a snapshot at the log end, recorded in `snapshots`; null, unless
+   * always, when there is nothing to keep (no producer now and no snapshot that could be outdated).
+   */
+  private takeSnapshot(always = false): Buffer | null {
+    if (!always && this.producers.size === 0 && this.snapshots.length === 0) return null
+    const at = this.nextOffset
+    if (this.snapshots[this.snapshots.length - 1] !== at) this.snapshots.push(at)
+    return encodeSnapshot(this.producers.entries())
+  }
+
+  /** Deletes the snapshot files whose offset fails keep. */
+  private async deleteSnapshots(keep: (offset: number) => boolean): Promise<void> {
+    const gone = this.snapshots.filter((o) => !keep(o))
+    if (gone.length === 0) return
+    this.snapshots = this.snapshots.filter(keep)
+    for (const o of gone) await deleteSnapshot(this.fs, this.dir, o)
+  }
+
+  /** Rebuilds the producer state from the snapshots and the log (after a truncation). */
+  private async reloadProducerState(): Promise<void> {
+    this.snapshots = await loadProducerState({
+      fs: this.fs,
+      dir: this.dir,
+      logger: this.logger,
+      segments: this.segments,
+      logStartOffset: this.startOffset,
+      logEndOffset: this.nextOffset,
+      nowMs: this.clock.now(),
+      state: this.producers,
+    })
   }
 
   private async applyFlushPolicy(): Promise<void> {
@@ -562,6 +673,8 @@ export class PartitionLog {
         await this.active.truncateTo(offset)
         this.afterTruncation()
         await this.leaderEpochs.truncateFromEnd(this.nextOffset)
+        // Kafka's ProducerStateManager.truncateAndReload: the state as of the new log end.
+        await this.reloadProducerState()
         this.logger.info('truncated log', { dir: this.dir, offset, logEndOffset: this.nextOffset })
       }),
     )
@@ -588,6 +701,9 @@ export class PartitionLog {
     this.startOffset = offset
     this.afterTruncation()
     await this.leaderEpochs.truncateFromEnd(0)
+    // Kafka's ProducerStateManager.truncateFullyAndStartAt.
+    this.producers.clear()
+    await this.deleteSnapshots(() => false)
     this.logger.info('emptied log', { dir: this.dir, logStartOffset: offset })
   }
 
@@ -651,6 +767,9 @@ export class PartitionLog {
         } finally {
           await this.advanceLogStartOffset(this.segments[0]!.baseOffset)
         }
+        // The snapshots go with their segments; the producers stay (producer-state.ts).
+        const start = this.startOffset
+        await this.deleteSnapshots((o) => o >= start)
         this.logger.info('deleted old segments', {
           dir: this.dir,
           reason,
@@ -730,7 +849,12 @@ export class PartitionLog {
           this.flushTimer.cancel()
           this.flushTimer = null
         }
-        if (!this.failure) await this.flushUpTo(this.nextOffset)
+        if (!this.failure) {
+          await this.flushUpTo(this.nextOffset)
+          // A clean shutdown leaves the state at the log end: the next load replays nothing.
+          const snapshot = this.takeSnapshot()
+          if (snapshot !== null) await writeSnapshot(this.fs, this.dir, this.nextOffset, snapshot)
+        }
         this.closed = true
         for (const seg of this.segments) await seg.close()
         await this.deleter.settle(true)

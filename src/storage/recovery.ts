@@ -22,11 +22,23 @@
 // `.swap` files of its base offset when its .log was not renamed yet (the swap had not committed).
 // Kafka also discards every swap above a `.cleaned` file, for its segment splits; there are no
 // splits here, and a committed swap must win, as its old segments may be partly gone already.
+//
+// Producer state (producer-state.ts) is loaded with the segments, as Kafka's LogLoader rebuilds it:
+// the newest snapshot that decodes is loaded (a corrupt one is deleted and the next older tried),
+// then the batch headers from its offset — from the log start without one — to the log end are
+// replayed: those of rescanned segments as the rescan meets them (no second read), the others by
+// a header walk. Snapshots above the recovered log end (their offsets were lost; the state is then
+// rebuilt from an older one) or below the log start are deleted. A clean shutdown leaves a
+// snapshot at the log end when there are producers, so after a clean shutdown without any
+// snapshot there is no producer state and nothing is read (Kafka's rule for logs without snapshots).
+import { KafkaError } from '../protocol/errors.js'
 import type { BatchHeader } from '../protocol/records/batch.js'
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import type { LogConfig } from './log-config.js'
+import { CorruptSnapshotError, decodeSnapshot, deleteSnapshot, snapshotFileName, snapshotOffsets } from './producer-snapshot.js'
+import type { ProducerStateManager } from './producer-state.js'
 import { CLEANED_SUFFIX, LOG_SUFFIX, LogSegment, SCAN_CHUNK_BYTES, type SegmentConfig, SWAP_SUFFIX, segmentFileName } from './segment.js'
 
 const SEGMENT_FILE = /^(\d{20})(\.log|\.index|\.timeindex)$/
@@ -45,6 +57,8 @@ export interface LoadOptions {
   recoveryPoint?: number
   /** From log-start-offset-checkpoint. */
   logStartOffset?: number
+  /** The producer state to rebuild (emptied first), at this time (producer.id.expiration.ms). */
+  producers?: { state: ProducerStateManager; nowMs: number }
 }
 
 export interface LoadedLog {
@@ -63,6 +77,8 @@ export interface LoadedLog {
   epochStarts: Array<{ epoch: number; startOffset: number }>
   /** The log was restarted empty at its checkpointed start: no leader epoch applies any more. */
   emptied: boolean
+  /** Offsets of the producer state snapshots that remain, ascending. */
+  snapshots: number[]
 }
 
 export function segmentConfigOf(c: LogConfig): SegmentConfig {
@@ -158,6 +174,28 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     segments.push(await LogSegment.create(fs, dir, start, segConfig, opts.nowMs))
   }
 
+  // The producer state's starting point: the newest snapshot that decodes, or the log start.
+  const producers = opts.producers
+  let snapshots: number[] = []
+  let snapshotAt = -1
+  let hadSnapshot = false
+  if (producers) {
+    producers.state.clear()
+    const minStart = opts.logStartOffset ?? segments[0]!.baseOffset
+    ;({
+      offsets: snapshots,
+      loadedAt: snapshotAt,
+      found: hadSnapshot,
+    } = await loadNewestSnapshot(fs, dir, logger, producers.state, producers.nowMs, minStart))
+  }
+  const replayFrom = snapshotAt >= 0 ? snapshotAt : (opts.logStartOffset ?? 0)
+  // Without any snapshot file after a clean shutdown there were no producers: nothing to read.
+  // A corrupt snapshot does not count as none: the state is then rebuilt from the log start.
+  const replaying = producers !== undefined && (hadSnapshot || !opts.cleanShutdown)
+  const replay = (h: BatchHeader) => {
+    if (replaying && h.baseOffset + h.lastOffsetDelta >= replayFrom) producers!.state.applyWritten(h)
+  }
+
   // Index of the first segment to rescan.
   let from = segments.length
   const rp = opts.recoveryPoint ?? 0
@@ -211,8 +249,17 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
         seg.restoreFromIndexes(segments[i + 1]!.baseOffset)
       }
     }
-    if (!rescan) continue
-    const r = await seg.recover(noteEpoch)
+    if (!rescan) {
+      const next = segments[i + 1]
+      if (replaying && (next === undefined || next.baseOffset > replayFrom)) {
+        await replayProducerState([seg], replayFrom, Number.MAX_SAFE_INTEGER, producers!.state)
+      }
+      continue
+    }
+    const r = await seg.recover((h) => {
+      noteEpoch(h)
+      replay(h)
+    })
     recoveredSegments++
     let cut = r.truncatedBytes > 0
     if (cut) {
@@ -272,6 +319,24 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     epochStarts.length = 0
     emptied = true
   }
+  if (producers) {
+    if (emptied) producers.state.clear()
+    if (emptied || snapshotAt > nextOffset) {
+      // The snapshot loaded is past what survived: start again from the snapshots that remain.
+      snapshots = await loadProducerState({
+        fs,
+        dir,
+        logger,
+        segments,
+        logStartOffset: emptied ? nextOffset : Math.max(opts.logStartOffset ?? 0, segments[0]!.baseOffset),
+        logEndOffset: nextOffset,
+        nowMs: producers.nowMs,
+        state: producers.state,
+      })
+    } else {
+      producers.state.removeExpired(producers.nowMs)
+    }
+  }
   const first = segments[0]!.baseOffset
   const logStartOffset = Math.min(Math.max(opts.logStartOffset ?? first, first), nextOffset)
   return {
@@ -284,5 +349,85 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     truncatedBytes,
     epochStarts,
     emptied,
+    snapshots,
+  }
+}
+
+/**
+ * Deletes the snapshots below minOffset, loads the newest that decodes into state (deleting the
+ * corrupt ones above it) and returns the offsets left and the loaded one (-1: none).
+ */
+async function loadNewestSnapshot(
+  fs: Fs,
+  dir: string,
+  logger: Logger,
+  state: ProducerStateManager,
+  nowMs: number,
+  minOffset: number,
+): Promise<{ offsets: number[]; loadedAt: number; found: boolean }> {
+  const offsets: number[] = []
+  for (const o of snapshotOffsets(await fs.readdir(dir))) {
+    if (o < minOffset) await deleteSnapshot(fs, dir, o)
+    else offsets.push(o)
+  }
+  const found = offsets.length > 0
+  while (offsets.length > 0) {
+    const o = offsets[offsets.length - 1]!
+    try {
+      state.load(decodeSnapshot(await fs.readFile(`${dir}/${snapshotFileName(o)}`)), nowMs)
+      return { offsets, loadedAt: o, found }
+    } catch (err) {
+      if (!(err instanceof CorruptSnapshotError)) throw err
+      logger.warn('deleting a corrupt producer snapshot', { dir, offset: o, error: err })
+      state.clear()
+      await deleteSnapshot(fs, dir, o)
+      offsets.pop()
+    }
+  }
+  return { offsets, loadedAt: -1, found }
+}
+
+export interface ProducerStateLoad {
+  fs: Fs
+  dir: string
+  logger: Logger
+  segments: readonly LogSegment[]
+  logStartOffset: number
+  logEndOffset: number
+  nowMs: number
+  state: ProducerStateManager
+}
+
+/**
+ * Rebuilds state (emptied first) from the snapshots of dir and the log (see the header comment).
+ * Returns the offsets of the snapshots that remain, ascending.
+ */
+export async function loadProducerState(opts: ProducerStateLoad): Promise<number[]> {
+  const { fs, dir, state } = opts
+  state.clear()
+  for (const o of snapshotOffsets(await fs.readdir(dir))) if (o > opts.logEndOffset) await deleteSnapshot(fs, dir, o)
+  const { offsets, loadedAt } = await loadNewestSnapshot(fs, dir, opts.logger, state, opts.nowMs, opts.logStartOffset)
+  await replayProducerState(opts.segments, loadedAt >= 0 ? loadedAt : opts.logStartOffset, opts.logEndOffset, state)
+  state.removeExpired(opts.nowMs)
+  return offsets
+}
+
+/** Applies the batch headers of [from, to) to state, as written (no sequence checks). */
+export async function replayProducerState(
+  segments: readonly LogSegment[],
+  from: number,
+  to: number,
+  state: ProducerStateManager,
+): Promise<void> {
+  for (let i = 0; i < segments.length && from < to; i++) {
+    const seg = segments[i]!
+    const next = segments[i + 1]
+    if (next && next.baseOffset <= from) continue
+    const r = await seg.scan(seg.offsetIndex.floorPosition(from), seg.sizeBytes, false, SCAN_CHUNK_BYTES, (h) => {
+      if (h.baseOffset >= to) return false
+      if (h.baseOffset + h.lastOffsetDelta >= from) state.applyWritten(h)
+      return true
+    })
+    if (r.stop === 'corrupt') throw new KafkaError('KAFKA_STORAGE_ERROR', `${seg.logPath} at ${r.position}: ${r.reason}`)
   }
 }

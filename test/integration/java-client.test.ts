@@ -11,7 +11,9 @@
 // logged no telemetry error. Further programs: Kafka44 (the versions raised to Kafka 4.4's maxima:
 // ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, a classic group's
 // commits), RecordErrors (how the producer surfaces KIP-467 record errors, per record), FailFast
-// (transactions refused at once, Kafka Streams exactly_once_v2 too). Missing java or mvn fails this
+// (transactions refused at once, Kafka Streams exactly_once_v2 too), Retries (the idempotent
+// producer through a proxy that loses Produce answers: every record stored exactly once, at the
+// offset acknowledged). Missing java or mvn fails this
 // file; it never skips.
 
 import assert from 'node:assert/strict'
@@ -21,6 +23,7 @@ import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { freePort, startDropProxy } from '../helpers/drop-proxy.js'
 
 /** dist/test/integration/java-client.test.js → test/interop/java (the sources, not dist). */
 const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
@@ -204,5 +207,33 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
         .includes('RECORD ERRORS OK'),
       `no 'RECORD ERRORS OK' line: ${context()}`,
     )
+  })
+
+  test('idempotent producer retries (Produce answers lost by a proxy): every record stored exactly once, at its acknowledged offset', {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async (t) => {
+    assert.ok(built, 'the Maven build failed (see the first test)')
+    // A broker of its own that advertises the proxy, so every connection of the client goes through it.
+    const brokerPort = await freePort()
+    const proxy = await startDropProxy({ upstreamPort: brokerPort, every: 7, maxDrops: 6 })
+    const b = await startBrokerProcess({
+      overrides: { listeners: `PLAINTEXT://127.0.0.1:${brokerPort}`, 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxy.port}` },
+    })
+    t.after(async () => {
+      await proxy.close()
+      await stopAndCheck(b)
+    })
+    const count = 3000
+    const r = await run(
+      javaCommand(),
+      ['-cp', CLASSPATH, 'io.tributary.interop.Retries', `127.0.0.1:${proxy.port}`, 'it-java-retries', String(count)],
+      RUN_TIMEOUT_MS,
+      { INTEROP_LOG_LEVEL: process.env.INTEROP_LOG_LEVEL ?? 'warn' },
+    )
+    const context = () =>
+      `${show(r)}\nproxy: ${proxy.produces} produces, ${proxy.dropped} answers lost\nbroker stderr tail:\n${b.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `Retries program failed: ${context()}`)
+    assert.ok(r.stdout.split(/\r?\n/).includes(`RETRIES OK ${count} ${count}`), context())
+    assert.ok(proxy.dropped > 0, `no Produce answer was lost, so nothing was retried: ${context()}`)
   })
 })

@@ -10,7 +10,10 @@
 // A group's last batch is always written, emptied of its records if none is kept, so the cleaned
 // segment ends at the same offset as the segments it replaces: recovery relies on it to find
 // which segments an interrupted swap replaces, and it keeps every offset below the next segment
-// accounted for (Kafka likewise keeps the last batch of a cleaning round).
+// accounted for (Kafka likewise keeps the last batch of a cleaning round). So is, emptied if need
+// be, the last batch of each idempotent producer the log knows (Kafka's Cleaner retains it, RETAIN_EMPTY):
+// recovery replays batch headers into the producer state (storage/producer-state.ts), and without
+// it a producer whose last records were superseded would come back with an older sequence.
 //
 // Reads go through the segments' positional reads in chunks of log.cleaner.io.buffer.size
 // (larger for a larger batch); writes are buffered to that size. The log is not locked while
@@ -254,6 +257,11 @@ async function cleanGroup(ltc: LogToClean, group: LogSegment[], ctx: CleanerCont
     const out = new CleanedWriter(cleaned, ctx)
     // The last batch read, when nothing of it was kept (written empty if it ends the group).
     let lastDropped: BatchHeader | null = null
+    const producersLast = new Set<number>()
+    for (const e of log.producerEntries()) {
+      const b = e.batches[e.batches.length - 1]
+      if (b) producersLast.add(b.lastOffset)
+    }
     for (const seg of group) {
       for await (const { h, buf } of batchesOf(seg, 0, ctx.config.ioBufferBytes, ctx)) {
         ctx.checkDone(log)
@@ -263,6 +271,11 @@ async function cleanGroup(ltc: LogToClean, group: LogSegment[], ctx: CleanerCont
         stats.recordsKept += f.recordsKept
         if (f.undecodable) stats.undecodableBatches++
         if (f.bytes === null) {
+          if (h.producerId >= 0 && producersLast.has(h.baseOffset + h.lastOffsetDelta)) {
+            lastDropped = null
+            await out.append(emptyBatchOf(h), h.baseOffset, h.baseOffset + h.lastOffsetDelta, h.maxTimestamp)
+            continue
+          }
           lastDropped = h
           continue
         }

@@ -287,8 +287,9 @@ test('codec, headers, timestamps, producer id, epoch, sequence and leader epoch 
     { key: Buffer.from('a'), value: Buffer.from('a2'), timestamp: ts + 2, headers: [{ key: 'h', value: null }] },
     { key: Buffer.from('c'), value: null, timestamp: ts + 3 },
   ]
-  for (const compression of [CompressionType.None, CompressionType.Gzip, CompressionType.Zstd]) {
-    const batch = buildRecordBatch({ records, producerId: 77, producerEpoch: 3, baseSequence: 10, compression })
+  for (const [i, compression] of [CompressionType.None, CompressionType.Gzip, CompressionType.Zstd].entries()) {
+    // Sequences in order (2, 6, 10): the same one three times would be a producer's retries, stored once.
+    const batch = buildRecordBatch({ records, producerId: 77, producerEpoch: 3, baseSequence: 2 + 4 * i, compression })
     await produce(c.log, [batch], 5)
     c.log.maybeIncrementHighWatermark(c.log.logEndOffset)
   }
@@ -435,4 +436,45 @@ test('deleting a topic while its log is being cleaned stops the cleaning and for
   assert.ok(!(await memFs.readdir(dir)).some((n) => n.startsWith('events-0')), 'the partition directory is gone')
   assert.equal(c.mgr.cleaner?.checkpointOf(c.log), undefined)
   await c.mgr.close()
+})
+
+test("an idempotent producer's last batch stays, emptied, when its records are superseded (Kafka's RETAIN_EMPTY)", async () => {
+  const { clock, fs, dir } = inMemory()
+  const idem = (seq: number, key: string) =>
+    buildRecordBatch({
+      baseTimestamp: clock.now(),
+      producerId: 900,
+      producerEpoch: 0,
+      baseSequence: seq,
+      records: [{ key: Buffer.from(key), value: Buffer.from(`p${seq}`), timestamp: clock.now() }],
+    })
+  const size = idem(0, 'x').length
+  // One batch per segment: [0] the producer's x, [1] y, [2] x again from a plain producer, the active [3] z.
+  const c = await openCompacted({ fs, dir, clock, config: { segmentBytes: size } })
+  await produce(c.log, [idem(0, 'x')])
+  c.log.maybeIncrementHighWatermark(c.log.logEndOffset)
+  for (const key of ['y', 'x', 'z']) await append(c.log, [{ key, value: 'plain' }], clock.now())
+  assert.equal(c.log.segmentCount, 4)
+  // Groups of two segments: in [0, 1] the producer's batch is not the group's last one.
+  c.log.updateConfig({ segmentBytes: 2 * size + size / 2 })
+  assert.notEqual(await c.mgr.runCleaner(), null)
+  const first = c.log.segmentsView()[0]!
+  const kept = [...iterateBatches(await first.readAt(0, first.sizeBytes))]
+  assert.deepEqual(
+    kept.map((h) => [h.baseOffset, h.recordCount, h.producerId, h.baseSequence]),
+    [
+      [0, 0, 900, 0],
+      [1, 1, -1, -1],
+    ],
+    'the batch is kept without its record',
+  )
+  // Rebuilt from the log alone (no snapshot, unclean start), the producer still has its sequence.
+  await c.mgr.close()
+  for (const n of await fs.readdir(`${dir}/events-0`)) if (n.endsWith('.snapshot')) await fs.unlink(`${dir}/events-0/${n}`)
+  await fs.unlink(`${dir}/${CLEAN_SHUTDOWN_FILE}`)
+  const again = await openCompacted({ fs, dir, clock })
+  assert.equal(again.log.producerEntry(900)?.batches.at(-1)?.lastSeq, 0)
+  assert.equal((await produce(again.log, [idem(0, 'x')])).duplicate, true)
+  assert.equal((await produce(again.log, [idem(1, 'y')])).baseOffset, 4)
+  await again.mgr.close()
 })
