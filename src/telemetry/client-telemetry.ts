@@ -21,6 +21,7 @@
 //   - an instance is forgotten when its connection closes, when unused for max(60 s, 3 × push
 //     interval), or when 16384 instances are known (the oldest goes first).
 // Stored payloads are bounded by count and by total bytes; the oldest are evicted first.
+import { ErrorCode } from '../protocol/errors.js'
 import { crc32c } from '../protocol/records/crc32c.js'
 import { METADATA_TOPIC_ID, randomUuid, uuidToBytes, ZERO_UUID } from '../cluster/uuid.js'
 import type { Clock } from '../util/clock.js'
@@ -36,13 +37,12 @@ export const ACCEPTED_COMPRESSION_TYPES: readonly number[] = [4, 3, 1, 2]
 const MAX_INSTANCES = 16_384
 const INSTANCE_EXPIRY_MS = 60_000
 
-// Kafka error codes (protocol/errors.ts), as numbers so this module needs no handler types.
 const NONE = 0
-const INVALID_REQUEST = 42
-const UNSUPPORTED_COMPRESSION_TYPE = 76
-const THROTTLING_QUOTA_EXCEEDED = 89
-const UNKNOWN_SUBSCRIPTION_ID = 117
-const TELEMETRY_TOO_LARGE = 118
+const INVALID_REQUEST = ErrorCode.INVALID_REQUEST.code
+const UNSUPPORTED_COMPRESSION_TYPE = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE.code
+const THROTTLING_QUOTA_EXCEEDED = ErrorCode.THROTTLING_QUOTA_EXCEEDED.code
+const UNKNOWN_SUBSCRIPTION_ID = ErrorCode.UNKNOWN_SUBSCRIPTION_ID.code
+const TELEMETRY_TOO_LARGE = ErrorCode.TELEMETRY_TOO_LARGE.code
 
 export interface TelemetryOptions {
   clock: Clock
