@@ -15,6 +15,7 @@ export {
   type OffsetsByTopic,
   type PartitionOutcome,
 } from './admin-groups.js'
+export { describeProducers, type PartitionProducers, type ProducerDescription } from './admin-producers.js'
 export { createTopics, type CreateTopicResult, listOffsets, type NewTopic, OffsetSpec } from './admin.js'
 export {
   alterTopicConfigs,

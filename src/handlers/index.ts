@@ -29,6 +29,7 @@ import alterPartitionReassignments from './45-alter-partition-reassignments.js'
 import listPartitionReassignments from './46-list-partition-reassignments.js'
 import offsetDelete from './47-offset-delete.js'
 import describeCluster from './60-describe-cluster.js'
+import describeProducers from './61-describe-producers.js'
 import getTelemetrySubscriptions from './71-get-telemetry-subscriptions.js'
 import pushTelemetry from './72-push-telemetry.js'
 import describeTopicPartitions from './75-describe-topic-partitions.js'
@@ -66,6 +67,7 @@ export const allHandlers: Handler[] = [
   listPartitionReassignments,
   offsetDelete,
   describeCluster,
+  describeProducers,
   getTelemetrySubscriptions,
   pushTelemetry,
   describeTopicPartitions,

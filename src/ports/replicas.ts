@@ -78,6 +78,18 @@ export interface HostedReplica {
   checkLeaderEpoch(currentLeaderEpoch: number): void
 }
 
+/** One idempotent producer's state in a replica's log, as DescribeProducers reports it (Kafka's UnifiedLog.activeProducers). */
+export interface ActiveProducer {
+  producerId: number
+  producerEpoch: number
+  /** The last sequence of its last retained batch; -1: none. */
+  lastSequence: number
+  lastTimestamp: number
+  coordinatorEpoch: number
+  /** First offset of its open transaction; -1: none. */
+  currentTxnStartOffset: number
+}
+
 /** Where a fetch waits for new data on some partitions (keyed by partitionKey). */
 export interface AppendWaiting {
   /** True when woken by an append to one of the keys (or `changed` reports one already), false after timeoutMs or on abort. */
@@ -95,5 +107,11 @@ export interface ReplicaService {
   listOffset(p: HostedReplica, timestamp: number): Promise<{ offset: number; timestamp: number }>
   /** DeleteRecords: moves the log start up to offset (-1 = HW); resolves with the low watermark. */
   deleteRecords(p: HostedReplica, offset: number, fileDeleteDelayMs: number): Promise<number>
+  /**
+   * DescribeProducers: the producers in this broker's replica of the partition, leader or follower
+   * (Kafka's ReplicaManager.activeProducerState). NOT_LEADER_OR_FOLLOWER when the partition exists
+   * but is not hosted here, UNKNOWN_TOPIC_OR_PARTITION when the cluster has no such partition.
+   */
+  activeProducers(topic: string, partition: number): ActiveProducer[]
   readonly waiters: AppendWaiting
 }

@@ -19,7 +19,7 @@ import type { LogManager } from '../storage/log-manager.js'
 import { readBuffers } from '../storage/read-buffers.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import type { AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
+import type { ActiveProducer, AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
 import { AppendWaiters } from './append-waiters.js'
 import { validateRecords } from './log-validator.js'
 import { Partition, partitionKey } from './partition.js'
@@ -104,6 +104,24 @@ export class ReplicaManager implements ReplicaService {
       throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${this.nodeId} does not lead ${topic}-${partition}`)
     }
     throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+  }
+
+  activeProducers(topic: string, partition: number): ActiveProducer[] {
+    const p = this.get(topic, partition)
+    if (!p) {
+      if (this.partitionExists(topic, partition)) {
+        throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `broker ${this.nodeId} does not host ${topic}-${partition}`)
+      }
+      throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
+    }
+    return p.log.producerEntries().map((e) => ({
+      producerId: e.producerId,
+      producerEpoch: e.epoch,
+      lastSequence: e.batches.at(-1)?.lastSeq ?? -1,
+      lastTimestamp: e.lastTimestamp,
+      coordinatorEpoch: e.coordinatorEpoch,
+      currentTxnStartOffset: e.currentTxnFirstOffset,
+    }))
   }
 
   /**

@@ -2,7 +2,7 @@
 // test/helpers/apache-kafka.ts): the command line is a Kafka tool, not a Tributary-only one. One
 // session walks through every command a user needs — cluster info, topic create/list/describe/
 // alter-config/add-partitions/delete, produce, consume (plain and as a group), group list/describe/
-// reset-offsets/delete, cluster reassignments/rebalance/elect-leaders — and checks each answer against what was done, and through kafkajs.
+// reset-offsets/delete, cluster reassignments/rebalance/elect-leaders, producers describe — and checks each answer against what was done, and through kafkajs.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -140,6 +140,42 @@ describe('tributary commands against Apache Kafka', { timeout: 600_000 }, () => 
       elected.map((e) => [e.partition, e.error]).sort(),
       [0, 1, 2, 3].map((p) => [p, 'ELECTION_NOT_NEEDED']),
     )
+  })
+
+  test('producers describe: the idempotent producer kafkajs wrote with, as Kafka reports it', async () => {
+    const topic = `${TOPIC}-producers`
+    await json(['topic', 'create', topic, '--partitions', '2'])
+    const producer = new Kafka({ clientId: 'it-cli-kafka-idem', brokers: [kafka.bootstrap], logLevel: logLevel.NOTHING }).producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+    })
+    await producer.connect()
+    const at = Date.UTC(2024, 0, 1)
+    try {
+      await producer.send({ topic, acks: -1, messages: ['a', 'b', 'c'].map((value) => ({ partition: 1, value, timestamp: String(at) })) })
+    } finally {
+      await producer.disconnect()
+    }
+    const d = await json(['producers', 'describe', topic])
+    assert.deepEqual(
+      d.partitions.map((p: { partition: number; error: string | null; producers: unknown[] }) => [
+        p.partition,
+        p.error,
+        p.producers.length,
+      ]),
+      [
+        [0, null, 0],
+        [1, null, 1],
+      ],
+    )
+    const { producerId, ...rest } = d.partitions[1].producers[0]
+    assert.ok(producerId >= 0, `producer id ${producerId}`)
+    assert.deepEqual(rest, { producerEpoch: 0, lastSequence: 2, lastTimestamp: at, coordinatorEpoch: -1, currentTxnStartOffset: -1 })
+    const missing = await tributary(['producers', 'describe', `${topic}-none`], { env })
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /does not exist/)
+    await json(['topic', 'delete', topic])
   })
 
   test('topic delete; an unknown topic is named with a hint', async () => {

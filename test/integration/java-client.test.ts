@@ -10,7 +10,7 @@
 // clients, with their default enable.metrics.push=true, asked for telemetry subscriptions (71) and
 // logged no telemetry error. Further programs: Kafka44 (the versions raised to Kafka 4.4's maxima:
 // ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, a classic group's
-// commits), RecordErrors (how the producer surfaces KIP-467 record errors, per record), FailFast
+// commits, Admin.describeProducers of the idempotent producer that wrote), RecordErrors (how the producer surfaces KIP-467 record errors, per record), FailFast
 // (transactions refused at once, Kafka Streams exactly_once_v2 too), Retries (the idempotent
 // producer through a proxy that loses Produce answers: every record stored exactly once, at the
 // offset acknowledged). Missing java or mvn fails this
@@ -153,7 +153,7 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
     console.log(`java-client: Java program took ${r.ms} ms`)
   })
 
-  test('Kafka 4.4 versions: ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, group commits', {
+  test('Kafka 4.4 versions: ListOffsets v11 specs, DescribeCluster v2, DescribeGroups v6, DeleteGroups v3, group commits, DescribeProducers', {
     timeout: RUN_TIMEOUT_MS + 30_000,
   }, async () => {
     assert.ok(built, 'the Maven build failed (see the first test)')
@@ -165,6 +165,11 @@ describe('Apache Kafka Java client (kafka-clients)', () => {
     assert.equal(r.code, 0, `Kafka44 program failed: ${context()}`)
     const lines = r.stdout.split(/\r?\n/).map((l) => l.trim())
     assert.ok(lines.includes('KAFKA44 OK'), `no 'KAFKA44 OK' line: ${context()}`)
+    // The program checked id, epoch and sequence itself; its log line shows the check ran.
+    assert.ok(
+      lines.some((l) => /^\[interop\] describeProducers ProducerState\(producerId=\d+, producerEpoch=0, lastSequence=9,/.test(l)),
+      `no describeProducers line: ${context()}`,
+    )
     assert.ok(broker.alive(), 'broker died during the Kafka44 run')
   })
 

@@ -30,6 +30,7 @@ import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './46-list-partition-reassignments.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js'
+import { DescribeProducersRequest, DescribeProducersResponse } from './61-describe-producers.js'
 import { GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse } from './71-get-telemetry-subscriptions.js'
 import { PushTelemetryRequest, PushTelemetryResponse } from './72-push-telemetry.js'
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js'
@@ -72,6 +73,7 @@ export const apis: ApiDecl[] = [
   pair(ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
   pair(OffsetDeleteRequest, OffsetDeleteResponse),
   pair(DescribeClusterRequest, DescribeClusterResponse),
+  pair(DescribeProducersRequest, DescribeProducersResponse),
   pair(GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse),
   pair(PushTelemetryRequest, PushTelemetryResponse),
   pair(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),

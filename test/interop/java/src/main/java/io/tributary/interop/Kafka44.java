@@ -6,6 +6,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -18,6 +20,7 @@ import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -46,6 +49,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   <li>DeleteGroups v3 and a classic KafkaConsumer group committing offsets (OffsetCommit and
  *       OffsetFetch: the classic consumer names topics, so it stays at v9 as Kafka's own client
  *       does); every client request's Metadata goes in v13.</li>
+ *   <li>DescribeProducers v0 (KIP-664): {@code Admin.describeProducers} lists the idempotent
+ *       producer that wrote the records, with the producer id and epoch the producer itself holds
+ *       (read from its transaction manager), last sequence RECORDS - 1, a last timestamp from the
+ *       run, and neither coordinator epoch nor transaction start offset.</li>
  * </ul>
  * Usage: {@code Kafka44 HOST:PORT TOPIC}. Prints {@code KAFKA44 OK} and exits 0 on success, or
  * {@code KAFKA44 FAIL [step] ...} and exits 1.
@@ -112,12 +119,30 @@ public final class Kafka44 {
       pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
       pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      long producedFrom = System.currentTimeMillis();
+      long[] idAndEpoch;
       try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
         List<Future<?>> sent = new ArrayList<>();
         for (int i = 0; i < RECORDS; i++) sent.add(producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)));
         producer.flush();
         for (Future<?> f : sent) await(f);
+        idAndEpoch = producerIdAndEpoch(producer);
       }
+      long producedTo = System.currentTimeMillis();
+
+      // DescribeProducers v0 (KIP-664), routed by the Admin to the partition's leader.
+      step = "admin.describeProducers";
+      List<ProducerState> producers = await(admin.describeProducers(List.of(tp0)).partitionResult(tp0)).activeProducers();
+      Interop.check(producers.size() == 1, "describeProducers: expected 1 producer, got " + producers);
+      ProducerState ps = producers.get(0);
+      Interop.check(ps.producerId() == idAndEpoch[0] && ps.producerEpoch() == idAndEpoch[1],
+          "describeProducers: expected producer " + idAndEpoch[0] + " epoch " + idAndEpoch[1] + ", got " + ps);
+      Interop.check(ps.lastSequence() == RECORDS - 1, "describeProducers: expected last sequence " + (RECORDS - 1) + ", got " + ps);
+      Interop.check(ps.lastTimestamp() >= producedFrom && ps.lastTimestamp() <= producedTo,
+          "describeProducers: last timestamp outside [" + producedFrom + ", " + producedTo + "]: " + ps);
+      Interop.check(ps.coordinatorEpoch().isEmpty() && ps.currentTransactionStartOffset().isEmpty(),
+          "describeProducers: expected no coordinator epoch nor transaction start offset, got " + ps);
+      Interop.log("describeProducers " + ps);
 
       step = "admin.deleteRecords";
       await(admin.deleteRecords(Map.of(tp0, RecordsToDelete.beforeOffset(DELETED_BELOW))).all());
@@ -192,6 +217,21 @@ public final class Kafka44 {
       await(admin.deleteTopics(List.of(topic)).all());
       step = "done";
     }
+  }
+
+  /** The producer id and epoch a producer holds (its TransactionManager's; no public accessor). */
+  static long[] producerIdAndEpoch(KafkaProducer<?, ?> producer) throws Exception {
+    Field tm = KafkaProducer.class.getDeclaredField("transactionManager");
+    tm.setAccessible(true);
+    Object manager = tm.get(producer);
+    Method m = manager.getClass().getDeclaredMethod("producerIdAndEpoch");
+    m.setAccessible(true);
+    Object pe = m.invoke(manager);
+    Field id = pe.getClass().getDeclaredField("producerId");
+    Field epoch = pe.getClass().getDeclaredField("epoch");
+    id.setAccessible(true);
+    epoch.setAccessible(true);
+    return new long[] {((Number) id.get(pe)).longValue(), ((Number) epoch.get(pe)).longValue()};
   }
 
   static long offset(Admin admin, TopicPartition tp, OffsetSpec spec) throws Exception {
