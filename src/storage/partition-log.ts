@@ -484,8 +484,10 @@ export class PartitionLog {
         if (snapshot !== null && !this.closed) await writeSnapshot(this.fs, this.dir, upTo, snapshot)
         // Flushed whole while active, the old segment is skipped by flushUpTo, but the roll just
         // gave its time index a final entry (its largest timestamp), which a load below the
-        // recovery point trusts: write it down (found by the crash property test).
-        if (this.flushedOffset >= upTo && !this.closed) await old.persistIndexes(true)
+        // recovery point trusts: write it down (found by the crash property test) — after an fsync
+        // of its .log, so no index entry is ever durable before the bytes it names (the flushed
+        // offset also moves with the log start, past bytes never fsynced: found the same way).
+        if (this.flushedOffset >= upTo && !this.closed) await old.flush()
         else await this.flushUpTo(upTo)
       })
       .catch((err) => this.logger.error('background flush of a rolled segment failed', { dir: this.dir, error: err }))

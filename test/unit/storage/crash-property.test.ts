@@ -289,6 +289,30 @@ const REGRESSIONS: Array<{ name: string; scenario: Scenario }> = [
       recoveryCrashSeed: null,
     },
   },
+  {
+    name: 'a rolled segment whose log start passed it unflushed gets its final time-index entry only after its .log is fsynced (PartitionLog.roll)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 24, flushIntervalMessages: 2 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        { t: 'append', topic: 'compact', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'deleteRecords', topic: 'compact', fraction: 1 },
+        {
+          t: 'append',
+          topic: 'compact',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+      ],
+      crashAt: 1,
+      crashAfter: 56,
+      crashSeed: null,
+      recoveryCrashAfter: null,
+      recoveryCrashSeed: null,
+    },
+  },
 ]
 
 // Each is replayed with the power cut at every point of its history (the point fast-check found
