@@ -1,8 +1,8 @@
 // The log of one partition: `<logDir>/<topic>-<partition>/`, an ordered list of segments
 // (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts), partition.metadata, and the
-// idempotent producers' state (producer-state.ts) with its `<offset>.snapshot` files
-// (producer-snapshot.ts: written at each roll and at close, deleted with the segments below the log
-// start and above a truncation; recovery loads the newest and replays the batches after it).
+// idempotent producers' state with its `<offset>.snapshot` files (producer-log.ts: written at each
+// roll and at close, deleted with the segments below the log start and above a truncation;
+// recovery loads the newest and replays the batches after it).
 //
 // Contract (docs/architecture.md §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
@@ -43,9 +43,9 @@ import type { Fs } from './fs.js'
 import { CorruptCheckpointError } from './checkpoint-file.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
-import { deleteSnapshot, encodeSnapshot, writeSnapshot } from './producer-snapshot.js'
+import { ProducerLog } from './producer-log.js'
 import { type ProducerEntry, ProducerStateManager, type ProducerUpdates } from './producer-state.js'
-import { type LoadedLog, loadProducerState, loadSegments, segmentConfigOf } from './recovery.js'
+import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
 import {
   AppendFailedError,
   CLEANED_SUFFIX,
@@ -139,18 +139,10 @@ export class PartitionLog {
   private closed = false
   /** Bumped by every truncation: a cleaning that began before one must not swap its result in. */
   private truncations = 0
-  /** The idempotent producers' state, updated by every append (producer-state.ts). */
-  private readonly producers: ProducerStateManager
-  /** Offsets of the `<offset>.snapshot` files of the producer state, ascending. */
-  private snapshots: number[]
+  /** The idempotent producers' state and its snapshots, checked and updated by every append. */
+  private readonly producers: ProducerLog
 
-  private constructor(
-    opts: PartitionLogOptions,
-    loaded: LoadedLog,
-    epochs: LeaderEpochCache,
-    producers: ProducerStateManager,
-    snapshots: number[],
-  ) {
+  private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache, producers: ProducerStateManager) {
     this.fs = opts.fs
     this.clock = opts.clock
     this.logger = opts.logger
@@ -169,8 +161,7 @@ export class PartitionLog {
     this.hw = Math.min(Math.max(opts.highWatermark ?? loaded.logStartOffset, loaded.logStartOffset), loaded.nextOffset)
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
-    this.producers = producers
-    this.snapshots = snapshots
+    this.producers = new ProducerLog(opts.fs, opts.dir, opts.logger, producers, loaded.snapshots)
   }
 
   /** Loads (and if needed recovers) the partition directory, which must exist. */
@@ -210,7 +201,7 @@ export class PartitionLog {
         logEndOffset: loaded.nextOffset,
       })
     }
-    return new PartitionLog(opts, loaded, epochs, producers, loaded.snapshots)
+    return new PartitionLog(opts, loaded, epochs, producers)
   }
 
   /** A copy of an idempotent producer's state in this log, or undefined. */
@@ -225,7 +216,7 @@ export class PartitionLog {
 
   /** Offsets of the producer state snapshots on disk, ascending. */
   producerSnapshotOffsets(): number[] {
-    return [...this.snapshots]
+    return this.producers.snapshotOffsets()
   }
 
   /** Forgets the producers idle for producer.id.expiration.ms (the log manager calls it periodically). */
@@ -390,8 +381,7 @@ export class PartitionLog {
     }
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
-    if (producers === 'replicated') for (const b of batches) this.producers.applyWritten(b)
-    else this.producers.commit(producers)
+    this.producers.written(producers, batches)
     for (const b of batches) {
       if (b.partitionLeaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(b.partitionLeaderEpoch, b.baseOffset)
     }
@@ -478,10 +468,10 @@ export class PartitionLog {
     // The producer state as of the new segment's start (Kafka's UnifiedLog.roll), so recovery
     // replays at most the segments after it; taken now, written with the background flush. Taken
     // with no producer too, as Kafka does: an unclean restart then reads no older segment for it.
-    const snapshot = this.takeSnapshot(true)
+    const snapshot = this.producers.takeSnapshot(upTo, true)
     this.flushes
       .run(async () => {
-        if (snapshot !== null && !this.closed) await writeSnapshot(this.fs, this.dir, upTo, snapshot)
+        if (snapshot !== null && !this.closed) await this.producers.writeSnapshot(upTo, snapshot)
         // Flushed whole while active, the old segment is skipped by flushUpTo, but the roll just
         // gave its time index a final entry (its largest timestamp), which a load below the
         // recovery point trusts: write it down (found by the crash property test) — after an fsync
@@ -491,39 +481,6 @@ export class PartitionLog {
         else await this.flushUpTo(upTo)
       })
       .catch((err) => this.logger.error('background flush of a rolled segment failed', { dir: this.dir, error: err }))
-  }
-
-  /**
-   * The producer state encoded as a snapshot at the log end, recorded in `snapshots`; null, unless
-   * always, when there is nothing to keep (no producer now and no snapshot that could be outdated).
-   */
-  private takeSnapshot(always = false): Buffer | null {
-    if (!always && this.producers.size === 0 && this.snapshots.length === 0) return null
-    const at = this.nextOffset
-    if (this.snapshots[this.snapshots.length - 1] !== at) this.snapshots.push(at)
-    return encodeSnapshot(this.producers.entries())
-  }
-
-  /** Deletes the snapshot files whose offset fails keep. */
-  private async deleteSnapshots(keep: (offset: number) => boolean): Promise<void> {
-    const gone = this.snapshots.filter((o) => !keep(o))
-    if (gone.length === 0) return
-    this.snapshots = this.snapshots.filter(keep)
-    for (const o of gone) await deleteSnapshot(this.fs, this.dir, o)
-  }
-
-  /** Rebuilds the producer state from the snapshots and the log (after a truncation). */
-  private async reloadProducerState(): Promise<void> {
-    this.snapshots = await loadProducerState({
-      fs: this.fs,
-      dir: this.dir,
-      logger: this.logger,
-      segments: this.segments,
-      logStartOffset: this.startOffset,
-      logEndOffset: this.nextOffset,
-      nowMs: this.clock.now(),
-      state: this.producers,
-    })
   }
 
   private async applyFlushPolicy(): Promise<void> {
@@ -675,8 +632,7 @@ export class PartitionLog {
         await this.active.truncateTo(offset)
         this.afterTruncation()
         await this.leaderEpochs.truncateFromEnd(this.nextOffset)
-        // Kafka's ProducerStateManager.truncateAndReload: the state as of the new log end.
-        await this.reloadProducerState()
+        await this.producers.reload(this.segments, this.startOffset, this.nextOffset, this.clock.now())
         this.logger.info('truncated log', { dir: this.dir, offset, logEndOffset: this.nextOffset })
       }),
     )
@@ -703,9 +659,7 @@ export class PartitionLog {
     this.startOffset = offset
     this.afterTruncation()
     await this.leaderEpochs.truncateFromEnd(0)
-    // Kafka's ProducerStateManager.truncateFullyAndStartAt.
-    this.producers.clear()
-    await this.deleteSnapshots(() => false)
+    await this.producers.clear()
     this.logger.info('emptied log', { dir: this.dir, logStartOffset: offset })
   }
 
@@ -769,9 +723,7 @@ export class PartitionLog {
         } finally {
           await this.advanceLogStartOffset(this.segments[0]!.baseOffset)
         }
-        // The snapshots go with their segments; the producers stay (producer-state.ts).
-        const start = this.startOffset
-        await this.deleteSnapshots((o) => o >= start)
+        await this.producers.deleteBelow(this.startOffset)
         this.logger.info('deleted old segments', {
           dir: this.dir,
           reason,
@@ -854,8 +806,8 @@ export class PartitionLog {
         if (!this.failure) {
           await this.flushUpTo(this.nextOffset)
           // A clean shutdown leaves the state at the log end: the next load replays nothing.
-          const snapshot = this.takeSnapshot()
-          if (snapshot !== null) await writeSnapshot(this.fs, this.dir, this.nextOffset, snapshot)
+          const snapshot = this.producers.takeSnapshot(this.nextOffset)
+          if (snapshot !== null) await this.producers.writeSnapshot(this.nextOffset, snapshot)
         }
         this.closed = true
         for (const seg of this.segments) await seg.close()
