@@ -28,6 +28,7 @@ import type { TopicInfo } from '../../src/client/metadata.js'
 import { FetchRequest, FetchResponse } from '../../src/protocol/messages/01-fetch.js'
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../src/protocol/messages/02-list-offsets.js'
 import { type BatchHeader, lastOffsetOf, readBatchHeader } from '../../src/protocol/records/batch.js'
+import { seededRandom } from '../../src/util/seeded-random.js'
 
 export interface RandomReadsOptions {
   bootstrap: string
@@ -64,18 +65,6 @@ export interface PartitionReads {
 
 export interface RandomReadsResult {
   partitions: PartitionReads[]
-}
-
-/** mulberry32: a small seeded generator, so both brokers are asked for the same offsets. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 export function summarize(samples: number[]): LatencySummary {
@@ -195,8 +184,8 @@ async function target(client: KafkaClient, o: RandomReadsOptions, topic: string)
   const lastTimestamp = (await reader.fetch(endOffset - 1)).maxTimestamp
   if (!(lastTimestamp >= firstTimestamp) || firstTimestamp < 0)
     throw new Error(`${topic}-${o.partition}: no usable timestamps (${firstTimestamp}–${lastTimestamp})`)
-  const offsets = random(o.seed)
-  const timestamps = random(o.seed + 1)
+  const offsets = seededRandom(o.seed)
+  const timestamps = seededRandom(o.seed + 1)
   return {
     topic,
     reader,

@@ -24,6 +24,7 @@
 // order, so a later change never survives an earlier one in another directory; here it may), and
 // bit rot or reordering within one file's pending writes. Both only make crashes harsher.
 import { DirNode, FileNode, MemoryFs, type Node } from './memory-fs.js'
+import { seededRandom } from '../util/seeded-random.js'
 
 /** A pending change of a file: a write of data at position, or a truncation to length. */
 type FileChange = { position: number; data: Buffer } | { length: number }
@@ -40,18 +41,6 @@ type DirChange = Array<readonly [string, Node | undefined]>
 interface DirState {
   durable: Map<string, Node>
   pending: DirChange[]
-}
-
-/** mulberry32: small and seeded, so a crash can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 function applyFileChange(node: FileNode, change: FileChange, mtimeMs: number): void {
@@ -134,7 +123,7 @@ export class CrashFs extends MemoryFs {
    * file's and directory's pending changes, a file's last one possibly torn). Handles die.
    */
   crash(seed?: number): void {
-    const random = seed === undefined ? null : rng(seed)
+    const random = seed === undefined ? null : seededRandom(seed)
     /** How many of n pending changes reach the disk. */
     const kept = (n: number) => (random === null || n === 0 ? 0 : Math.floor(random() * (n + 1)))
     const remounted = new Map<Node, Node>()

@@ -6,37 +6,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
+import type { Controller } from '../../../src/cluster/controller.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
-import { ManualClock } from '../../../src/util/clock.js'
-import { silentLogger } from '../../../src/util/logger.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { openLocalBroker } from '../../helpers/local-broker.js'
 
 const config = defaultBrokerConfig({ 'num.partitions': 2 })
 
 async function open(dir: string) {
-  const clock = new ManualClock()
-  const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-  const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(config)), logger: silentLogger })
-  const replicas = new ReplicaManager(logs, clock, silentLogger)
-  replicas.loadExisting()
-  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
-  return {
-    store,
-    logs,
-    replicas,
-    controller,
-    close: async () => {
-      await closeCluster()
-      await replicas.close()
-      await store.close()
-    },
-  }
+  const { store, logs, replicas, controller, close } = await openLocalBroker(dir, { config })
+  return { store, logs, replicas, controller, close }
 }
 
 const spec = (name: string, extra: Partial<Parameters<Controller['create']>[0]> = {}) => ({

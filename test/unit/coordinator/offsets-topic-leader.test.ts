@@ -9,20 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import { OFFSETS_TOPIC, OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../../src/coordinator/group/offsets-topic.js'
 import type { CommittedOffset } from '../../../src/coordinator/group/persistence.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import type { Partition } from '../../../src/replication/partition.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { openLocalBroker } from '../../helpers/local-broker.js'
 
 type TestLike = { after(fn: () => Promise<void> | void): void }
 
@@ -32,16 +25,9 @@ const PARTITIONS = 3
 async function node(t: TestLike) {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-offsets-leader-'))
   const clock = new ManualClock(1_700_000_000_000)
-  const config = defaultBrokerConfig()
-  const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-  const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(config)), logger: silentLogger })
-  const replicas = new ReplicaManager(logs, clock, silentLogger)
-  replicas.loadExisting()
-  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
+  const { controller, replicas, close: closeCore } = await openLocalBroker(dir, { clock })
   t.after(async () => {
-    await closeCluster()
-    await replicas.close().catch(() => {})
-    await store.close()
+    await closeCore()
     await rm(dir, { recursive: true, force: true })
   })
   const persistence = (extra: Partial<OffsetsTopicOptions> = {}) =>

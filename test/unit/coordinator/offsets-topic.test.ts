@@ -3,10 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
+import type { Controller } from '../../../src/cluster/controller.js'
 import { encodeOffsetCommitKey, encodeOffsetCommitValue } from '../../../src/coordinator/group/offsets-records.js'
 import { OFFSETS_TOPIC, OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../../src/coordinator/group/offsets-topic.js'
 import type { CommittedOffset, GroupSnapshot, OffsetEntry } from '../../../src/coordinator/group/persistence.js'
@@ -14,12 +11,10 @@ import { KafkaError } from '../../../src/protocol/errors.js'
 import { writeBatchCrc, BATCH_HEADER_SIZE } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { iterateBatches } from '../../../src/protocol/records/iterator.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
+import type { ReplicaManager } from '../../../src/replication/replica-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { createLogger, type Logger, silentLogger } from '../../../src/util/logger.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { openLocalBroker } from '../../helpers/local-broker.js'
 
 type TestLike = { after(fn: () => Promise<void> | void): void }
 
@@ -31,12 +26,7 @@ interface Node {
 
 /** One broker's storage, built as broker.ts builds it, over dir (reopened: same data). */
 async function openNode(dir: string, clock: ManualClock): Promise<Node> {
-  const config = defaultBrokerConfig()
-  const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-  const logs = await LogManager.open({ fs: nodeFs, clock, logDir: dir, config: logConfigOf(topicDefaults(config)), logger: silentLogger })
-  const replicas = new ReplicaManager(logs, clock, silentLogger)
-  replicas.loadExisting()
-  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, config, clock)
+  const { controller, replicas, close: closeCore } = await openLocalBroker(dir, { clock })
   let closed = false
   return {
     controller,
@@ -44,9 +34,7 @@ async function openNode(dir: string, clock: ManualClock): Promise<Node> {
     close: async () => {
       if (closed) return
       closed = true
-      await closeCluster()
-      await replicas.close().catch(() => {})
-      await store.close()
+      await closeCore()
     },
   }
 }

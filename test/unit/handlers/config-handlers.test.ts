@@ -8,29 +8,25 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { type BrokerConfig, ConfigSource, defaultBrokerConfig } from '../../../src/config/config.js'
-import { BrokerConfigService } from '../../../src/broker/config-service.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
+import type { BrokerConfigService } from '../../../src/broker/config-service.js'
+import type { Controller } from '../../../src/cluster/controller.js'
+import type { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import produce from '../../../src/handlers/00-produce.js'
 import describeConfigs from '../../../src/handlers/32-describe-configs.js'
 import alterConfigs from '../../../src/handlers/33-alter-configs.js'
 import createPartitions from '../../../src/handlers/37-create-partitions.js'
 import incrementalAlterConfigs from '../../../src/handlers/44-incremental-alter-configs.js'
-import type { Handler, RequestContext } from '../../../src/handlers/define.js'
+import type { Handler } from '../../../src/handlers/define.js'
 import { allHandlers } from '../../../src/handlers/index.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
-import type { ConnectionInfo } from '../../../src/network/types.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { batchCrcMatches, readBatchHeader, TimestampType } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import type { Encodable } from '../../../src/protocol/schema.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
-import { ManualClock } from '../../../src/util/clock.js'
+import type { ReplicaManager } from '../../../src/replication/replica-manager.js'
+import type { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { callHandler, openLocalBroker } from '../../helpers/local-broker.js'
 
 const TOPIC = 2
 const BROKER = 4
@@ -49,20 +45,7 @@ interface Harness {
 }
 
 async function open(dir: string, config: BrokerConfig = defaultBrokerConfig()): Promise<Harness> {
-  const clock = new ManualClock()
-  const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-  const configs = new BrokerConfigService(config, store, silentLogger)
-  const logs = await LogManager.open({
-    fs: nodeFs,
-    clock,
-    logDir: dir,
-    config: logConfigOf(topicDefaults(configs.config)),
-    logger: silentLogger,
-  })
-  const replicas = new ReplicaManager(logs, clock, silentLogger)
-  replicas.loadExisting()
-  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
-  configs.onChange((c) => controller.updateBrokerConfig(c))
+  const { clock, store, configs, replicas, controller, close } = await openLocalBroker(dir, { config })
   const services = {
     nodeId: 0,
     clusterId: store.clusterId(),
@@ -82,35 +65,12 @@ async function open(dir: string, config: BrokerConfig = defaultBrokerConfig()): 
     controller,
     configs,
     services,
-    close: async () => {
-      await closeCluster()
-      await replicas.close()
-      await store.close()
-    },
+    close,
   }
 }
 
-const conn: ConnectionInfo = {
-  id: 1,
-  remoteAddress: '127.0.0.1',
-  remotePort: 1,
-  listenerName: 'PLAINTEXT',
-  closed: new AbortController().signal,
-}
-
-async function call<Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> {
-  const decoded = handler.request.decode(version, handler.request.encode(version, req))
-  const ctx: RequestContext = {
-    header: { apiKey: handler.request.apiKey, apiVersion: version, correlationId: 1, clientId: 't', bodyOffset: 0 },
-    apiVersion: version,
-    conn,
-    broker: h.services,
-    apis: [],
-  }
-  const res = await handler.handle(ctx, decoded)
-  assert.ok(res !== null)
-  return handler.response.decode(version, handler.response.encode(version, res))
-}
+const call = <Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> =>
+  callHandler(h.services, handler, version, req)
 
 const versions = (x: Handler) => Array.from({ length: x.maxVersion - x.minVersion + 1 }, (_, i) => x.minVersion + i)
 

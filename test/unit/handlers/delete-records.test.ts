@@ -6,27 +6,20 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { BrokerConfigService } from '../../../src/broker/config-service.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
+import type { Controller } from '../../../src/cluster/controller.js'
 import listOffsets from '../../../src/handlers/02-list-offsets.js'
 import deleteRecords from '../../../src/handlers/21-delete-records.js'
-import type { Handler, RequestContext } from '../../../src/handlers/define.js'
+import type { Handler } from '../../../src/handlers/define.js'
 import { allHandlers } from '../../../src/handlers/index.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
-import type { ConnectionInfo } from '../../../src/network/types.js'
 import { ErrorCode, KafkaError } from '../../../src/protocol/errors.js'
 import { apis } from '../../../src/protocol/messages/index.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import type { Encodable } from '../../../src/protocol/schema.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LOG_START_OFFSET_CHECKPOINT, LogManager } from '../../../src/storage/log-manager.js'
-import { ManualClock } from '../../../src/util/clock.js'
+import type { ReplicaManager } from '../../../src/replication/replica-manager.js'
+import { LOG_START_OFFSET_CHECKPOINT, type LogManager } from '../../../src/storage/log-manager.js'
 import { silentLogger } from '../../../src/util/logger.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { callHandler, openLocalBroker } from '../../helpers/local-broker.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 /** One 2-record batch with 100-byte values; topics below roll every two batches (4 offsets). */
@@ -44,19 +37,7 @@ interface Harness {
 }
 
 async function open(dir: string): Promise<Harness> {
-  const clock = new ManualClock()
-  const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-  const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-  const logs = await LogManager.open({
-    fs: nodeFs,
-    clock,
-    logDir: dir,
-    config: logConfigOf(topicDefaults(configs.config)),
-    logger: silentLogger,
-  })
-  const replicas = new ReplicaManager(logs, clock, silentLogger)
-  replicas.loadExisting()
-  const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
+  const { clock, configs, logs, replicas, controller, close } = await openLocalBroker(dir)
   const services = { nodeId: 0, clock, logger: silentLogger, topics: controller, replicas, configs } as unknown as BrokerServices
   return {
     dir,
@@ -64,35 +45,12 @@ async function open(dir: string): Promise<Harness> {
     replicas,
     controller,
     services,
-    close: async () => {
-      await closeCluster()
-      await replicas.close()
-      await store.close()
-    },
+    close,
   }
 }
 
-const conn: ConnectionInfo = {
-  id: 1,
-  remoteAddress: '127.0.0.1',
-  remotePort: 1,
-  listenerName: 'PLAINTEXT',
-  closed: new AbortController().signal,
-}
-
-async function call<Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> {
-  const decoded = handler.request.decode(version, handler.request.encode(version, req))
-  const ctx: RequestContext = {
-    header: { apiKey: handler.request.apiKey, apiVersion: version, correlationId: 1, clientId: 't', bodyOffset: 0 },
-    apiVersion: version,
-    conn,
-    broker: h.services,
-    apis: [],
-  }
-  const res = await handler.handle(ctx, decoded)
-  assert.ok(res !== null)
-  return handler.response.decode(version, handler.response.encode(version, res))
-}
+const call = <Req, Res>(h: Harness, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> =>
+  callHandler(h.services, handler, version, req)
 
 async function createTopic(h: Harness, name: string, batches: number, configs: Record<string, string> = {}) {
   const all = { 'segment.bytes': String(2 * BATCH), 'file.delete.delay.ms': '0', ...configs }

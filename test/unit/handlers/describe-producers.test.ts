@@ -8,54 +8,35 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { BrokerConfigService } from '../../../src/broker/config-service.js'
-import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
+import type { Controller } from '../../../src/cluster/controller.js'
 import describeProducers from '../../../src/handlers/61-describe-producers.js'
-import type { RequestContext } from '../../../src/handlers/define.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import type { DescribeProducersRequestData, DescribeProducersResponseData } from '../../../src/protocol/messages/61-describe-producers.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import type { Encodable } from '../../../src/protocol/schema.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
-import { ManualClock } from '../../../src/util/clock.js'
+import type { ReplicaManager } from '../../../src/replication/replica-manager.js'
+import type { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { callHandler, openLocalBroker } from '../../helpers/local-broker.js'
 
 const PID = 4242
 
 describe('DescribeProducers handler', () => {
   let dir: string
   let clock: ManualClock
-  let store: LocalMetadataStore
   let replicas: ReplicaManager
   let controller: Controller
   let services: BrokerServices
-  let closeCluster: () => Promise<void>
+  let closeCluster: () => Promise<void> // the whole core: cluster parts, replicas, store
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tributary-describe-producers-'))
-    clock = new ManualClock()
-    store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-    const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-    const logs = await LogManager.open({
-      fs: nodeFs,
-      clock,
-      logDir: dir,
-      config: logConfigOf(topicDefaults(configs.config)),
-      logger: silentLogger,
-    })
     // 'elsewhere' stands for a topic whose partitions all live on other brokers.
-    replicas = new ReplicaManager(logs, clock, silentLogger, { partitionExists: (t) => t === 'elsewhere' })
-    replicas.loadExisting()
-    const cluster = await followLocalCluster(store, replicas, configs.config, clock)
-    controller = cluster.controller
-    closeCluster = cluster.close
+    const core = await openLocalBroker(dir, { replicaOptions: { partitionExists: (t) => t === 'elsewhere' } })
+    ;({ clock, replicas, controller } = core)
+    const { configs } = core
+    closeCluster = core.close
     services = { nodeId: 0, clock, logger: silentLogger, topics: controller, replicas, configs } as unknown as BrokerServices
     await controller.create({ name: 'idem', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }, false)
     const p = replicas.require('idem', 1)
@@ -72,23 +53,11 @@ describe('DescribeProducers handler', () => {
 
   after(async () => {
     await closeCluster()
-    await replicas.close()
-    await store.close()
     await rm(dir, { recursive: true, force: true })
   })
 
-  async function call(req: Encodable<DescribeProducersRequestData>): Promise<DescribeProducersResponseData> {
-    const ctx: RequestContext = {
-      header: { apiKey: 61, apiVersion: 0, correlationId: 1, clientId: 't', bodyOffset: 0 },
-      apiVersion: 0,
-      conn: { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal },
-      broker: services,
-      apis: [],
-    }
-    const res = await describeProducers.handle(ctx, describeProducers.request.decode(0, describeProducers.request.encode(0, req)))
-    assert.ok(res !== null)
-    return describeProducers.response.decode(0, describeProducers.response.encode(0, res))
-  }
+  const call = (req: Encodable<DescribeProducersRequestData>): Promise<DescribeProducersResponseData> =>
+    callHandler(services, describeProducers, 0, req)
 
   it('serves v0 only', () => {
     assert.equal(describeProducers.minVersion, 0)

@@ -12,11 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { BrokerConfigService } from '../../../src/broker/config-service.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import type { TopicRecord } from '../../../src/ports/metadata-store.js'
 import listOffsets from '../../../src/handlers/02-list-offsets.js'
 import metadata from '../../../src/handlers/03-metadata.js'
@@ -25,44 +20,16 @@ import offsetFetch from '../../../src/handlers/09-offset-fetch.js'
 import describeGroups from '../../../src/handlers/15-describe-groups.js'
 import deleteGroups from '../../../src/handlers/42-delete-groups.js'
 import describeCluster from '../../../src/handlers/60-describe-cluster.js'
-import type { Handler, RequestContext } from '../../../src/handlers/define.js'
 import { allHandlers } from '../../../src/handlers/index.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
-import type { ConnectionInfo } from '../../../src/network/types.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
-import type { Encodable } from '../../../src/protocol/schema.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
-import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { setup } from '../coordinator/group-helpers.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { callHandler, openLocalBroker } from '../../helpers/local-broker.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
-const conn: ConnectionInfo = {
-  id: 1,
-  remoteAddress: '127.0.0.1',
-  remotePort: 1,
-  listenerName: 'PLAINTEXT',
-  closed: new AbortController().signal,
-}
-
-/** Round-trips the request through its codec at `version`, handles it, and round-trips the answer. */
-async function call<Req, Res>(broker: BrokerServices, handler: Handler<Req, Res>, version: number, req: Encodable<Req>): Promise<Res> {
-  const decoded = handler.request.decode(version, handler.request.encode(version, req))
-  const ctx: RequestContext = {
-    header: { apiKey: handler.request.apiKey, apiVersion: version, correlationId: 1, clientId: 't', bodyOffset: 0 },
-    apiVersion: version,
-    conn,
-    broker,
-    apis: [],
-  }
-  const res = await handler.handle(ctx, decoded)
-  assert.ok(res !== null)
-  return handler.response.decode(version, handler.response.encode(version, res))
-}
+const call = callHandler
 
 describe('advertised ranges', () => {
   it('reach Kafka 4.4’s maxima; InitProducerId stays at v5 (v6 is unstable in Kafka 4.4)', () => {
@@ -81,19 +48,9 @@ describe('ListOffsets v10–11 over a real log without tiered storage', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tributary-lo44-'))
-    const clock = new ManualClock()
-    const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-    const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-    const logs = await LogManager.open({
-      fs: nodeFs,
-      clock,
-      logDir: dir,
-      config: logConfigOf(topicDefaults(configs.config)),
-      logger: silentLogger,
-    })
-    const replicas = new ReplicaManager(logs, clock, silentLogger)
-    replicas.loadExisting()
-    const { controller, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
+    const core = await openLocalBroker(dir)
+    const { clock, configs, replicas, controller } = core
+    close = core.close
     await controller.create(
       { name: 't', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'file.delete.delay.ms', value: '0' }] },
       false,
@@ -105,11 +62,6 @@ describe('ListOffsets v10–11 over a real log without tiered storage', () => {
     }
     await replicas.deleteRecords(p, 2, 0) // the log now starts at 2 and ends at 6
     broker = { nodeId: 0, clock, logger: silentLogger, topics: controller, replicas, configs } as unknown as BrokerServices
-    close = async () => {
-      await closeCluster()
-      await replicas.close()
-      await store.close()
-    }
   })
   after(async () => {
     await close()

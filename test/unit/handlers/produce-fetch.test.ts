@@ -7,29 +7,23 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { BrokerConfigService } from '../../../src/broker/config-service.js'
-import { topicDefaults } from '../../../src/config/topic-config.js'
-import { type Controller, logConfigOf } from '../../../src/cluster/controller.js'
-import { LocalMetadataStore } from '../../../src/cluster/local-store.js'
+import type { Controller } from '../../../src/cluster/controller.js'
+import type { LocalMetadataStore } from '../../../src/cluster/local-store.js'
 import produce from '../../../src/handlers/00-produce.js'
 import fetch from '../../../src/handlers/01-fetch.js'
 import type { RequestContext } from '../../../src/handlers/define.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
-import type { ConnectionInfo } from '../../../src/network/types.js'
 import { ErrorCode } from '../../../src/protocol/errors.js'
 import { type ProduceRequestData, ProduceResponse, type ProduceResponseData } from '../../../src/protocol/messages/00-produce.js'
 import { type FetchRequestData, FetchResponse, type FetchResponseData } from '../../../src/protocol/messages/01-fetch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { iterateBatches } from '../../../src/protocol/records/iterator.js'
 import type { Encodable } from '../../../src/protocol/schema.js'
-import { ReplicaManager } from '../../../src/replication/replica-manager.js'
-import { nodeFs } from '../../../src/storage/fs.js'
-import { LogManager } from '../../../src/storage/log-manager.js'
-import { ManualClock } from '../../../src/util/clock.js'
+import type { ReplicaManager } from '../../../src/replication/replica-manager.js'
+import type { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import type { ReplicaSync } from '../../../src/replication/replica-sync.js'
-import { followLocalCluster } from '../../helpers/local-cluster.js'
+import { openLocalBroker, testConn } from '../../helpers/local-broker.js'
 
 const code = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 const HOUR = 3_600_000
@@ -45,19 +39,7 @@ interface Harness {
 }
 
 async function open(dir: string): Promise<Harness> {
-  const clock = new ManualClock()
-  const store = await LocalMetadataStore.open({ fs: nodeFs, dataDir: dir, clock })
-  const configs = new BrokerConfigService(defaultBrokerConfig(), store, silentLogger)
-  const logs = await LogManager.open({
-    fs: nodeFs,
-    clock,
-    logDir: dir,
-    config: logConfigOf(topicDefaults(configs.config)),
-    logger: silentLogger,
-  })
-  const replicas = new ReplicaManager(logs, clock, silentLogger)
-  replicas.loadExisting()
-  const { controller, parts, close: closeCluster } = await followLocalCluster(store, replicas, configs.config, clock)
+  const { clock, store, configs, replicas, controller, sync, close } = await openLocalBroker(dir)
   const services = {
     nodeId: 0,
     clock,
@@ -70,25 +52,15 @@ async function open(dir: string): Promise<Harness> {
   return {
     clock,
     store,
-    sync: parts.sync,
+    sync,
     controller,
     replicas,
     services,
-    close: async () => {
-      await closeCluster()
-      await replicas.close()
-      await store.close()
-    },
+    close,
   }
 }
 
-const conn = (): ConnectionInfo => ({
-  id: 1,
-  remoteAddress: '127.0.0.1',
-  remotePort: 1,
-  listenerName: 'PLAINTEXT',
-  closed: new AbortController().signal,
-})
+const conn = testConn
 
 async function send(h: Harness, version: number, req: Encodable<ProduceRequestData>): Promise<ProduceResponseData> {
   const decoded = produce.request.decode(version, produce.request.encode(version, req))

@@ -15,6 +15,7 @@ import type { PartitionLog } from '../../../src/storage/partition-log.js'
 import type { ManualClock } from '../../../src/util/clock.js'
 import { type Logger, silentLogger } from '../../../src/util/logger.js'
 import { produce } from './helpers.js'
+import { seededRandom } from '../../../src/util/seeded-random.js'
 
 export interface KeyedRecord {
   key: string | null
@@ -45,17 +46,8 @@ export async function append(log: PartitionLog, records: KeyedRecord[], ts: numb
   return info
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Seeded numbers in [0, 1), so a failing run can be replayed. */
+export const rng = seededRandom
 
 export interface StoredRecord {
   offset: number
