@@ -1,33 +1,12 @@
-// Hand-checked byte fixtures for Produce (0), Fetch (1), ListOffsets (2) and Metadata (3): the
-// expected bytes are written out field by field from Kafka's published layouts, not produced by our
-// encoder, so a declaration with a wrong type, order, version range or default fails here even when
-// the generic round trip (roundtrip.test.ts) is happy. Each fixture checks decode(bytes) = value and
-// encode(value) = bytes; `sparse` is an encoder input that leaves defaulted fields out.
-import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
 import { ProduceRequest, ProduceResponse } from '../../../src/protocol/messages/00-produce.js'
 import { FetchRequest, FetchResponse } from '../../../src/protocol/messages/01-fetch.js'
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../../src/protocol/messages/02-list-offsets.js'
 import { MetadataRequest, MetadataResponse } from '../../../src/protocol/messages/03-metadata.js'
-import type { Message } from '../../../src/protocol/schema.js'
+import { describeHexFixtures, type HexFixture, I64_MINUS_1, TOPIC_ID, TOPIC_ID_HEX, ZERO_UUID } from '../../helpers/message-fixtures.js'
 
-interface Fixture {
-  name: string
-  msg: Message<any>
-  version: number
-  hex: string
-  value: any
-  /** An encoder input with defaulted fields left out; must encode to the same bytes. */
-  sparse?: any
-}
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 /** Topic id 00 01 02 … 0f. */
-const TOPIC_ID = 'AAECAwQFBgcICQoLDA0ODw'
-const TOPIC_ID_HEX = '000102030405060708090a0b0c0d0e0f'
-const I64_MINUS_1 = 'ffffffffffffffff'
 
-const fixtures: Fixture[] = [
+const fixtures: HexFixture[] = [
   // ------------------------------------------------------------------------------------ Produce
   {
     name: 'Produce request v3 (non-flexible)',
@@ -711,23 +690,4 @@ const fixtures: Fixture[] = [
   },
 ]
 
-describe('hand-checked byte fixtures: Produce, Fetch, ListOffsets, Metadata', () => {
-  for (const fx of fixtures) {
-    const bytes = Buffer.from(fx.hex, 'hex')
-    // Guard against a typo in the hex itself (an odd digit count silently drops the last nibble).
-    test(`${fx.name}: fixture hex is well formed`, () => {
-      assert.match(fx.hex, /^(?:[0-9a-f]{2})*$/)
-    })
-    test(`${fx.name}: decodes`, () => {
-      assert.deepEqual(fx.msg.decode(fx.version, bytes), fx.value)
-    })
-    test(`${fx.name}: encodes`, () => {
-      assert.deepEqual(fx.msg.encode(fx.version, fx.value), bytes)
-    })
-    if (fx.sparse) {
-      test(`${fx.name}: encodes with defaulted fields left out`, () => {
-        assert.deepEqual(fx.msg.encode(fx.version, fx.sparse), bytes)
-      })
-    }
-  }
-})
+describeHexFixtures('hand-checked byte fixtures: Produce, Fetch, ListOffsets, Metadata', fixtures)

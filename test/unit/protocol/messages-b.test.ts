@@ -2,7 +2,6 @@
 // byte fixtures written out by hand, field by field, from Kafka's published message layouts.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Message } from '../../../src/protocol/schema.js'
 import { OffsetCommitRequest } from '../../../src/protocol/messages/08-offset-commit.js'
 import { OffsetFetchRequest, OffsetFetchResponse } from '../../../src/protocol/messages/09-offset-fetch.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../../src/protocol/messages/10-find-coordinator.js'
@@ -12,25 +11,12 @@ import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../../src/protocol
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../../src/protocol/messages/22-init-producer-id.js'
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../../src/protocol/messages/32-describe-configs.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from '../../../src/protocol/messages/60-describe-cluster.js'
+import { fixture, hex, ID_1_16, ID_1_16_HEX, ZERO_UUID as ZERO_ID } from '../../helpers/message-fixtures.js'
 
 // ---------------------------------------------------------------------------------------------
 // Hand-written fixtures. Each hex string is one field (or one length/count prefix).
 
-/** Joins hex fragments (spaces allowed) into bytes. */
-function hex(...parts: string[]): Buffer {
-  return Buffer.from(parts.join('').replace(/\s+/g, ''), 'hex')
-}
-
-/** decode(bytes) deep-equals value, and encode(value) reproduces bytes exactly. */
-function fixture(msg: Message<any>, version: number, value: unknown, bytes: Buffer): void {
-  assert.deepEqual(msg.decode(version, bytes), value)
-  assert.equal(msg.encode(version, value as any).toString('hex'), bytes.toString('hex'))
-}
-
-const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 // The uuid 01 02 03 … 10 in Kafka's base64url form.
-const ID_1_16 = 'AQIDBAUGBwgJCgsMDQ4PEA'
-const ID_1_16_HEX = '0102030405060708090a0b0c0d0e0f10'
 
 describe('CreateTopics fixtures', () => {
   test('request v2 (non-flexible): manual assignment, null config value', () => {

@@ -4,10 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { DescribeProducersRequest, DescribeProducersResponse } from '../../../src/protocol/messages/61-describe-producers.js'
-
-function hex(...parts: string[]): Buffer {
-  return Buffer.from(parts.join('').replace(/\s+/g, ''), 'hex')
-}
+import { hex } from '../../helpers/message-fixtures.js'
 
 describe('DescribeProducers v0', () => {
   test('declares v0 only, flexible', () => {

@@ -11,24 +11,9 @@ import { OffsetFetchRequest, OffsetFetchResponse } from '../../../src/protocol/m
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../../src/protocol/messages/15-describe-groups.js'
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../../src/protocol/messages/42-delete-groups.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from '../../../src/protocol/messages/60-describe-cluster.js'
-import type { Message } from '../../../src/protocol/schema.js'
+import { fixture, hex, ID_1_16, ID_1_16_HEX, ZERO_UUID as ZERO_ID, ZERO_UUID_HEX as ZERO_ID_HEX } from '../../helpers/message-fixtures.js'
 
-/** Joins hex fragments (spaces allowed) into bytes. */
-function hex(...parts: string[]): Buffer {
-  return Buffer.from(parts.join('').replace(/\s+/g, ''), 'hex')
-}
-
-/** decode(bytes) deep-equals value, and encode(value) reproduces bytes exactly. */
-function fixture(msg: Message<any>, version: number, value: unknown, bytes: Buffer): void {
-  assert.deepEqual(msg.decode(version, bytes), value)
-  assert.equal(msg.encode(version, value as any).toString('hex'), bytes.toString('hex'))
-}
-
-const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
-const ZERO_ID_HEX = '00'.repeat(16)
 // The uuid 01 02 03 … 10 in Kafka's base64url form.
-const ID_1_16 = 'AQIDBAUGBwgJCgsMDQ4PEA'
-const ID_1_16_HEX = '0102030405060708090a0b0c0d0e0f10'
 
 describe('Metadata v13', () => {
   test('is the highest version declared', () => {

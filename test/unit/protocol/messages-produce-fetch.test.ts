@@ -2,30 +2,17 @@
 // field by field from Kafka 4.4's layouts (not produced by our encoder). Each fixture checks
 // decode(bytes) = value and encode(value) = bytes; `sparse` leaves defaulted fields out.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import { ProduceRequest, ProduceResponse } from '../../../src/protocol/messages/00-produce.js'
 import { FetchRequest, FetchResponse, NOT_SENT_HIGH_WATERMARK } from '../../../src/protocol/messages/01-fetch.js'
-import type { Message } from '../../../src/protocol/schema.js'
+import { describeHexFixtures, type HexFixture, I64_MINUS_1, TOPIC_ID, TOPIC_ID_HEX, ZERO_UUID } from '../../helpers/message-fixtures.js'
 
-interface Fixture {
-  name: string
-  msg: Message<any>
-  version: number
-  hex: string
-  value: any
-  sparse?: any
-}
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA'
 /** Topic id 00 01 02 … 0f. */
-const TOPIC_ID = 'AAECAwQFBgcICQoLDA0ODw'
-const TOPIC_ID_HEX = '000102030405060708090a0b0c0d0e0f'
 /** Directory id f0 f1 … ff. */
 const DIR_ID = '8PHy8_T19vf4-fr7_P3-_w'
 const DIR_ID_HEX = 'f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff'
-const I64_MINUS_1 = 'ffffffffffffffff'
 
-const fixtures: Fixture[] = [
+const fixtures: HexFixture[] = [
   {
     name: 'Produce request v12 (same layout as v11: topic by name)',
     msg: ProduceRequest,
@@ -319,25 +306,7 @@ const fixtures: Fixture[] = [
   },
 ]
 
-describe('hand-checked byte fixtures: Produce v12-13, Fetch v18', () => {
-  for (const fx of fixtures) {
-    const bytes = Buffer.from(fx.hex, 'hex')
-    test(`${fx.name}: fixture hex is well formed`, () => {
-      assert.match(fx.hex, /^(?:[0-9a-f]{2})*$/)
-    })
-    test(`${fx.name}: decodes`, () => {
-      assert.deepEqual(fx.msg.decode(fx.version, bytes), fx.value)
-    })
-    test(`${fx.name}: encodes`, () => {
-      assert.deepEqual(fx.msg.encode(fx.version, fx.value), bytes)
-    })
-    if (fx.sparse) {
-      test(`${fx.name}: encodes with defaulted fields left out`, () => {
-        assert.deepEqual(fx.msg.encode(fx.version, fx.sparse), bytes)
-      })
-    }
-  }
-
+describeHexFixtures('hand-checked byte fixtures: Produce v12-13, Fetch v18', fixtures, () => {
   test('the v13 request is the v12 one with a 16-byte id where the name was', () => {
     const body = { acks: 1, timeoutMs: 5, topicData: [{ name: 'abc', topicId: TOPIC_ID, partitionData: [{ index: 0, records: null }] }] }
     const v12 = ProduceRequest.encode(12, body)

@@ -12,6 +12,7 @@ import {
   DescribeTopicPartitionsResponse,
 } from '../../../src/protocol/messages/75-describe-topic-partitions.js'
 import type { Message } from '../../../src/protocol/schema.js'
+import { ZERO_UUID as ZERO_ID } from '../../helpers/message-fixtures.js'
 
 const hex = (...parts: string[]) => Buffer.from(parts.join('').replace(/\s+/g, ''), 'hex')
 
@@ -23,7 +24,6 @@ function fixture(msg: Message<any>, value: unknown, bytes: Buffer): void {
 // The uuid 01 02 … 10 in Kafka's base64url form.
 const ID = 'AQIDBAUGBwgJCgsMDQ4PEA'
 const ID_HEX = '0102030405060708090a0b0c0d0e0f10'
-const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA'
 
 describe('GetTelemetrySubscriptions v0', () => {
   test('request: the zero instance id of a first request', () => {

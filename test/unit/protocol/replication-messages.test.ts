@@ -17,17 +17,7 @@ import {
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../../src/protocol/messages/23-offset-for-leader-epoch.js'
 import type { Message } from '../../../src/protocol/schema.js'
 import { sampleMessage } from '../../helpers/sample-values.js'
-
-/** Joins hex fragments (spaces allowed) into bytes. */
-function hex(...parts: string[]): Buffer {
-  return Buffer.from(parts.join('').replace(/\s+/g, ''), 'hex')
-}
-
-/** decode(bytes) deep-equals value, and encode(value) reproduces bytes exactly. */
-function fixture(msg: Message<any>, version: number, value: unknown, bytes: Buffer): void {
-  assert.deepEqual(msg.decode(version, bytes), value)
-  assert.equal(msg.encode(version, value as any).toString('hex'), bytes.toString('hex'))
-}
+import { fixture, hex } from '../../helpers/message-fixtures.js'
 
 // ---------------------------------------------------------------------------------------------
 // Declared ranges and registration.
