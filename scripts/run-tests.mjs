@@ -44,7 +44,8 @@ function run(group, extra) {
     timeout: DEADLINE_MS,
     killSignal: 'SIGKILL',
   })
-  if (r.error?.code === 'ETIMEDOUT') console.error(`run-tests: the test run did not end within ${DEADLINE_MS / 60_000} min (a handle left open?)`)
+  if (r.error?.code === 'ETIMEDOUT')
+    console.error(`run-tests: the test run did not end within ${DEADLINE_MS / 60_000} min (a handle left open?)`)
   return r.status ?? 1
 }
 

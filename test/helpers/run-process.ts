@@ -2,6 +2,8 @@
 // exit code and duration. A program that cannot start or outlives its timeout rejects, so the test
 // fails with a hint instead of hanging or skipping.
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 
 export interface ProcResult {
   code: number | null
@@ -55,4 +57,21 @@ export function lastJsonLine<T>(r: ProcResult, what: string): T {
   } catch {
     throw new Error(`${what} printed no JSON line\n${show(r)}`)
   }
+}
+
+/** Resolves when the command exits 0; rejects with its output otherwise. */
+export async function runOk(cmd: string, args: string[], opts: { timeoutMs: number; installHint?: string }): Promise<ProcResult> {
+  const r = await runProcess(cmd, args, opts)
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed\n${show(r)}`)
+  return r
+}
+
+/** The java launcher Maven itself would use: $JAVA_HOME/bin/java when set, else java on PATH. */
+export function javaCommand(): string {
+  const home = process.env.JAVA_HOME
+  if (home) {
+    const exe = join(home, 'bin', process.platform === 'win32' ? 'java.exe' : 'java')
+    if (existsSync(exe)) return exe
+  }
+  return 'java'
 }

@@ -10,7 +10,7 @@
 // byte-identical up to the high watermark; and no send failed.
 import assert from 'node:assert/strict'
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -27,6 +27,7 @@ import {
   startCluster,
   waitFor,
 } from '../helpers/cluster.js'
+import { javaCommand, runOk } from '../helpers/run-process.js'
 
 const WAIT_MS = 60_000
 const KILLS = 3
@@ -37,31 +38,7 @@ const MAX_RECORDS = 200_000
 /** dist/test/integration/… → test/interop/java (the sources, not dist). */
 const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
 
-function javaCommand(): string {
-  const home = process.env.JAVA_HOME
-  if (home && existsSync(join(home, 'bin', 'java'))) return join(home, 'bin', 'java')
-  return 'java'
-}
-
-/** Runs a command to completion; rejects when it cannot start, fails or times out. */
-function runOk(cmd: string, args: string[], timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()))
-    child.stderr.on('data', (b: Buffer) => (out += b.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.once('error', (e) => {
-      clearTimeout(timer)
-      reject(new Error(`cannot run ${cmd}: ${e.message} (this test needs Java 17+ and Maven)`))
-    })
-    child.once('close', (code, signal) => {
-      clearTimeout(timer)
-      if (code === 0) resolve()
-      else reject(new Error(`${cmd} ${args.join(' ')}: exit ${code} signal ${signal}\n${out.slice(-8000)}`))
-    })
-  })
-}
+const MAVEN = { timeoutMs: 5 * 60_000, installHint: 'this test needs Java 17+ and Maven' }
 
 /**
  * Builds the Maven project in a copy of its own: java-client.test.ts builds test/interop/java/target
@@ -71,9 +48,9 @@ async function buildJava(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-java-kill-'))
   cpSync(join(PROJECT_DIR, 'pom.xml'), join(dir, 'pom.xml'))
   cpSync(join(PROJECT_DIR, 'src'), join(dir, 'src'), { recursive: true })
-  await runOk('mvn', ['-q', '-B', '-o', '-Dstyle.color=never', '-f', join(dir, 'pom.xml'), 'package'], 5 * 60_000).catch(() =>
+  await runOk('mvn', ['-q', '-B', '-o', '-Dstyle.color=never', '-f', join(dir, 'pom.xml'), 'package'], MAVEN).catch(() =>
     // Offline first (the dependencies are usually in ~/.m2 already); online when they are not.
-    runOk('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', join(dir, 'pom.xml'), 'package'], 5 * 60_000),
+    runOk('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', join(dir, 'pom.xml'), 'package'], MAVEN),
   )
   return dir
 }

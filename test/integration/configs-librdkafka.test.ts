@@ -8,12 +8,12 @@
 // Missing python3 or confluent_kafka fails this file (`pip install confluent-kafka==2.16.1`); it
 // never skips.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { Admin, ConfigResourceTypes, IncrementalAlterConfigOperationTypes } from '@platformatic/kafka'
 import { type ConfigResourceTypes as KafkaJsResourceType, Kafka, logLevel } from 'kafkajs'
 import { type BrokerProcess, makeTempDir, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { type ProcResult, runProcess } from '../helpers/run-process.js'
 
 /** dist/test/integration/configs-librdkafka.test.js → test/interop/python/configs.py (the source). */
 const SCRIPT = fileURLToPath(new URL('../../../test/interop/python/configs.py', import.meta.url))
@@ -73,34 +73,9 @@ interface DescribeRun {
   partitions: number | null
 }
 
-interface ProcResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs a command to completion; rejects (so the test fails) when it cannot start or times out. */
-function run(cmd: string, args: string[], timeoutMs = RUN_TIMEOUT_MS): Promise<ProcResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s))
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer)
-      const hint = e.code === 'ENOENT' ? ` — '${cmd}' is not installed or not on PATH; ${INSTALL_HINT}` : ''
-      reject(new Error(`cannot run ${cmd} ${args.join(' ')}: ${e.message}${hint}`))
-    })
-    child.once('close', (code, signal) => {
-      clearTimeout(timer)
-      if (signal)
-        reject(new Error(`${cmd} ${args.join(' ')} died of ${signal} (timeout ${timeoutMs} ms)\nstdout:\n${stdout}\nstderr:\n${stderr}`))
-      else resolve({ code, stdout, stderr })
-    })
-  })
-}
+const run = (cmd: string, args: string[], timeoutMs = RUN_TIMEOUT_MS): Promise<ProcResult> =>
+  runProcess(cmd, args, { timeoutMs, installHint: INSTALL_HINT })
 
 /** Runs configs.py and parses its one JSON line. */
 async function configsPy<T>(bootstrap: string, mode: 'all' | 'describe'): Promise<T> {

@@ -17,13 +17,13 @@
 // file; it never skips.
 
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { freePort, startDropProxy } from '../helpers/drop-proxy.js'
+import { javaCommand, type ProcResult, runProcess, show } from '../helpers/run-process.js'
 
 /** dist/test/integration/java-client.test.js → test/interop/java (the sources, not dist). */
 const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
@@ -40,64 +40,9 @@ const NETWORK_CLIENT_LOG = 'org.slf4j.simpleLogger.log.org.apache.kafka.clients.
 const BUILD_TIMEOUT_MS = 5 * 60_000
 const RUN_TIMEOUT_MS = 3 * 60_000
 
-/** The java launcher Maven itself would use: $JAVA_HOME/bin/java when set, else java on PATH. */
-function javaCommand(): string {
-  const home = process.env.JAVA_HOME
-  if (home) {
-    const exe = join(home, 'bin', process.platform === 'win32' ? 'java.exe' : 'java')
-    if (existsSync(exe)) return exe
-  }
-  return 'java'
-}
-
-interface ProcResult {
-  code: number | null
-  signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-  ms: number
-}
-
-/** Runs a command to completion; rejects (so the test fails) when it cannot start or times out. */
-function run(cmd: string, args: string[], timeoutMs: number, env?: Record<string, string>): Promise<ProcResult> {
-  const t0 = Date.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8')
-    child.stderr.setEncoding('utf8')
-    child.stdout.on('data', (s: string) => (stdout += s))
-    child.stderr.on('data', (s: string) => (stderr += s))
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, timeoutMs)
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer)
-      const hint = e.code === 'ENOENT' ? ` — '${cmd}' is not installed or not on PATH (this test needs Java 17+ and Maven)` : ''
-      reject(new Error(`cannot run ${cmd} ${args.join(' ')}: ${e.message}${hint}`))
-    })
-    child.once('close', (code, signal) => {
-      clearTimeout(timer)
-      const ms = Date.now() - t0
-      if (timedOut) {
-        reject(
-          new Error(
-            `${cmd} ${args.join(' ')} timed out after ${timeoutMs} ms\nstdout:\n${stdout.slice(-8000)}\nstderr:\n${stderr.slice(-8000)}`,
-          ),
-        )
-      } else {
-        resolve({ code, signal, stdout, stderr, ms })
-      }
-    })
-  })
-}
-
-function show(r: ProcResult): string {
-  return `exit ${r.code} signal ${r.signal} after ${r.ms} ms\nstdout:\n${r.stdout.slice(-8000)}\nstderr:\n${r.stderr.slice(-12000)}`
-}
+const JAVA_HINT = 'this test needs Java 17+ and Maven'
+const run = (cmd: string, args: string[], timeoutMs: number, env?: Record<string, string>): Promise<ProcResult> =>
+  runProcess(cmd, args, { timeoutMs, installHint: JAVA_HINT, ...(env ? { env } : {}) })
 
 describe('Apache Kafka Java client (kafka-clients)', () => {
   let broker: BrokerProcess | undefined
