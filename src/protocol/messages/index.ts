@@ -19,6 +19,11 @@ import { DeleteTopicsRequest, DeleteTopicsResponse } from './20-delete-topics.js
 import { DeleteRecordsRequest, DeleteRecordsResponse } from './21-delete-records.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from './22-init-producer-id.js'
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from './23-offset-for-leader-epoch.js'
+import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './24-add-partitions-to-txn.js'
+import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from './25-add-offsets-to-txn.js'
+import { EndTxnRequest, EndTxnResponse } from './26-end-txn.js'
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from './27-write-txn-markers.js'
+import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './28-txn-offset-commit.js'
 import { DescribeConfigsRequest, DescribeConfigsResponse } from './32-describe-configs.js'
 import { AlterConfigsRequest, AlterConfigsResponse } from './33-alter-configs.js'
 import { DescribeLogDirsRequest, DescribeLogDirsResponse } from './35-describe-log-dirs.js'
@@ -31,6 +36,8 @@ import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse }
 import { OffsetDeleteRequest, OffsetDeleteResponse } from './47-offset-delete.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-cluster.js'
 import { DescribeProducersRequest, DescribeProducersResponse } from './61-describe-producers.js'
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './65-describe-transactions.js'
+import { ListTransactionsRequest, ListTransactionsResponse } from './66-list-transactions.js'
 import { GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse } from './71-get-telemetry-subscriptions.js'
 import { PushTelemetryRequest, PushTelemetryResponse } from './72-push-telemetry.js'
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js'
@@ -62,6 +69,11 @@ export const apis: ApiDecl[] = [
   pair(DeleteRecordsRequest, DeleteRecordsResponse),
   pair(InitProducerIdRequest, InitProducerIdResponse),
   pair(OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse),
+  pair(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse),
+  pair(AddOffsetsToTxnRequest, AddOffsetsToTxnResponse),
+  pair(EndTxnRequest, EndTxnResponse),
+  pair(WriteTxnMarkersRequest, WriteTxnMarkersResponse),
+  pair(TxnOffsetCommitRequest, TxnOffsetCommitResponse),
   pair(DescribeConfigsRequest, DescribeConfigsResponse),
   pair(AlterConfigsRequest, AlterConfigsResponse),
   pair(DescribeLogDirsRequest, DescribeLogDirsResponse),
@@ -74,6 +86,8 @@ export const apis: ApiDecl[] = [
   pair(OffsetDeleteRequest, OffsetDeleteResponse),
   pair(DescribeClusterRequest, DescribeClusterResponse),
   pair(DescribeProducersRequest, DescribeProducersResponse),
+  pair(DescribeTransactionsRequest, DescribeTransactionsResponse),
+  pair(ListTransactionsRequest, ListTransactionsResponse),
   pair(GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse),
   pair(PushTelemetryRequest, PushTelemetryResponse),
   pair(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
