@@ -78,6 +78,8 @@ export class TransactionIndex {
   private synced = 0
   /** The file does not hold a prefix of the entries (or should not exist): rewrite it whole. */
   private rewrite = false
+  /** The file was cut by a truncation not fsynced yet (a crash would bring the entries back). */
+  private cutUnsynced = false
 
   constructor(
     public path: string,
@@ -160,6 +162,7 @@ export class TransactionIndex {
       } finally {
         await fh.close()
       }
+      this.cutUnsynced = true
       this.persisted = keep
     }
   }
@@ -180,7 +183,7 @@ export class TransactionIndex {
       return existed
     }
     const from = this.rewrite ? 0 : this.persisted
-    if (from === to && !this.rewrite && (!sync || this.synced === to)) return false
+    if (from === to && !this.rewrite && (!sync || (this.synced === to && !this.cutUnsynced))) return false
     const rewrite = this.rewrite
     const created = from === 0 && (await fs.stat(this.path)) === null
     const fh = await fs.open(this.path, rewrite ? 'w' : 'a')
@@ -192,7 +195,10 @@ export class TransactionIndex {
       await fh.close()
     }
     this.persisted = to
-    if (sync) this.synced = to
+    if (sync) {
+      this.synced = to
+      this.cutUnsynced = false
+    }
     if (rewrite) this.rewrite = false
     return created
   }

@@ -1,7 +1,8 @@
 // A property of the log's transactions across crashes (storage/recovery.ts, transaction-index.ts,
 // producer-state.ts): random histories of transactional batches of three producers, markers, plain
-// batches, flushes, checkpoints, clean restarts and power cuts on the crash file system (durable
-// state only, or with a random part of the pending writes); after every restart the aborted
+// batches, flushes, checkpoints, truncations (a follower's), clean restarts and power cuts on the
+// crash file system (durable state only, or with a random part of the pending writes); after every
+// restart and truncation the aborted
 // transactions the log reports, its open transactions and its last stable offset are those a fresh
 // producer state finds by replaying the recovered log from its start.
 import assert from 'node:assert/strict'
@@ -20,6 +21,7 @@ import { silentLogger } from '../../../src/util/logger.js'
 import { marker, T0 } from './txn-helpers.js'
 
 const DIR = '/data'
+// TXN_CRASH_RUNS and TXN_CRASH_SEED explore further (the defaults run in the unit suite).
 const RUNS = Number(process.env.TXN_CRASH_RUNS ?? 60)
 
 type Op =
@@ -28,6 +30,7 @@ type Op =
   | { t: 'flush' }
   | { t: 'checkpoint' }
   | { t: 'restart' }
+  | { t: 'truncate'; fraction: number }
   | { t: 'crash'; seed: number | null }
 
 const pidArb = fc.integer({ min: 1, max: 3 })
@@ -54,6 +57,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ t: 'flush' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'restart' as const }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('truncate' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('crash' as const), seed: fc.option(fc.nat(), { nil: null }) }) },
 )
 const scenarioArb = fc.record({
@@ -145,6 +149,10 @@ async function run(s: Scenario): Promise<void> {
         log = mgr.get('t', 0)!
         await check(log, `after the clean restart at op ${i}`)
         break
+      case 'truncate':
+        await log.truncateTo(Math.floor(op.fraction * log.logEndOffset))
+        await check(log, `after the truncation at op ${i}`)
+        break
       case 'crash':
         fs.crash(op.seed ?? undefined)
         mgr = await open()
@@ -160,6 +168,6 @@ async function run(s: Scenario): Promise<void> {
 test('transactions across crashes: the recovered log reports the aborted and open transactions a replay of it finds', async () => {
   await fc.assert(
     fc.asyncProperty(scenarioArb, (s) => run(s)),
-    { numRuns: RUNS, seed: 15 },
+    { numRuns: RUNS, seed: Number(process.env.TXN_CRASH_SEED ?? 15) },
   )
 })
