@@ -6,9 +6,9 @@
 //
 // Crash: a .log keeps what was fsynced, and possibly more; an append that was in flight may leave
 // a torn batch at the end. recover() rescans the file, keeps the longest prefix of batches whose
-// header, CRC-32C and offsets are valid, truncates the rest and rebuilds the offset and time indexes from it; the
-// transaction index is emptied, for the caller to refill from the markers the rescan hands it (the
-// producer state decides which transactions they abort: recovery.ts).
+// header, CRC-32C and offsets are valid, truncates the rest and rebuilds the offset and time
+// indexes from it; the transaction index is emptied, for the caller to refill from the markers the
+// rescan hands it (the producer state decides which transactions they abort: recovery.ts).
 //
 // The segment keeps its own bookkeeping: append() writes the batches and then updates the indexes
 // (an entry per index.interval.bytes, as Kafka's LogSegment.append), the largest timestamp, the
@@ -207,7 +207,10 @@ export class LogSegment {
     return this.maxTsOffset
   }
 
-  /** Creates the .log and its two sparse indexes, empty (an existing .log at this offset is truncated); the .txnindex comes with its first entry. */
+  /**
+   * Creates the .log and its two sparse indexes, empty (an existing .log at this offset is
+   * truncated); the .txnindex comes with its first entry.
+   */
   static async create(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, suffix = '') {
     const seg = new LogSegment(fs, dir, baseOffset, config, nowMs, suffix)
     seg.fh = await fs.open(seg.logPath, 'w+')
