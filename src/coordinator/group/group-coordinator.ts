@@ -39,6 +39,7 @@ import type {
   SyncGroupParams,
   SyncGroupResult,
   TopicPartitions,
+  TxnOffsetCommitParams,
 } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../protocol/errors.js'
 import type { Clock, Timer } from '../../util/clock.js'
@@ -158,6 +159,13 @@ export class GroupCoordinator implements GroupService {
     if (error) return Promise.resolve(params.offsets.map(() => code(error)))
     return this.offsets.commit(params)
   }
+
+  txnOffsetCommit(params: TxnOffsetCommitParams): Promise<number[]> {
+    const error = this.refuse(params.groupId, 'offsets')
+    return Promise.resolve(params.offsets.map(() => code(error ?? 'UNSUPPORTED_VERSION')))
+  }
+
+  completeTransaction(_offsetsPartition: number, _producerId: number, _commit: boolean): void {}
 
   fetchOffsets(groupId: string, topics: TopicPartitions[] | null, _requireStable: boolean): FetchOffsetsResult {
     // require_stable (KIP-447): no transactional commit can be pending yet, so every offset is stable.
