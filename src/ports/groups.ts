@@ -111,6 +111,12 @@ export interface TxnOffsetCommitParams {
   groupInstanceId: string | null
   offsets: OffsetToCommit[]
   apiVersion: number
+  /**
+   * The transaction verification (KIP-890), called with the group's `__consumer_offsets`
+   * partition once the coordinator has checked the group id and that it coordinates the group,
+   * before anything is written; a non-zero code refuses every offset with it.
+   */
+  verify?: (offsetsPartition: number) => Promise<number>
 }
 
 export interface TopicPartitions {
