@@ -88,9 +88,16 @@ async function readAll(
           read = await replicas.readForFollower(p, replicaId, fp.fetchOffset, limit === 0 && bytes > 0 ? 0 : limit)
         } else if (limit === 0 && bytes > 0) {
           if (fp.fetchOffset < p.log.logStartOffset || fp.fetchOffset > p.log.logEndOffset) throw new KafkaError('OFFSET_OUT_OF_RANGE')
-          read = { records: EMPTY, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset, release: () => {} }
+          read = {
+            records: EMPTY,
+            highWatermark: p.log.highWatermark,
+            lastStableOffset: p.log.lastStableOffset,
+            logStartOffset: p.log.logStartOffset,
+            abortedTransactions: readCommitted ? [] : null,
+            release: () => {},
+          }
         } else {
-          read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
+          read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0, readCommitted)
         }
         releases.push(read.release)
         // Absent, the follower's highWatermark is the largest number: never behind.
@@ -101,9 +108,9 @@ async function readAll(
           partitionIndex: fp.partition,
           errorCode: 0,
           highWatermark: read.highWatermark,
-          lastStableOffset: read.highWatermark,
+          lastStableOffset: read.lastStableOffset,
           logStartOffset: read.logStartOffset,
-          abortedTransactions: readCommitted ? [] : null,
+          abortedTransactions: read.abortedTransactions,
           preferredReadReplica: -1,
           records: read.records,
         })

@@ -56,7 +56,7 @@ export default defineHandler(ListOffsetsRequest, ListOffsetsResponse, { minVersi
               if (!topics.get(t.name)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
               const p = replicas.require(t.name, lp.partitionIndex)
               p.checkLeaderEpoch(lp.currentLeaderEpoch)
-              const found = await replicas.listOffset(p, lp.timestamp)
+              const found = await replicas.listOffset(p, lp.timestamp, req.isolationLevel === 1)
               // No matching record: offset and epoch are both unknown (-1), as Kafka answers.
               return { partitionIndex: lp.partitionIndex, errorCode: 0, ...found, leaderEpoch: found.offset < 0 ? -1 : p.leaderEpoch }
             } catch (err) {

@@ -20,6 +20,7 @@ import { readBuffers } from '../storage/read-buffers.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { ActiveProducer, AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
+import type { TxnMarker } from '../ports/transactions.js'
 import { AppendWaiters } from './append-waiters.js'
 import { validateRecords } from './log-validator.js'
 import { Partition, partitionKey } from './partition.js'
@@ -47,6 +48,8 @@ export interface ReplicaManagerOptions {
   leaseAlive?: () => boolean
   /** Whether the cluster has this partition (hosted elsewhere: NOT_LEADER_OR_FOLLOWER, not UNKNOWN). */
   partitionExists?: (topic: string, partition: number) => boolean
+  /** The topic's min.insync.replicas, for the transaction markers' acks=-1 (default 1). */
+  minInsyncReplicas?: (topic: string) => number
 }
 
 export class ReplicaManager implements ReplicaService {
@@ -57,6 +60,7 @@ export class ReplicaManager implements ReplicaService {
   readonly nodeId: number
   private readonly leaseAlive: () => boolean
   private readonly partitionExists: (topic: string, partition: number) => boolean
+  private readonly minInsyncReplicas: (topic: string) => number
   /** Called after a follower's fetch moved its position (the ISR may grow; replica-sync.ts listens). */
   onFollowerProgress: ((p: Partition, replicaId: number) => void) | undefined
 
@@ -71,6 +75,7 @@ export class ReplicaManager implements ReplicaService {
     this.nodeId = options.nodeId ?? 0
     this.leaseAlive = options.leaseAlive ?? (() => true)
     this.partitionExists = options.partitionExists ?? (() => false)
+    this.minInsyncReplicas = options.minInsyncReplicas ?? (() => 1)
   }
 
   /** Registers the logs found on disk at start-up (the controller then reconciles them with the store). */
@@ -202,10 +207,18 @@ export class ReplicaManager implements ReplicaService {
   }
 
   /** Whole batches from fetchOffset, bounded by maxBytes (at least one batch when minOneBatch) and the HW. */
-  async read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead> {
+  async read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean, readCommitted = false): Promise<PartitionRead> {
     const hw = p.log.highWatermark
-    const res = await p.log.read(fetchOffset, maxBytes, hw, minOneBatch)
-    return { records: res.records, highWatermark: hw, logStartOffset: p.log.logStartOffset, release: releaser(res.records) }
+    const lso = p.log.lastStableOffset
+    const res = await p.log.read(fetchOffset, maxBytes, readCommitted ? lso : hw, minOneBatch)
+    return {
+      records: res.records,
+      highWatermark: hw,
+      lastStableOffset: lso,
+      logStartOffset: p.log.logStartOffset,
+      abortedTransactions: readCommitted ? [] : null,
+      release: releaser(res.records),
+    }
   }
 
   /**
@@ -225,7 +238,14 @@ export class ReplicaManager implements ReplicaService {
     if (p.maybeAdvanceHighWatermark()) this.waiters.notify(p.key)
     this.onFollowerProgress?.(p, replicaId)
     const records = maxBytes > 0 ? (await p.log.read(fetchOffset, maxBytes, Number.MAX_SAFE_INTEGER, true)).records : EMPTY
-    return { records, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset, release: releaser(records) }
+    return {
+      records,
+      highWatermark: p.log.highWatermark,
+      lastStableOffset: p.log.lastStableOffset,
+      logStartOffset: p.log.logStartOffset,
+      abortedTransactions: null,
+      release: releaser(records),
+    }
   }
 
   /**
@@ -235,7 +255,8 @@ export class ReplicaManager implements ReplicaService {
    * and -6 earliest pending upload (KIP-1023): with nothing tiered there is no such offset, and
    * the answer is -1, as Kafka's UnifiedLog gives for a topic without remote storage.
    */
-  async listOffset(p: Partition, timestamp: number): Promise<{ offset: number; timestamp: number }> {
+  async listOffset(p: Partition, timestamp: number, readCommitted = false): Promise<{ offset: number; timestamp: number }> {
+    void readCommitted
     switch (timestamp) {
       case -2:
       case -4:
@@ -272,6 +293,17 @@ export class ReplicaManager implements ReplicaService {
       )
     }
     return this.logs.deleteRecords(p.log, target, fileDeleteDelayMs)
+  }
+
+  async writeTxnMarker(p: Partition, marker: TxnMarker, timeoutMs: number): Promise<void> {
+    void marker
+    void timeoutMs
+    void this.minInsyncReplicas(p.topic)
+    throw new KafkaError('UNKNOWN_SERVER_ERROR', 'transaction markers are not written yet')
+  }
+
+  hasOngoingTransaction(p: Partition, producerId: number): boolean {
+    return (p.log.producerEntry(producerId)?.currentTxnFirstOffset ?? -1) >= 0
   }
 
   all(): Iterable<Partition> {

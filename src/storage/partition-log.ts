@@ -251,6 +251,11 @@ export class PartitionLog {
     return true
   }
 
+  /** min(first offset of the oldest open transaction, high watermark): read_committed reads stop here. */
+  get lastStableOffset(): number {
+    return this.hw
+  }
+
   get sizeBytes(): number {
     return this.totalBytes
   }
