@@ -196,6 +196,8 @@ export class Broker {
           logger: logger.child('reassignment'),
         }),
         telemetry: new ClientTelemetry({ clock }),
+        // Placeholder until the transaction coordinator verifies: no transaction is known here.
+        txnVerifier: { verify: () => Promise.resolve(48 /* INVALID_TXN_STATE */) },
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),

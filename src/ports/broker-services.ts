@@ -12,6 +12,7 @@ import type { PartitionAdminService } from './partition-admin.js'
 import type { ReplicaService } from './replicas.js'
 import type { TelemetryService } from './telemetry.js'
 import type { TopicService } from './topics.js'
+import type { TxnProduceVerifier } from './transactions.js'
 
 export interface BrokerEndpoint {
   nodeId: number
@@ -51,4 +52,6 @@ export interface BrokerServices {
   readonly partitionAdmin: PartitionAdminService
   /** Client telemetry (KIP-714): subscriptions and the last pushed metrics per client instance. */
   readonly telemetry: TelemetryService
+  /** Whether a partition is (now) in a producer's transaction (KIP-890), asked before a transactional write. */
+  readonly txnVerifier: TxnProduceVerifier
 }
