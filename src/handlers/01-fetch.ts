@@ -1,6 +1,10 @@
 // Fetch v4–18. Returns whole stored batches, the first containing the fetch offset (clients drop
 // the records before their position), bounded by the high watermark, partition_max_bytes and the
 // response's max_bytes — at least one batch for the first partition with data (KIP-74).
+// isolation_level 1 (read_committed, KIP-98): bounded by the last stable offset instead, and each
+// partition carries the aborted transactions its batches overlap (the consumer drops their
+// records); read_uncommitted answers aborted_transactions null. last_stable_offset is the
+// partition's LSO for both.
 // Long-poll: with fewer than min_bytes available the request waits up to max_wait_ms and wakes
 // as soon as one of its partitions is appended to.
 // Fetch sessions (KIP-227, v7+) are declined: a full fetch is answered with session id 0, which
