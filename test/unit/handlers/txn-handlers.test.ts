@@ -40,7 +40,9 @@ function fakeTransactions(calls: Array<[string, unknown]>): TransactionService {
     },
     addPartitions: async (p: AddPartitionsParams) => {
       calls.push(['add', p])
-      return p.partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition, errorCode: partition === 9 ? E('TRANSACTION_ABORTABLE') : 0 })))
+      return p.partitions.flatMap((t) =>
+        t.partitions.map((partition) => ({ topic: t.topic, partition, errorCode: partition === 9 ? E('TRANSACTION_ABORTABLE') : 0 })),
+      )
     },
     addOffsets: async (p) => {
       calls.push(['offsets', p])
@@ -95,9 +97,15 @@ describe('transaction handlers', () => {
     const b = broker({ transactions: fakeTransactions(calls) })
     const r = await callHandler(b, initProducerId, 4, { transactionalId: 't', transactionTimeoutMs: 1000, producerId: 5, producerEpoch: 1 })
     assert.deepEqual([r.errorCode, r.producerId, r.producerEpoch], [0, 77, 4])
-    assert.deepEqual(calls[0], ['init', { transactionalId: 't', transactionTimeoutMs: 1000, producerId: 5, producerEpoch: 1, apiVersion: 4 }])
+    assert.deepEqual(calls[0], [
+      'init',
+      { transactionalId: 't', transactionTimeoutMs: 1000, producerId: 5, producerEpoch: 1, apiVersion: 4 },
+    ])
     await callHandler(b, initProducerId, 1, { transactionalId: 't', transactionTimeoutMs: 1000 })
-    assert.deepEqual(calls[1], ['init', { transactionalId: 't', transactionTimeoutMs: 1000, producerId: -1, producerEpoch: -1, apiVersion: 1 }])
+    assert.deepEqual(calls[1], [
+      'init',
+      { transactionalId: 't', transactionTimeoutMs: 1000, producerId: -1, producerEpoch: -1, apiVersion: 1 },
+    ])
   })
 
   it('AddPartitionsToTxn: v3 answers per topic; v5 per transaction, passing verifyOnly', async () => {
@@ -162,7 +170,17 @@ describe('transaction handlers', () => {
     })
     const res = await callHandler(b, writeTxnMarkers, 2, {
       markers: [
-        { producerId: 9, producerEpoch: 3, transactionResult: true, coordinatorEpoch: 6, transactionVersion: 2, topics: [{ name: 'a', partitionIndexes: [0, 1] }, { name: 'b', partitionIndexes: [4] }] },
+        {
+          producerId: 9,
+          producerEpoch: 3,
+          transactionResult: true,
+          coordinatorEpoch: 6,
+          transactionVersion: 2,
+          topics: [
+            { name: 'a', partitionIndexes: [0, 1] },
+            { name: 'b', partitionIndexes: [4] },
+          ],
+        },
       ],
     })
     assert.deepEqual(written[0]!.marker, { producerId: 9, producerEpoch: 3, coordinatorEpoch: 6, commit: true, transactionVersion: 2 })
@@ -177,7 +195,9 @@ describe('transaction handlers', () => {
       { name: 'b', partitions: [{ partitionIndex: 4, errorCode: 0 }] },
     ])
     await callHandler(b, writeTxnMarkers, 1, {
-      markers: [{ producerId: 9, producerEpoch: 3, transactionResult: false, coordinatorEpoch: 6, topics: [{ name: 'a', partitionIndexes: [0] }] }],
+      markers: [
+        { producerId: 9, producerEpoch: 3, transactionResult: false, coordinatorEpoch: 6, topics: [{ name: 'a', partitionIndexes: [0] }] },
+      ],
     })
     assert.equal(written[1]!.marker.transactionVersion, 0)
     assert.equal(written[1]!.marker.commit, false)
@@ -186,7 +206,14 @@ describe('transaction handlers', () => {
 
 describe('Produce: verification of transactional batches', () => {
   const batch = (attributes: number) =>
-    buildRecordBatch({ records: [{ key: null, value: Buffer.from('v') }], producerId: 42, producerEpoch: 3, baseSequence: 0, attributes, baseTimestamp: 1 })
+    buildRecordBatch({
+      records: [{ key: null, value: Buffer.from('v') }],
+      producerId: 42,
+      producerEpoch: 3,
+      baseSequence: 0,
+      attributes,
+      baseTimestamp: 1,
+    })
 
   function produceBroker(opts: { ongoing: boolean; verdict: number }) {
     const asked: unknown[] = []
@@ -237,7 +264,9 @@ describe('Produce: verification of transactional batches', () => {
       const { b, asked, appended } = produceBroker({ ongoing: false, verdict: 0 })
       const res = await callHandler(b, produce, version, request('tx', batch(TRANSACTIONAL)))
       assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, 0)
-      assert.deepEqual(asked, [{ transactionalId: 'tx', producerId: 42, producerEpoch: 3, topic: 'orders', partition: 1, addPartition: version >= 12 }])
+      assert.deepEqual(asked, [
+        { transactionalId: 'tx', producerId: 42, producerEpoch: 3, topic: 'orders', partition: 1, addPartition: version >= 12 },
+      ])
       assert.deepEqual(appended, ['orders-1'])
     }
   })
@@ -288,7 +317,10 @@ describe('marker writer, router and verifier', () => {
           order.push(`marker ${p.topic}-${p.index} ${m.commit}`)
         },
       },
-      groups: { completeTransaction: (partition: number, producerId: number, commit: boolean) => order.push(`offsets ${partition} ${producerId} ${commit}`) },
+      groups: {
+        completeTransaction: (partition: number, producerId: number, commit: boolean) =>
+          order.push(`offsets ${partition} ${producerId} ${commit}`),
+      },
       timeoutMs: 1000,
       logger: silentLogger,
     })
@@ -298,7 +330,10 @@ describe('marker writer, router and verifier', () => {
       { topic: '__consumer_offsets', partition: 3 },
       { topic: 'a', partition: 5 },
     ])
-    assert.deepEqual(res.map((r) => r.errorCode), [0, 0, E('NOT_LEADER_OR_FOLLOWER')])
+    assert.deepEqual(
+      res.map((r) => r.errorCode),
+      [0, 0, E('NOT_LEADER_OR_FOLLOWER')],
+    )
     assert.deepEqual(order, ['marker a-0 true', 'marker __consumer_offsets-3 true', 'offsets 3 8 true'])
   })
 

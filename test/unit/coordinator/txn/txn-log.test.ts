@@ -10,7 +10,13 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { TRANSACTION_STATE_TOPIC, TransactionStateTopic, mapStoreError } from '../../../../src/coordinator/txn/txn-log.js'
 import { IllegalTxnTransition, TxnMetadata } from '../../../../src/coordinator/txn/txn-metadata.js'
-import { decodeTxnKey, decodeTxnValue, encodeTxnKey, encodeTxnValue, type TxnLogValue } from '../../../../src/coordinator/txn/txn-records.js'
+import {
+  decodeTxnKey,
+  decodeTxnValue,
+  encodeTxnKey,
+  encodeTxnValue,
+  type TxnLogValue,
+} from '../../../../src/coordinator/txn/txn-records.js'
 import { KafkaError } from '../../../../src/protocol/errors.js'
 import { ManualClock } from '../../../../src/util/clock.js'
 import { silentLogger } from '../../../../src/util/logger.js'
@@ -33,7 +39,7 @@ const VALUE: TxnLogValue = {
 describe('transaction log records', () => {
   it('key: int16 version 0 then the id as an int16-length string', () => {
     const key = encodeTxnKey('tx')
-    assert.equal(key.toString('hex'), '0000' + '0002' + Buffer.from('tx').toString('hex'))
+    assert.equal(key.toString('hex'), `00000002${Buffer.from('tx').toString('hex')}`)
     assert.equal(decodeTxnKey(key), 'tx')
   })
 
@@ -140,8 +146,8 @@ describe('TransactionStateTopic', () => {
     assert.equal(topic.configs['compression.type'], 'uncompressed')
     assert.equal(topic.configs['unclean.leader.election.enable'], 'false')
     // "my-txn".hashCode() = -1061187895 → abs % 5 = 0; "a".hashCode() = 97 → 2.
-    assert.equal(log.partitionFor("my-txn"), 0)
-    assert.equal(log.partitionFor("a"), 2)
+    assert.equal(log.partitionFor('my-txn'), 0)
+    assert.equal(log.partitionFor('a'), 2)
   })
 
   it('replays what was stored in order, the last record per id winning and tombstones removing', async (t) => {
