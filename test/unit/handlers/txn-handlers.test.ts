@@ -50,6 +50,7 @@ function fakeTransactions(calls: Array<[string, unknown]>): TransactionService {
     },
     endTxn: async (p) => {
       calls.push(['end', p])
+      if (p.producerEpoch === 99) return { errorCode: E('PRODUCER_FENCED'), producerId: -1, producerEpoch: -1 }
       return { errorCode: 0, producerId: 77, producerEpoch: 5 }
     },
     describe: () => [],
@@ -122,7 +123,8 @@ describe('transaction handlers', () => {
         name: 'a',
         resultsByPartition: [
           { partitionIndex: 0, partitionErrorCode: 0 },
-          { partitionIndex: 9, partitionErrorCode: E('TRANSACTION_ABORTABLE') },
+          // Before v5 TRANSACTION_ABORTABLE is INVALID_TXN_STATE.
+          { partitionIndex: 9, partitionErrorCode: E('INVALID_TXN_STATE') },
         ],
       },
     ])
@@ -156,6 +158,18 @@ describe('transaction handlers', () => {
     const r = await callHandler(b, endTxn, 5, { transactionalId: 't', producerId: 77, producerEpoch: 4, committed: true })
     assert.deepEqual([r.errorCode, r.producerId, r.producerEpoch], [0, 77, 5])
     assert.deepEqual(calls[1], ['end', { transactionalId: 't', producerId: 77, producerEpoch: 4, commit: true, apiVersion: 5 }])
+  })
+
+  it('older versions get the codes they know: INVALID_PRODUCER_EPOCH for PRODUCER_FENCED, INVALID_TXN_STATE for TRANSACTION_ABORTABLE', async () => {
+    const b = broker({ transactions: fakeTransactions([]) })
+    const fenced = { transactionalId: 't', producerId: 77, producerEpoch: 99, committed: true }
+    assert.equal((await callHandler(b, endTxn, 1, fenced)).errorCode, E('INVALID_PRODUCER_EPOCH'))
+    assert.equal((await callHandler(b, endTxn, 2, fenced)).errorCode, E('PRODUCER_FENCED'))
+    const verify = {
+      transactions: [{ transactionalId: 't', producerId: 1, producerEpoch: 0, verifyOnly: true, topics: [{ name: 'a', partitions: [9] }] }],
+    }
+    const v4 = await callHandler(b, addPartitionsToTxn, 4, verify)
+    assert.equal(v4.resultsByTransaction[0]!.topicResults[0]!.resultsByPartition[0]!.partitionErrorCode, E('INVALID_TXN_STATE'))
   })
 
   it('WriteTxnMarkers writes each marker to its partitions and answers each partition', async () => {
