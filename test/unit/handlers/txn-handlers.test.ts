@@ -24,6 +24,7 @@ import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { callHandler } from '../../helpers/local-broker.js'
+import { settle } from '../coordinator/txn/txn-helpers.js'
 
 const E = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 const TRANSACTIONAL = 0x10
@@ -406,6 +407,7 @@ describe('marker writer, router and verifier', () => {
         seen.push(`remote ${node}`)
         return 0
       },
+      clock: new ManualClock(),
     })
     const q = { transactionalId: 't', producerId: 1, producerEpoch: 0, topic: 'a', partition: 0, addPartition: true }
     assert.equal(await v.verify(q), E('INVALID_PRODUCER_EPOCH'))
@@ -414,5 +416,43 @@ describe('marker writer, router and verifier', () => {
     coordinator = -1
     assert.equal(await v.verify(q), E('COORDINATOR_NOT_AVAILABLE'))
     assert.deepEqual(seen, ['local', 'remote 3'])
+  })
+
+  it('the verifier retries an add that meets the previous transaction completing, every 20 ms for up to 100 ms', async () => {
+    const clock = new ManualClock()
+    let asked = 0
+    let answer = E('CONCURRENT_TRANSACTIONS')
+    const v = new TxnVerifier({
+      nodeId: 0,
+      coordinatorOf: () => 0,
+      local: async () => {
+        asked++
+        return answer
+      },
+      remote: async () => 0,
+      clock,
+    })
+    const q = { transactionalId: 't', producerId: 1, producerEpoch: 0, topic: 'a', partition: 0, addPartition: true }
+    const pending = v.verify(q)
+    for (let i = 0; i < 2; i++) {
+      await settle()
+      clock.advance(20)
+    }
+    answer = 0
+    assert.equal(await pending, 0)
+    assert.equal(asked, 3)
+    // Given up after 100 ms; a verify-only check is never retried.
+    answer = E('CONCURRENT_TRANSACTIONS')
+    asked = 0
+    const late = v.verify(q)
+    for (let i = 0; i < 10; i++) {
+      await settle()
+      clock.advance(20)
+    }
+    assert.equal(await late, E('CONCURRENT_TRANSACTIONS'))
+    assert.equal(asked, 6)
+    asked = 0
+    assert.equal(await v.verify({ ...q, addPartition: false }), E('CONCURRENT_TRANSACTIONS'))
+    assert.equal(asked, 1)
   })
 })
