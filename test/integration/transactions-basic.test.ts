@@ -5,7 +5,7 @@
 // read_committed consumer, an aborted one is not (a read_uncommitted consumer sees both: the
 // records are in the log, the ABORT marker hides them); offsets sent to a transaction become the
 // group's committed offsets only when it commits; a second producer with the same transactional id
-// fences the first; after a restart the coordinator reloads `__transaction_state`, and the next
+// fences the first; a transaction open past its timeout is aborted by the coordinator; after a restart the coordinator reloads `__transaction_state`, and the next
 // producer of the id aborts the transaction the old one left open, so read_committed readers move on.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -34,7 +34,10 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
   const dir = makeTempDir('tributary-it-txn-')
 
   const start = async () => {
-    broker = await startBrokerProcess({ dataDir: dir.path, overrides: { ...GROUP_BROKER_OVERRIDES } })
+    broker = await startBrokerProcess({
+      dataDir: dir.path,
+      overrides: { ...GROUP_BROKER_OVERRIDES, 'transaction.abort.timed.out.transaction.cleanup.interval.ms': '500' },
+    })
     kafka = new Kafka({ clientId: 'it-txn', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING })
     admin = kafka.admin()
     await admin.connect()
@@ -171,6 +174,40 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
     }
     assert.deepEqual(await consume(topic, false, 'r1'), ['p1', 'p2', 'r1'])
     assert.deepEqual(await consume(topic, true, 'r1'), ['p1', 'p2', 'q1', 'r1'])
+  })
+
+  test('kafkajs: a transaction open longer than its timeout is aborted by the coordinator and its producer fenced', {
+    timeout: 120_000,
+  }, async () => {
+    const topic = 'it-txn-timeout'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
+    const slow = kafka.producer({
+      transactionalId: 'it-txn-timeout',
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 1000,
+      retry: { retries: 1 },
+    })
+    await slow.connect()
+    try {
+      const t = await slow.transaction()
+      await t.send({ topic, messages: [{ value: 'too-slow' }] })
+      await new Promise((resolve) => setTimeout(resolve, 3000))
+      await assert.rejects(t.commit())
+    } finally {
+      await slow.disconnect().catch(() => {})
+    }
+    const next = kafka.producer({ transactionalId: 'it-txn-timeout', idempotent: true, maxInFlightRequests: 1 })
+    await next.connect()
+    try {
+      const t = await next.transaction()
+      await t.send({ topic, messages: [{ value: 'in-time' }] })
+      await t.commit()
+    } finally {
+      await next.disconnect()
+    }
+    assert.deepEqual(await consume(topic, false, 'in-time'), ['in-time'])
+    assert.deepEqual(await consume(topic, true, 'in-time'), ['too-slow', 'in-time'])
   })
 
   test('kafkajs: after a restart, the next producer of the id aborts the open transaction the old one left', {
