@@ -613,11 +613,12 @@ export class TransactionCoordinator implements TransactionService {
       const fail = (name: ErrorName): DescribedTransaction => ({
         errorCode: code(name),
         transactionalId: id,
+        // Kafka sets only the code: the other fields keep their zero defaults.
         transactionState: '',
         transactionTimeoutMs: 0,
-        transactionStartTimeMs: -1,
-        producerId: -1,
-        producerEpoch: -1,
+        transactionStartTimeMs: 0,
+        producerId: 0,
+        producerEpoch: 0,
         topics: [],
       })
       if (this.closed) return fail('COORDINATOR_NOT_AVAILABLE')
