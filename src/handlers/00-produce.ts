@@ -28,7 +28,8 @@
 // Transactions (KIP-890 part 1): before a transactional batch (with the request's transactional
 // id) is appended to a partition where its producer has no transaction open yet, the
 // transactional id's coordinator is asked (ctx.broker.txnVerifier) whether the partition is in the
-// producer's ongoing transaction — from v12 it adds it. Its refusal is the partition's answer, as
+// producer's ongoing transaction — from v12 it adds it, and asks again when the transaction open
+// there is of an older epoch (the previous transaction's marker not written yet). Its refusal is the partition's answer, as
 // Kafka's ReplicaManager maps it: INVALID_PRODUCER_EPOCH (a fenced producer), INVALID_TXN_STATE
 // (not in the transaction; TRANSACTION_ABORTABLE from v11), INVALID_PRODUCER_ID_MAPPING, and
 // NOT_ENOUGH_REPLICAS for what the producer should simply retry (the coordinator moving, loading or
@@ -109,6 +110,20 @@ const RETRY_LATER = new Set<number>(
 )
 
 /**
+ * Whether the producer's open transaction in the partition is this batch's. Transactions v1 keep
+ * the epoch across transactions and the coordinator holds the next one back until every marker of
+ * the last is written, so an open transaction is always the batch's. Transactions v2 (Produce v12+)
+ * bump the epoch at each EndTxn and the producer starts the next transaction at once: a batch of
+ * the new epoch may reach a partition before the last transaction's marker does, and must then be
+ * verified (the coordinator answers CONCURRENT_TRANSACTIONS until the marker is written) instead of
+ * joining the old transaction — as Kafka's verification guard compares the epoch.
+ */
+function sameEpochOngoing(ctx: RequestContext, topic: string, index: number, producerId: number, producerEpoch: number): boolean {
+  if (ctx.apiVersion < 12) return true
+  return ctx.broker.replicas.activeProducers(topic, index).some((a) => a.producerId === producerId && a.producerEpoch === producerEpoch)
+}
+
+/**
  * The transaction coordinator's verdict on a transactional batch (see the header), or null when
  * the batch may be appended: not transactional, no transactional id, its producer's transaction
  * already open in the partition — or a partition or batch the append itself refuses.
@@ -131,7 +146,12 @@ async function verifyTransactional(
   } catch {
     return null
   }
-  if (replicas.hasOngoingTransaction(p, header.producerId)) return null
+  if (
+    replicas.hasOngoingTransaction(p, header.producerId) &&
+    sameEpochOngoing(ctx, topic, index, header.producerId, header.producerEpoch)
+  ) {
+    return null
+  }
   const code = await txnVerifier.verify({
     transactionalId,
     producerId: header.producerId,

@@ -230,7 +230,7 @@ describe('Produce: verification of transactional batches', () => {
       baseTimestamp: 1,
     })
 
-  function produceBroker(opts: { ongoing: boolean; verdict: number }) {
+  function produceBroker(opts: { ongoing: boolean; verdict: number; ongoingEpoch?: number }) {
     const asked: unknown[] = []
     const appended: string[] = []
     const topic = { name: 'orders', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: 2, configs: {} }
@@ -252,6 +252,16 @@ describe('Produce: verification of transactional batches', () => {
       replicas: {
         require: (t: string, p: number) => ({ topic: t, index: p }),
         hasOngoingTransaction: () => opts.ongoing,
+        activeProducers: () => [
+          {
+            producerId: 42,
+            producerEpoch: opts.ongoingEpoch ?? 3,
+            lastSequence: 0,
+            lastTimestamp: 1,
+            coordinatorEpoch: 0,
+            currentTxnStartOffset: 0,
+          },
+        ],
         append: async (p: { topic: string; index: number }) => {
           appended.push(`${p.topic}-${p.index}`)
           return { baseOffset: 0, logAppendTimeMs: -1, logStartOffset: 0 }
@@ -298,6 +308,20 @@ describe('Produce: verification of transactional batches', () => {
       assert.equal(asked.length, 0)
       assert.equal(appended.length, 1)
     }
+  })
+
+  it('v12: a batch of a newer epoch than the transaction open in the partition is verified (the previous marker is not there yet)', async () => {
+    const older = produceBroker({ ongoing: true, ongoingEpoch: 2, verdict: E('CONCURRENT_TRANSACTIONS') })
+    const res = await callHandler(older.b, produce, 12, request('tx', batch(TRANSACTIONAL)))
+    assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, E('NOT_ENOUGH_REPLICAS'))
+    assert.equal(older.asked.length, 1)
+    assert.deepEqual(older.appended, [])
+    const same = produceBroker({ ongoing: true, ongoingEpoch: 3, verdict: E('CONCURRENT_TRANSACTIONS') })
+    assert.equal(
+      (await callHandler(same.b, produce, 12, request('tx', batch(TRANSACTIONAL)))).responses[0]!.partitionResponses[0]!.errorCode,
+      0,
+    )
+    assert.equal(same.asked.length, 0)
   })
 
   it('refuses the batch with the coordinator’s verdict, mapped as Kafka does, and appends nothing', async () => {
