@@ -390,6 +390,9 @@ export class TransactionCoordinator implements TransactionService {
     if ('error' in look) return look.error
     const { part, txn } = look
     if (!txn) return 'INVALID_PRODUCER_ID_MAPPING'
+    // The producer id a completing transaction rotates to: its first write waits for the rotation.
+    if (txn.pendingTransitionInProgress && producerId === txn.nextProducerId && producerId !== NO_PRODUCER_ID)
+      return 'CONCURRENT_TRANSACTIONS'
     if (txn.producerId !== producerId) return 'INVALID_PRODUCER_ID_MAPPING'
     if (txn.producerEpoch !== producerEpoch) return 'PRODUCER_FENCED'
     if (txn.pendingTransitionInProgress) return 'CONCURRENT_TRANSACTIONS'
@@ -488,7 +491,9 @@ export class TransactionCoordinator implements TransactionService {
       const { transit, isEpochFence } = decided
       const error = await this.persist(id, part, txn, transit)
       if (error) {
-        if (isEpochFence && this.owns(part, id, txn)) txn.hasFailedEpochFence = true
+        // Transactions v1: the fence's bump is not repeated (it was never answered); v2 bumps once
+        // per fence anyway (KAFKA-19367's follow-up).
+        if (isEpochFence && !supportsEpochBump(tv) && this.owns(part, id, txn)) txn.hasFailedEpochFence = true
         return endError(error)
       }
       const complete = txn.prepareComplete(this.opts.clock.now())

@@ -176,8 +176,8 @@ export class TxnMetadata implements TxnTransit {
 
   /** Ongoing → PrepareEpochFence (InitProducerId or a timeout fences the running producer). Never persisted itself. */
   prepareFenceProducerEpoch(): TxnTransit {
-    if (this.producerEpoch === SHORT_MAX) throw new IllegalTxnTransition('cannot fence a producer at epoch 32767')
-    const producerEpoch = this.hasFailedEpochFence ? this.producerEpoch : this.producerEpoch + 1
+    // At 32767 (which only a bug reaches) the epoch stays, rather than overflowing (KAFKA-20090).
+    const producerEpoch = this.hasFailedEpochFence || this.producerEpoch === SHORT_MAX ? this.producerEpoch : this.producerEpoch + 1
     return this.prepareTransitionTo({ state: 'PrepareEpochFence', producerEpoch })
   }
 
@@ -250,8 +250,9 @@ export class TxnMetadata implements TxnTransit {
     nextProducerId: number,
     now: number,
     noPartitionAdded: boolean,
+    /** Transactions v2 bump here, except an abort that already carries a fence's epoch. */
+    bump = supportsEpochBump(clientTransactionVersion),
   ): TxnTransit {
-    const bump = supportsEpochBump(clientTransactionVersion)
     return this.prepareTransitionTo({
       state,
       producerEpoch: bump ? this.producerEpoch + 1 : this.producerEpoch,

@@ -106,7 +106,7 @@ export function decideEndV1(
 }
 
 /**
- * Transactions v2 (Kafka's table): Empty / CompleteAbort / CompleteCommit at the current epoch
+ * Transactions v2 (Kafka's table, with the fixes of Kafka 4): Empty / CompleteAbort / CompleteCommit at the current epoch
  * accept an abort (epoch bump, nothing to mark); a retry — the epoch one below the current, or
  * the last epoch of a rotated id — of the finished outcome is answered NONE; every other epoch
  * is PRODUCER_FENCED.
@@ -122,6 +122,10 @@ export function decideEndV2(
   now: number,
 ): EndDecision | 'needProducerId' {
   const isEpochFence = txn.pendingState === 'PrepareEpochFence'
+  // First, as Kafka 4 does (KAFKA-18464, KAFKA-18660): while the last transaction completes, an
+  // EndTxn — an empty abort right after a commit, or one naming the producer id a rotation hands
+  // out — waits, rather than being judged against the epoch the completion is about to leave.
+  if (txn.pendingTransitionInProgress && !isEpochFence) return endError('CONCURRENT_TRANSACTIONS')
   const retryOnOverflow = !isEpochFence && txn.prevProducerId === producerId && producerEpoch === SHORT_MAX - 1 && txn.producerEpoch === 0
   const retryOnEpochBump = !isEpochFence && txn.producerEpoch === producerEpoch + 1
   let isValidEpoch: boolean
@@ -144,21 +148,23 @@ export function decideEndV2(
   const isRetry = retryOnEpochBump || retryOnOverflow
   const current = (): EndResult => ({ error: null, producerId: txn.producerId, producerEpoch: txn.producerEpoch })
   const complete = (next: 'PrepareCommit' | 'PrepareAbort', noPartitionAdded: boolean) => {
+    // An exhausted epoch rotates the producer id at completion, after a fence too (KAFKA-20090).
     let rotateTo = NO_PRODUCER_ID
-    if (!isEpochFence && txn.isProducerEpochExhausted) {
+    if (txn.isProducerEpochExhausted) {
       if (nextProducerId === null) return 'needProducerId' as const
       rotateTo = nextProducerId
     }
     if (next === 'PrepareAbort' && isEpochFence) {
+      // The fence's epoch is the abort's: not bumped a second time (KAFKA-19367).
       txn.abortPending()
       txn.producerEpoch = producerEpoch
       txn.lastProducerEpoch = NO_PRODUCER_EPOCH
+      return { transit: txn.prepareAbortOrCommit(next, tv, rotateTo, now, noPartitionAdded, false), isEpochFence }
     }
     return { transit: txn.prepareAbortOrCommit(next, tv, rotateTo, now, noPartitionAdded), isEpochFence }
   }
   if (txn.producerId !== producerId && !retryOnOverflow) return endError('INVALID_PRODUCER_ID_MAPPING')
   if (!isValidEpoch) return endError('PRODUCER_FENCED')
-  if (txn.pendingTransitionInProgress && txn.pendingState !== 'PrepareEpochFence') return endError('CONCURRENT_TRANSACTIONS')
   switch (txn.state) {
     case 'Ongoing':
       return complete(commit ? 'PrepareCommit' : 'PrepareAbort', false)
@@ -167,7 +173,9 @@ export function decideEndV2(
       return isRetry ? endError('INVALID_TXN_STATE') : complete('PrepareAbort', true)
     case 'CompleteAbort':
       if (!commit) return isRetry ? current() : complete('PrepareAbort', true)
-      return endError('INVALID_TXN_STATE')
+      // A commit at the retry epoch met an abort the coordinator made itself (a timeout): the
+      // producer is fenced, which clients recover from (KAFKA-20785).
+      return endError(isRetry ? 'PRODUCER_FENCED' : 'INVALID_TXN_STATE')
     case 'PrepareCommit':
       return commit ? endError('CONCURRENT_TRANSACTIONS') : endError('INVALID_TXN_STATE')
     case 'PrepareAbort':

@@ -353,6 +353,45 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
     assert.deepEqual(await end(rig, 1000, 1, false, 5), { errorCode: 0, producerId: 1000, producerEpoch: 2 })
   })
 
+  it('an empty abort right after a commit waits for the commit to complete (CONCURRENT_TRANSACTIONS), never fencing its own producer', async () => {
+    const rig = await started()
+    await init(rig)
+    await rig.coordinator.verifyLocal({
+      transactionalId: ID,
+      producerId: 1000,
+      producerEpoch: 0,
+      topic: 'orders',
+      partition: 0,
+      addPartition: true,
+    })
+    rig.markers.script.set('orders:0', [E('NOT_LEADER_OR_FOLLOWER')])
+    assert.deepEqual(await end(rig, 1000, 0, true, 5), { errorCode: 0, producerId: 1000, producerEpoch: 1 })
+    await settle()
+    // The commit's markers are not all written yet: the next transaction's abort waits.
+    assert.equal((await end(rig, 1000, 1, false, 5)).errorCode, E('CONCURRENT_TRANSACTIONS'))
+    rig.clock.advance(100)
+    await settle()
+    assert.deepEqual(await end(rig, 1000, 1, false, 5), { errorCode: 0, producerId: 1000, producerEpoch: 2 })
+  })
+
+  it('a commit at the retry epoch after the coordinator aborted the transaction itself is PRODUCER_FENCED', async () => {
+    const rig = txnRig()
+    await rig.electAll()
+    await init(rig, ID, { transactionTimeoutMs: 1000 })
+    await rig.coordinator.verifyLocal({
+      transactionalId: ID,
+      producerId: 1000,
+      producerEpoch: 0,
+      topic: 'orders',
+      partition: 0,
+      addPartition: true,
+    })
+    rig.clock.advance(10_000)
+    await settle()
+    assert.equal(rig.log.last(ID)?.transactionStatus, S.CompleteAbort)
+    assert.equal((await end(rig, 1000, 0, true, 5)).errorCode, E('PRODUCER_FENCED'))
+  })
+
   it('an abort with nothing added is accepted (epoch bump, no markers); a commit of it is INVALID_TXN_STATE', async () => {
     const rig = await started()
     await init(rig)
@@ -408,8 +447,9 @@ describe('transaction coordinator: timeouts, expiry', () => {
     assert.deepEqual(rig.log.statesOf(ID).slice(-2), [S.PrepareAbort, S.CompleteAbort])
     const marker = rig.markers.calls.at(-1)!.marker
     assert.equal(marker.commit, false)
-    // Fenced (0 → 1) and, with the cluster at transactions v2, bumped by the abort (→ 2).
-    assert.equal(marker.producerEpoch, 2)
+    // Fenced (0 → 1); the abort carries the fence's epoch, not bumped again (KAFKA-19367).
+    assert.equal(marker.producerEpoch, 1)
+    assert.equal(rig.log.last(ID)?.producerEpoch, 1)
     assert.equal((await end(rig, 1000, 0, true)).errorCode, E('PRODUCER_FENCED'))
     assert.equal((await add(rig, 1000, 0))[0]!.errorCode, E('PRODUCER_FENCED'))
   })
