@@ -28,8 +28,9 @@
 // Transactions (KIP-890 part 1): before a transactional batch (with the request's transactional
 // id) is appended to a partition where its producer has no transaction open yet, the
 // transactional id's coordinator is asked (ctx.broker.txnVerifier) whether the partition is in the
-// producer's ongoing transaction — from v12 it adds it, and asks again when the transaction open
-// there is of an older epoch (the previous transaction's marker not written yet). Its refusal is the partition's answer, as
+// producer's ongoing transaction — from v12 it adds it; a v12 batch of a newer epoch than the
+// transaction open there (the previous transaction's marker not written yet) is answered
+// NOT_ENOUGH_REPLICAS, to be retried. The coordinator's refusal is the partition's answer, as
 // Kafka's ReplicaManager maps it: INVALID_PRODUCER_EPOCH (a fenced producer), INVALID_TXN_STATE
 // (not in the transaction; TRANSACTION_ABORTABLE from v11), INVALID_PRODUCER_ID_MAPPING, and
 // NOT_ENOUGH_REPLICAS for what the producer should simply retry (the coordinator moving, loading or
@@ -110,17 +111,18 @@ const RETRY_LATER = new Set<number>(
 )
 
 /**
- * Whether the producer's open transaction in the partition is this batch's. Transactions v1 keep
- * the epoch across transactions and the coordinator holds the next one back until every marker of
- * the last is written, so an open transaction is always the batch's. Transactions v2 (Produce v12+)
- * bump the epoch at each EndTxn and the producer starts the next transaction at once: a batch of
- * the new epoch may reach a partition before the last transaction's marker does, and must then be
- * verified (the coordinator answers CONCURRENT_TRANSACTIONS until the marker is written) instead of
- * joining the old transaction — as Kafka's verification guard compares the epoch.
+ * Whether the transaction the producer has open in the partition is of an older epoch than the
+ * batch. Transactions v1 keep the epoch across transactions and the coordinator holds the next one
+ * back until every marker of the last is written, so an open transaction is always the batch's.
+ * Transactions v2 (Produce v12+) bump the epoch at each EndTxn and the producer starts the next
+ * transaction at once: a batch of the new epoch may reach a partition before the last
+ * transaction's marker does. It must not join that transaction; the producer retries it once the
+ * marker is there (Kafka's partition leaders answer CONCURRENT_TRANSACTIONS, KAFKA-18575, which
+ * Produce answers NOT_ENOUGH_REPLICAS).
  */
-function sameEpochOngoing(ctx: RequestContext, topic: string, index: number, producerId: number, producerEpoch: number): boolean {
-  if (ctx.apiVersion < 12) return true
-  return ctx.broker.replicas.activeProducers(topic, index).some((a) => a.producerId === producerId && a.producerEpoch === producerEpoch)
+function olderTransactionOpen(ctx: RequestContext, topic: string, index: number, producerId: number, producerEpoch: number): boolean {
+  if (ctx.apiVersion < 12) return false
+  return ctx.broker.replicas.activeProducers(topic, index).some((a) => a.producerId === producerId && a.producerEpoch < producerEpoch)
 }
 
 /**
@@ -146,11 +148,9 @@ async function verifyTransactional(
   } catch {
     return null
   }
-  if (
-    replicas.hasOngoingTransaction(p, header.producerId) &&
-    sameEpochOngoing(ctx, topic, index, header.producerId, header.producerEpoch)
-  ) {
-    return null
+  if (replicas.hasOngoingTransaction(p, header.producerId)) {
+    if (!olderTransactionOpen(ctx, topic, index, header.producerId, header.producerEpoch)) return null
+    return new KafkaError('NOT_ENOUGH_REPLICAS', 'the previous transaction of this producer is still completing in this partition')
   }
   const code = await txnVerifier.verify({
     transactionalId,

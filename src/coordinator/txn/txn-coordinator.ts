@@ -390,12 +390,11 @@ export class TransactionCoordinator implements TransactionService {
     if ('error' in look) return look.error
     const { part, txn } = look
     if (!txn) return 'INVALID_PRODUCER_ID_MAPPING'
-    // The producer id a completing transaction rotates to: its first write waits for the rotation.
-    if (txn.pendingTransitionInProgress && producerId === txn.nextProducerId && producerId !== NO_PRODUCER_ID)
-      return 'CONCURRENT_TRANSACTIONS'
+    // First, as Kafka 4 (KAFKA-18660): while the last transaction completes — it may be rotating to
+    // the producer id this request names — the request waits, rather than being judged now.
+    if (txn.pendingTransitionInProgress) return 'CONCURRENT_TRANSACTIONS'
     if (txn.producerId !== producerId) return 'INVALID_PRODUCER_ID_MAPPING'
     if (txn.producerEpoch !== producerEpoch) return 'PRODUCER_FENCED'
-    if (txn.pendingTransitionInProgress) return 'CONCURRENT_TRANSACTIONS'
     if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return 'CONCURRENT_TRANSACTIONS'
     if (txn.state === 'Ongoing' && keys.every((k) => txn.partitions.has(k))) return null
     let transit: TxnTransit
