@@ -6,9 +6,9 @@
 //
 // Crash: a .log keeps what was fsynced, and possibly more; an append that was in flight may leave
 // a torn batch at the end. recover() rescans the file, keeps the longest prefix of batches whose
-// header, CRC-32C and offsets are valid, truncates the rest and rebuilds both indexes from it; the
-// transaction index is emptied, for the caller to refill from the markers the rescan hands it (the
-// producer state decides which transactions they abort: recovery.ts).
+// header, CRC-32C and offsets are valid, truncates the rest and rebuilds the offset and time
+// indexes from it; the transaction index is emptied, for the caller to refill from the markers the
+// rescan hands it (the producer state decides which transactions they abort: recovery.ts).
 //
 // The segment keeps its own bookkeeping: append() writes the batches and then updates the indexes
 // (an entry per index.interval.bytes, as Kafka's LogSegment.append), the largest timestamp, the
@@ -173,7 +173,7 @@ export class LogSegment {
     public config: SegmentConfig,
     /** Clock time of creation (or load), for segment.ms rolls. */
     public createdMs: number,
-    /** Appended to the three file names: '' for a live segment, CLEANED_SUFFIX or SWAP_SUFFIX. */
+    /** Appended to the file names: '' for a live segment, CLEANED_SUFFIX or SWAP_SUFFIX. */
     readonly suffix = '',
   ) {
     this.path = `${dir}/${segmentFileName(baseOffset, LOG_SUFFIX)}${suffix}`
@@ -207,7 +207,10 @@ export class LogSegment {
     return this.maxTsOffset
   }
 
-  /** Creates the three files, empty (an existing .log at this offset is truncated). */
+  /**
+   * Creates the .log and its two sparse indexes, empty (an existing .log at this offset is
+   * truncated); the .txnindex comes with its first entry.
+   */
   static async create(fs: Fs, dir: string, baseOffset: number, config: SegmentConfig, nowMs: number, suffix = '') {
     const seg = new LogSegment(fs, dir, baseOffset, config, nowMs, suffix)
     seg.fh = await fs.open(seg.logPath, 'w+')
@@ -591,7 +594,8 @@ export class LogSegment {
     if (this.removed) return
     await this.offsetIndex.persist(this.fs, sync)
     await this.timeIndex.persist(this.fs, sync)
-    await this.txnIndex.persist(this.fs, sync)
+    // The transaction index's file comes and goes with its entries: its name needs the directory's fsync.
+    if ((await this.txnIndex.persist(this.fs, sync)) && sync) await this.fs.syncDir(this.dir)
   }
 
   /** fsyncs the .log and writes and fsyncs the indexes. */
@@ -640,7 +644,7 @@ export class LogSegment {
   }
 
   /**
-   * Closes and removes the three files. After markDeleted only the `.log.deleted` is left: the
+   * Closes and removes the files. After markDeleted only the `.log.deleted` is left: the
    * index names may belong to a cleaned segment swapped in at the same base offset since.
    */
   async delete(): Promise<void> {

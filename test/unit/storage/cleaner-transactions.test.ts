@@ -1,7 +1,8 @@
 // Transactional cleaning (storage/cleaner/transactions.ts, cleaner.ts, cleanable.ts), as Kafka's
 // Cleaner: the records of aborted transactions go whatever their keys (and hide no older value),
 // markers stay while their transaction's batches remain, then go delete.retention.ms after the
-// cleaning that found them removable, and nothing at or past the last stable offset is cleaned.
+// cleaning that found them removable, and nothing at or past the last stable offset is cleaned;
+// the cleaned segment's transaction index survives a restart and a power cut.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type BatchHeader, TRANSACTIONAL_MASK } from '../../../src/protocol/records/batch.js'
@@ -9,6 +10,7 @@ import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { readMarker } from '../../../src/protocol/records/control-record.js'
 import { iterateBatches, iterateRecords } from '../../../src/protocol/records/iterator.js'
 import { hasDeleteHorizon } from '../../../src/storage/cleaner/batch-filter.js'
+import { CrashFs } from '../../../src/storage/crash-fs.js'
 import { MemoryFs } from '../../../src/storage/memory-fs.js'
 import type { PartitionLog } from '../../../src/storage/partition-log.js'
 import { ManualClock } from '../../../src/util/clock.js'
@@ -188,4 +190,36 @@ test('nothing at or past the last stable offset is cleaned', async () => {
   assert.deepEqual((await contents(log)).values.get('k'), ['v2'])
   assert.deepEqual((await contents(log)).values.get('t'), ['open'], 'committed records are kept')
   await mgr.close()
+})
+
+test("a cleaned segment's transaction index survives a restart and a power cut", async () => {
+  const clock = new ManualClock(T0)
+  const fs = new CrashFs(() => clock.now())
+  await fs.mkdir('/data')
+  await fs.syncDir('/')
+  const opts = { fs, dir: '/data', clock, config: { segmentBytes: 300 } }
+  let c = await openCompacted(opts)
+  await append(c.log, [{ key: 'a', value: 'old-a' }], T0)
+  await appendTxn(c.log, txn(1, 0, [['a', 'aborted-a']]))
+  await endTxn(c.log, 1, false)
+  await filler(c.log, 8, 'x')
+  await c.log.flush()
+  await c.mgr.checkpoint()
+  assert.notEqual(await c.mgr.runCleaner(), null)
+  const expected = c.log.collectAbortedTransactions(0, c.log.logEndOffset)
+  assert.deepEqual(
+    expected.map((t) => [t.producerId, t.firstOffset]),
+    [[1, 1]],
+  )
+  const names = async () => (await fs.readdir('/data/events-0')).filter((n) => n.includes('.txnindex'))
+  assert.deepEqual(await names(), ['00000000000000000000.txnindex'], 'the cleaned segment took the name, nothing is left over')
+  await c.mgr.close()
+  c = await openCompacted(opts)
+  assert.deepEqual(c.log.collectAbortedTransactions(0, c.log.logEndOffset), expected, 'after a clean restart')
+  await filler(c.log, 4, 'y')
+  fs.crash()
+  c = await openCompacted(opts)
+  assert.deepEqual(c.log.collectAbortedTransactions(0, c.log.logEndOffset), expected, 'after a power cut')
+  assert.deepEqual((await contents(c.log)).values.get('a'), ['old-a'])
+  await c.mgr.close()
 })
