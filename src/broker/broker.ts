@@ -12,6 +12,7 @@ import { OffsetsTopicPersistence } from '../coordinator/group/offsets-topic.js'
 import { RequestDispatcher } from '../handlers/dispatcher.js'
 import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
+import type { TransactionService } from '../ports/transactions.js'
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
@@ -196,6 +197,7 @@ export class Broker {
           logger: logger.child('reassignment'),
         }),
         telemetry: new ClientTelemetry({ clock }),
+        transactions: noTransactionCoordinator,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -322,4 +324,26 @@ async function describeLogDirs(logDir: string, replicas: ReplicaManager, onDisk:
     () => unknown,
   )
   return [{ path: resolve(logDir), errorCode: 0, ...volume, partitions }]
+}
+
+/** Until the transaction coordinator is wired in: this broker coordinates no transactional id. */
+const noTransactionCoordinator: TransactionService = {
+  partitionFor: () => 0,
+  ensureCoordinatorTopic: async () => {},
+  initProducerId: async () => ({ errorCode: 15, producerId: -1, producerEpoch: -1 }),
+  addPartitions: async (p) => p.partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition, errorCode: 15 }))),
+  addOffsets: async () => 15,
+  endTxn: async () => ({ errorCode: 15, producerId: -1, producerEpoch: -1 }),
+  describe: (ids) =>
+    ids.map((transactionalId) => ({
+      errorCode: 16,
+      transactionalId,
+      transactionState: '',
+      transactionTimeoutMs: 0,
+      transactionStartTimeMs: -1,
+      producerId: -1,
+      producerEpoch: -1,
+      topics: [],
+    })),
+  list: () => ({ errorCode: 0, unknownStateFilters: [], transactions: [] }),
 }

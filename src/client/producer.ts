@@ -17,8 +17,16 @@
 // maxRequestBytes), with up to maxInFlightPerBroker requests in flight per broker. A partition has at
 // most ONE batch in flight, so a retried batch can never be overtaken by the next one and records of
 // a partition are stored in the order they were sent (the ordering Kafka gives with
-// max.in.flight.requests.per.connection=1 — the broker does not deduplicate sequence numbers, so
-// idempotence is not an option).
+// max.in.flight.requests.per.connection=1).
+//
+// Idempotence and transactions: given an `identity` (a transactional producer,
+// transactional-producer.ts, is one), every batch carries its producer id and epoch and the
+// partition's next sequence number, assigned when the batch is first encoded and kept on retries,
+// so the broker stores a retried batch once; batches are marked transactional when the identity has
+// a transactional id, and identity.beforeSend runs before a request goes (transactions v1 add the
+// partitions to the transaction there). A batch split after MESSAGE_TOO_LARGE gives its sequence
+// numbers back (nothing of it was stored); resetSequences() starts every partition at 0 again after
+// the identity's epoch changed.
 //
 // Errors: retriable ones (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, NETWORK_EXCEPTION,
 // REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS, …) refresh the metadata and retry the same batch after a
@@ -29,7 +37,7 @@
 // that is too large on its own fails. Every record is reported exactly once through onDelivery,
 // with its batch: stored (with the base offset; -1 with acks=0) or failed (with a ClientError).
 import { ProduceRequest, type ProduceRequestData, ProduceResponse } from '../protocol/messages/00-produce.js'
-import { BATCH_HEADER_SIZE } from '../protocol/records/batch.js'
+import { BATCH_HEADER_SIZE, TRANSACTIONAL_MASK } from '../protocol/records/batch.js'
 import { buildRecordBatch, type RecordHeader } from '../protocol/records/builder.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable } from '../protocol/schema.js'
@@ -91,6 +99,20 @@ export interface ProducerOptions<R> {
   onDelivery?(report: DeliveryReport<R>): void
   /** For the sticky partitioner's starting point (tests). */
   random?: () => number
+  /** Idempotent or transactional writes (see the header); read each time a batch is encoded. */
+  identity?: ProducerIdentity
+}
+
+/** Who the batches are written as: an idempotent or transactional producer's id and epoch. */
+export interface ProducerIdentity {
+  readonly producerId: number
+  readonly producerEpoch: number
+  /** Sent in Produce; batches are transactional when it is not null. */
+  readonly transactionalId: string | null
+  /** Caps the Produce version (transactions v1: 11, so the broker does not add partitions itself, KIP-890). */
+  readonly maxProduceVersion: number
+  /** Runs before a Produce request with these partitions' batches is sent; a rejection fails them with its error. */
+  beforeSend?(topic: string, partitions: number[]): Promise<void>
 }
 
 interface Batch<R> {
@@ -108,6 +130,8 @@ interface Batch<R> {
   lastError: ClientError | null
   /** The encoded batch, built when first sent and resent as is. */
   bytes: Buffer | null
+  /** With an identity: the batch's first sequence number, once encoded (-1 before). */
+  baseSequence: number
 }
 
 interface PartitionState<R> {
@@ -116,6 +140,8 @@ interface PartitionState<R> {
   /** Closed batches, oldest first. */
   queue: Batch<R>[]
   inFlight: boolean
+  /** With an identity: the sequence number of the partition's next batch. */
+  nextSequence: number
 }
 
 const HEADER_UPPER_BYTES = 10
@@ -153,6 +179,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private readonly maxRequestBytes: number
   private readonly onDelivery: (report: DeliveryReport<R>) => void
   private readonly sticky: StickyPartitioner
+  private readonly identity: ProducerIdentity | null
   private partitions: PartitionState<R>[] = []
   private readonly brokerInFlight = new Map<number, number>()
   private buffered = 0
@@ -183,6 +210,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     this.maxRequestBytes = opts.maxRequestBytes ?? 1024 * 1024
     this.onDelivery = opts.onDelivery ?? (() => {})
     this.sticky = new StickyPartitioner(this.batchSizeBytes, opts.random)
+    this.identity = opts.identity ?? null
     this.updatePartitions(info)
   }
 
@@ -264,6 +292,15 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   }
 
   /**
+   * Starts every partition's sequence numbers at 0 again: the identity's producer id or epoch
+   * changed (an epoch bump). Only between batches: nothing may be pending.
+   */
+  resetSequences(): void {
+    if (this.pending > 0) throw new ClientError('INVALID_TXN_STATE', 'resetSequences with records pending')
+    for (const p of this.partitions) p.nextSequence = 0
+  }
+
+  /**
    * Stops sending. Records not yet reported stay unreported (call flush() first to wait for them);
    * the client is the caller's to close.
    */
@@ -291,7 +328,9 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private updatePartitions(info: TopicInfo): void {
     this.topicId = info.topicId
     const count = Math.max(this.partitions.length, ...info.partitions.map((p) => p.partition + 1))
-    for (let i = this.partitions.length; i < count; i++) this.partitions.push({ index: i, open: null, queue: [], inFlight: false })
+    for (let i = this.partitions.length; i < count; i++) {
+      this.partitions.push({ index: i, open: null, queue: [], inFlight: false, nextSequence: 0 })
+    }
   }
 
   // -- sending -----------------------------------------------------------------------------
@@ -356,13 +395,24 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       let bytes = 0
       for (; i < batches.length; i++) {
         const b = batches[i]!
-        b.bytes ??= encodeBatch(b, this.compression)
+        b.bytes ??= this.encode(b)
         if (chosen.length > 0 && bytes + b.bytes.length > this.maxRequestBytes) break
         chosen.push(b)
         bytes += b.bytes.length
       }
       void this.sendRequest(leader, chosen)
     }
+  }
+
+  /** The batch's bytes; with an identity, stamped with it and the partition's next sequence numbers. */
+  private encode(b: Batch<R>): Buffer {
+    const id = this.identity
+    if (!id) return encodeBatch(b, this.compression, null)
+    const p = this.partitions[b.partition]!
+    b.baseSequence = p.nextSequence
+    // Sequences wrap from Int32 max to 0, as Kafka's DefaultRecordBatch.incrementSequence.
+    p.nextSequence = (p.nextSequence + b.records.length) % 0x80000000
+    return encodeBatch(b, this.compression, { ...id, baseSequence: b.baseSequence })
   }
 
   private async sendRequest(leader: number, batches: Batch<R>[]): Promise<void> {
@@ -374,7 +424,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     }
     this.brokerInFlight.set(leader, (this.brokerInFlight.get(leader) ?? 0) + 1)
     const body: Encodable<ProduceRequestData> = {
-      transactionalId: null,
+      transactionalId: this.identity?.transactionalId ?? null,
       acks: this.acks,
       timeoutMs: this.client.requestTimeoutMs,
       // Both: the version chosen decides which one travels (the id from Produce v13, KIP-516).
@@ -384,6 +434,10 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     }
     let outcomes: Array<{ baseOffset: number; error: ClientError | null }>
     try {
+      await this.identity?.beforeSend?.(
+        this.topic,
+        batches.map((b) => b.partition),
+      )
       outcomes = this.acks === 0 ? await this.sendWithoutAcks(leader, body, batches) : await this.sendWithAcks(leader, body, batches)
     } catch (err) {
       const error = err instanceof ClientError ? err : new ClientError('UNKNOWN_SERVER_ERROR', String(err), { cause: err })
@@ -422,7 +476,8 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
 
   /** Produce v13 names the topic by id: without one (metadata older than v10) stay at v12, as Kafka's producer does. */
   private maxProduceVersion(): number {
-    return this.topicId === ZERO_UUID ? 12 : Number.MAX_SAFE_INTEGER
+    const cap = this.identity?.maxProduceVersion ?? Number.MAX_SAFE_INTEGER
+    return Math.min(cap, this.topicId === ZERO_UUID ? 12 : Number.MAX_SAFE_INTEGER)
   }
 
   /** acks=0: the broker answers nothing; a batch is done once its bytes are handed to the kernel. */
@@ -442,6 +497,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private onBatchError(b: Batch<R>, error: ClientError, now: number): void {
     const p = this.partitions[b.partition]!
     if ((error.code === 'MESSAGE_TOO_LARGE' || error.code === 'RECORD_LIST_TOO_LARGE') && b.records.length > 1) {
+      if (b.baseSequence >= 0) p.nextSequence = b.baseSequence // the halves take the batch's numbers again
       p.queue.unshift(...splitBatch(b))
       return
     }
@@ -558,13 +614,29 @@ function newBatch<R>(partition: number, now: number): Batch<R> {
     retryAt: 0,
     lastError: null,
     bytes: null,
+    baseSequence: -1,
   }
 }
 
-function encodeBatch<R extends ProducerRecord>(b: Batch<R>, compression: number): Buffer {
+interface Stamp {
+  producerId: number
+  producerEpoch: number
+  transactionalId: string | null
+  baseSequence: number
+}
+
+function encodeBatch<R extends ProducerRecord>(b: Batch<R>, compression: number, stamp: Stamp | null): Buffer {
   return buildRecordBatch({
     compression,
     records: b.records.map((r, i) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: b.timestamps[i]! })),
+    ...(stamp
+      ? {
+          producerId: stamp.producerId,
+          producerEpoch: stamp.producerEpoch,
+          baseSequence: stamp.baseSequence,
+          attributes: stamp.transactionalId === null ? 0 : TRANSACTIONAL_MASK,
+        }
+      : {}),
   })
 }
 

@@ -12,6 +12,7 @@ import type { PartitionAdminService } from './partition-admin.js'
 import type { ReplicaService } from './replicas.js'
 import type { TelemetryService } from './telemetry.js'
 import type { TopicService } from './topics.js'
+import type { TransactionService } from './transactions.js'
 
 export interface BrokerEndpoint {
   nodeId: number
@@ -51,4 +52,6 @@ export interface BrokerServices {
   readonly partitionAdmin: PartitionAdminService
   /** Client telemetry (KIP-714): subscriptions and the last pushed metrics per client instance. */
   readonly telemetry: TelemetryService
+  /** The transaction coordinator (the `__transaction_state` partitions this broker leads). */
+  readonly transactions: TransactionService
 }
