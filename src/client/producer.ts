@@ -412,7 +412,14 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     b.baseSequence = p.nextSequence
     // Sequences wrap from Int32 max to 0, as Kafka's DefaultRecordBatch.incrementSequence.
     p.nextSequence = (p.nextSequence + b.records.length) % 0x80000000
-    return encodeBatch(b, this.compression, { ...id, baseSequence: b.baseSequence })
+    // Read each field: an identity may serve them from getters, which a spread would not copy.
+    const stamp = {
+      producerId: id.producerId,
+      producerEpoch: id.producerEpoch,
+      transactionalId: id.transactionalId,
+      baseSequence: b.baseSequence,
+    }
+    return encodeBatch(b, this.compression, stamp)
   }
 
   private async sendRequest(leader: number, batches: Batch<R>[]): Promise<void> {

@@ -56,6 +56,12 @@ export function registerPerfCommand(program: Command, deps: CliDeps): void {
     .option('--duration <seconds>', 'produce for this long (with --num-records: whichever ends first)', secondsOption)
     .option('--producers <n>', 'concurrent producer loops, each with its own connections', intOption(1, 1000), 1)
     .option('--raw', 'send one pre-built batch per partition again and again (the broker ceiling)', false)
+    .option('--transactional-id <id>', 'produce in transactions of this transactional id (one producer, acks all)')
+    .option(
+      '--transaction-duration-ms <ms>',
+      'commit the transaction every this many ms (default 3000 with --transactional-id; alone it implies a default id)',
+      intOption(1, INT32_MAX),
+    )
     .action((opts) => execute(deps, (io) => runProduce(opts, io)))
 
   common(perf.command('consume').description('read the topic from the beginning, without a consumer group'))

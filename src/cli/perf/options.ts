@@ -44,6 +44,10 @@ export interface ProduceOptions extends CommonOptions {
   compression: string
   raw: boolean
   maxInFlight: number
+  /** Produce in transactions of this transactional id (perf/transactional.ts). */
+  transactionalId?: string
+  /** Commit every this many ms (with or without --transactional-id). */
+  transactionDurationMs?: number
 }
 
 export interface ConsumeOptions extends CommonOptions {

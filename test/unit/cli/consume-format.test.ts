@@ -46,6 +46,7 @@ const baseOptions: ConsumeCliOptions = {
   json: false,
   encoding: 'utf8',
   quiet: false,
+  isolation: 'read_uncommitted',
 }
 
 /** The formatter's output as text (it writes bytes). */
