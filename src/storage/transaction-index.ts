@@ -136,12 +136,12 @@ export class TransactionIndex {
     }
     const entries = decodeAbortedTxns(await fs.readFile(this.path))
     const valid =
-      entries !== null && entries.every((e, i) => e.lastOffset >= this.baseOffset && (i === 0 || e.lastOffset > entries[i - 1]!.lastOffset))
+      entries?.every((e, i) => e.lastOffset >= this.baseOffset && (i === 0 || e.lastOffset > entries[i - 1]!.lastOffset)) === true
     if (!valid) {
       this.reset()
       return false
     }
-    this.list = entries
+    this.list = entries!
     this.persisted = this.synced = entries.length
     this.rewrite = false
     return true
