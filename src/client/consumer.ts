@@ -40,6 +40,7 @@ import type { ErrorName } from '../protocol/errors.js'
 import { KafkaError } from '../protocol/errors.js'
 import { FetchRequest, type FetchRequestData, FetchResponse, type FetchResponseData } from '../protocol/messages/01-fetch.js'
 import { type BatchHeader, batchCrcMatches, CompressionType } from '../protocol/records/batch.js'
+import { readMarker } from '../protocol/records/control-record.js'
 import { iterateBatches, iterateRecords } from '../protocol/records/iterator.js'
 import type { Encodable } from '../protocol/schema.js'
 import { listOffsets, OffsetSpec } from './admin.js'
@@ -407,9 +408,6 @@ export function decodeRecords(
   return { records, nextOffset }
 }
 
-/** Control record type of an ABORT marker (the key is int16 version, int16 type). */
-const ABORT_MARKER = 0
-
 /**
  * read_committed's bookkeeping over one partition's batches, in offset order (Kafka's
  * CompletedFetch): the aborted transactions not reached yet, by first offset, and the producers
@@ -433,16 +431,9 @@ class AbortedFilter {
       this.next++
     }
     if (h.isControl) {
-      if (isAbortMarker(buf, h)) this.open.delete(h.producerId)
+      if (readMarker(buf, h)?.commit === false) this.open.delete(h.producerId)
       return true
     }
     return h.isTransactional && this.open.has(h.producerId)
   }
-}
-
-function isAbortMarker(buf: Buffer, h: BatchHeader): boolean {
-  for (const r of iterateRecords(buf, h.position)) {
-    return r.key !== null && r.key.length >= 4 && r.key.readInt16BE(2) === ABORT_MARKER
-  }
-  return false
 }

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type AbortedTransaction, decodeRecords } from '../../../src/client/consumer.js'
-import { CONTROL_MASK, TRANSACTIONAL_MASK } from '../../../src/protocol/records/batch.js'
+import { setBaseOffset, TRANSACTIONAL_MASK } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
+import { buildMarkerBatch } from '../../../src/protocol/records/control-record.js'
 
 const ABORT = 0
 const COMMIT = 1
@@ -25,19 +26,9 @@ function data(baseOffset: number, producerId: number, values: string[], transact
 }
 
 function marker(baseOffset: number, producerId: number, type: number): Buffer {
-  const key = Buffer.alloc(4)
-  key.writeInt16BE(0, 0)
-  key.writeInt16BE(type, 2)
-  const value = Buffer.alloc(6)
-  value.writeInt16BE(0, 0)
-  value.writeInt32BE(3, 2)
-  return buildRecordBatch({
-    baseOffset,
-    producerId,
-    producerEpoch: 0,
-    attributes: TRANSACTIONAL_MASK | CONTROL_MASK,
-    records: [{ key, value, timestamp: 1000 }],
-  })
+  const b = buildMarkerBatch({ producerId, producerEpoch: 0, coordinatorEpoch: 3, commit: type === COMMIT, timestamp: 1000 })
+  setBaseOffset(b, 0, baseOffset)
+  return b
 }
 
 // offset: 0-1 pid 1 (aborted) · 2 pid 2 (committed) · 3 plain · 4 ABORT pid 1 · 5 COMMIT pid 2 ·

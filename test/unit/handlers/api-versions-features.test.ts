@@ -82,13 +82,7 @@ describe('ApiVersions handler', () => {
     for (const f of FEATURES) assert.ok(f.finalizedLevel <= f.maxVersion, f.name)
     const tv = FEATURES.find((x) => x.name === 'transaction.version')
     assert.deepEqual(tv, { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 })
-    for (const name of [
-      'group.version',
-      'share.version',
-      'kraft.version',
-      'eligible.leader.replicas.version',
-      'streams.version',
-    ]) {
+    for (const name of ['group.version', 'share.version', 'kraft.version', 'eligible.leader.replicas.version', 'streams.version']) {
       const f = FEATURES.find((x) => x.name === name)
       assert.ok(f, `${name} is in the table`)
       assert.equal(f.maxVersion, 0, name)

@@ -15,7 +15,11 @@ import { MemoryTxnLog, settle, txnRig, type TxnRig } from './txn-helpers.js'
 const E = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 const ID = 'tx-1'
 
-async function init(rig: TxnRig, id = ID, extra: { producerId?: number; producerEpoch?: number; transactionTimeoutMs?: number; apiVersion?: number } = {}) {
+async function init(
+  rig: TxnRig,
+  id = ID,
+  extra: { producerId?: number; producerEpoch?: number; transactionTimeoutMs?: number; apiVersion?: number } = {},
+) {
   return rig.coordinator.initProducerId({
     transactionalId: id,
     transactionTimeoutMs: extra.transactionTimeoutMs ?? 60_000,
@@ -25,7 +29,13 @@ async function init(rig: TxnRig, id = ID, extra: { producerId?: number; producer
   })
 }
 
-async function add(rig: TxnRig, producerId: number, producerEpoch: number, partitions = [{ topic: 'orders', partitions: [0, 1] }], id = ID) {
+async function add(
+  rig: TxnRig,
+  producerId: number,
+  producerEpoch: number,
+  partitions = [{ topic: 'orders', partitions: [0, 1] }],
+  id = ID,
+) {
   return rig.coordinator.addPartitions({ transactionalId: id, producerId, producerEpoch, partitions, verifyOnly: false, apiVersion: 3 })
 }
 
@@ -141,7 +151,10 @@ describe('transaction coordinator: AddPartitionsToTxn / AddOffsetsToTxn', () => 
     const rig = await started()
     await init(rig)
     const r = await add(rig, 1000, 0)
-    assert.deepEqual(r.map((x) => x.errorCode), [0, 0])
+    assert.deepEqual(
+      r.map((x) => x.errorCode),
+      [0, 0],
+    )
     assert.deepEqual(rig.log.statesOf(ID), [S.Empty, S.Ongoing])
     assert.deepEqual(rig.log.last(ID)?.transactionPartitions, [{ topic: 'orders', partitionIds: [0, 1] }])
     assert.equal(rig.log.last(ID)?.transactionStartTimestampMs, rig.clock.now())
@@ -159,7 +172,10 @@ describe('transaction coordinator: AddPartitionsToTxn / AddOffsetsToTxn', () => 
       { topic: 'missing', partitions: [0] },
       { topic: 'orders', partitions: [0] },
     ])
-    assert.deepEqual(unknown.map((x) => x.errorCode), [E('UNKNOWN_TOPIC_OR_PARTITION'), E('OPERATION_NOT_ATTEMPTED')])
+    assert.deepEqual(
+      unknown.map((x) => x.errorCode),
+      [E('UNKNOWN_TOPIC_OR_PARTITION'), E('OPERATION_NOT_ATTEMPTED')],
+    )
     rig.log.hold()
     const first = add(rig, 1000, 0)
     await settle(2)
@@ -192,7 +208,10 @@ describe('transaction coordinator: AddPartitionsToTxn / AddOffsetsToTxn', () => 
       verifyOnly: true,
       apiVersion: 5,
     })
-    assert.deepEqual(v4.map((x) => x.errorCode), [0, E('TRANSACTION_ABORTABLE')])
+    assert.deepEqual(
+      v4.map((x) => x.errorCode),
+      [0, E('TRANSACTION_ABORTABLE')],
+    )
   })
 })
 
@@ -290,7 +309,14 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
   it('bumps the epoch at each EndTxn: the answer and the markers carry it; the old epoch is fenced afterwards', async () => {
     const rig = await started()
     await init(rig)
-    await rig.coordinator.verifyLocal({ transactionalId: ID, producerId: 1000, producerEpoch: 0, topic: 'orders', partition: 0, addPartition: true })
+    await rig.coordinator.verifyLocal({
+      transactionalId: ID,
+      producerId: 1000,
+      producerEpoch: 0,
+      topic: 'orders',
+      partition: 0,
+      addPartition: true,
+    })
     const r = await end(rig, 1000, 0, true, 5)
     assert.deepEqual(r, { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     await settle()
@@ -303,11 +329,25 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
     assert.equal((await end(rig, 1000, 0, false, 5)).errorCode, E('INVALID_TXN_STATE'))
     // A delayed write of the old transaction cannot join the next one.
     assert.equal(
-      await rig.coordinator.verifyLocal({ transactionalId: ID, producerId: 1000, producerEpoch: 0, topic: 'orders', partition: 0, addPartition: true }),
+      await rig.coordinator.verifyLocal({
+        transactionalId: ID,
+        producerId: 1000,
+        producerEpoch: 0,
+        topic: 'orders',
+        partition: 0,
+        addPartition: true,
+      }),
       E('PRODUCER_FENCED'),
     )
     assert.equal(
-      await rig.coordinator.verifyLocal({ transactionalId: ID, producerId: 1000, producerEpoch: 1, topic: 'orders', partition: 0, addPartition: true }),
+      await rig.coordinator.verifyLocal({
+        transactionalId: ID,
+        producerId: 1000,
+        producerEpoch: 1,
+        topic: 'orders',
+        partition: 0,
+        addPartition: true,
+      }),
       0,
     )
     assert.deepEqual(await end(rig, 1000, 1, false, 5), { errorCode: 0, producerId: 1000, producerEpoch: 2 })
@@ -436,11 +476,14 @@ describe('transaction coordinator: failover', () => {
     const next = rig.newCoordinator()
     await next.onElection(partition, 4)
     next.onResignation(partition, 3)
-    assert.deepEqual(await next.initProducerId({ transactionalId: ID, transactionTimeoutMs: 1000, producerId: -1, producerEpoch: -1, apiVersion: 4 }), {
-      errorCode: 0,
-      producerId: 1000,
-      producerEpoch: 2,
-    })
+    assert.deepEqual(
+      await next.initProducerId({ transactionalId: ID, transactionTimeoutMs: 1000, producerId: -1, producerEpoch: -1, apiVersion: 4 }),
+      {
+        errorCode: 0,
+        producerId: 1000,
+        producerEpoch: 2,
+      },
+    )
     next.close()
   })
 })

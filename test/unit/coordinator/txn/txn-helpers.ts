@@ -2,7 +2,11 @@
 // `__transaction_state` log (a record list per partition, whose writes can be held or failed),
 // producer ids counting up, and a marker sender that records what it was asked and answers with
 // scripted codes.
-import { TransactionCoordinator, type TxnCoordinatorConfig, DEFAULT_TXN_COORDINATOR_CONFIG } from '../../../../src/coordinator/txn/txn-coordinator.js'
+import {
+  TransactionCoordinator,
+  type TxnCoordinatorConfig,
+  DEFAULT_TXN_COORDINATOR_CONFIG,
+} from '../../../../src/coordinator/txn/txn-coordinator.js'
 import { partitionForTransactionalId, type TxnStateLog } from '../../../../src/coordinator/txn/txn-log.js'
 import { decodeTxnValue, encodeTxnValue, type TxnLogValue } from '../../../../src/coordinator/txn/txn-records.js'
 import type { MarkerPartition, MarkerResult, TxnMarker } from '../../../../src/ports/transactions.js'
