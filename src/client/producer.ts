@@ -32,7 +32,8 @@
 // REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS, …) refresh the metadata and retry the same batch after a
 // backoff (retryBackoffMs doubling up to retryBackoffMaxMs) until deliveryTimeoutMs after the batch
 // was opened (Kafka's delivery.timeout.ms); a request that timed out may have been stored, so a retry
-// can duplicate it (at least once, as Kafka without idempotence). MESSAGE_TOO_LARGE on a batch of
+// can duplicate it (at least once, as Kafka without idempotence) — unless the batches carry an
+// identity, whose sequence numbers let the broker store a retry once. MESSAGE_TOO_LARGE on a batch of
 // several records splits it in two and tries again (Kafka's splitAndReenqueue), so only a record
 // that is too large on its own fails. Every record is reported exactly once through onDelivery,
 // with its batch: stored (with the base offset; -1 with acks=0) or failed (with a ClientError).

@@ -199,6 +199,7 @@ async function inGroup(r: Reader, groupId: string): Promise<number> {
     groupId,
     topics: [s.topic],
     onRejoinNeeded: (reason) => r.note(`Group ${groupId}: ${reason}; rejoining`),
+    requireStable: s.isolation === 'read_committed',
   })
   let committed = new Map<number, number>()
   let lastCommitAt = performance.now()

@@ -4,6 +4,7 @@
 //   tributary perf produce --topic t --num-records 5000000 --record-size 100 --acks 1 --partitions 8
 //   tributary perf consume --topic t
 //   tributary perf e2e --topic t --num-records 100000 --throughput 20000
+//   tributary perf produce --topic t --num-records 1000000 --transactional-id perf-1 --transaction-duration-ms 100
 //
 // Exit codes: 0 success, 1 failure (the broker refused, timed out, or could not be reached),
 // 2 usage error. The first SIGINT/SIGTERM stops generating and prints the summary of what was
