@@ -64,7 +64,8 @@ export interface GroupMetadata {
   groupInstanceId?: string | null
 }
 
-type State = 'uninitialized' | 'ready' | 'in_transaction' | 'abortable' | 'fatal'
+/** 'completing': commitTransaction or abortTransaction is running (nothing may be added meanwhile). */
+type State = 'uninitialized' | 'ready' | 'in_transaction' | 'completing' | 'fatal'
 
 /** Coordinator answers after which the same request is sent again (after a backoff). */
 const RETRY: ReadonlySet<ErrorName> = new Set<ErrorName>([
@@ -164,7 +165,7 @@ export class TransactionalProducer implements ProducerIdentity {
 
   /** Whether a transaction is open (begun and neither committed nor aborted). */
   get inTransaction(): boolean {
-    return this.state === 'in_transaction' || this.state === 'abortable'
+    return this.state === 'in_transaction' || this.state === 'completing'
   }
 
   async beforeSend(topic: string, partitions: number[]): Promise<void> {
@@ -225,7 +226,7 @@ export class TransactionalProducer implements ProducerIdentity {
   /** Adds a record to the open transaction; resolves with its partition. */
   async send(topic: string, record: ProducerRecord): Promise<number> {
     this.checkInTransaction('send')
-    if (this.state === 'abortable') throw this.abortableError()
+    if (this.abortCause) throw this.abortableError()
     const producer = await this.producer(topic)
     this.checkInTransaction('send')
     if (producer.isFull) await producer.waitForSpace()
@@ -238,7 +239,7 @@ export class TransactionalProducer implements ProducerIdentity {
    */
   async sendOffsetsToTransaction(offsets: TopicPartitionOffset[], group: GroupMetadata | string): Promise<void> {
     this.checkInTransaction('sendOffsetsToTransaction')
-    if (this.state === 'abortable') throw this.abortableError()
+    if (this.abortCause) throw this.abortableError()
     const g = typeof group === 'string' ? { groupId: group } : group
     try {
       if (this.version < 2 && !this.offsetsAdded) {
@@ -259,24 +260,43 @@ export class TransactionalProducer implements ProducerIdentity {
     }
   }
 
-  /** Sends everything, then commits the transaction. Throws (and leaves it abortable) if a record failed. */
+  /**
+   * Sends everything, then commits the transaction. Throws if a record or a step failed: the
+   * transaction is then abortable (only abortTransaction is allowed).
+   */
   async commitTransaction(): Promise<void> {
     this.checkInTransaction('commitTransaction')
-    await this.flushAll()
-    if (this.state === 'abortable') throw this.abortableError()
-    await this.endTransaction(true)
+    if (this.abortCause) throw this.abortableError()
+    await this.completing(async () => {
+      await this.flushAll()
+      if (this.abortCause) throw this.abortableError()
+      await this.endTransaction(true)
+    })
     this.transactionsCommitted++
   }
 
   /** Waits for what is in flight, then aborts the transaction: nothing of it is ever read committed. */
   async abortTransaction(): Promise<void> {
     this.checkInTransaction('abortTransaction')
-    await this.flushAll()
-    const failed = this.abortCause !== null
-    await this.endTransaction(false)
-    // v1 keeps the epoch: a failed batch may have left a partition's sequence numbers out of step
-    // with the broker, so start over with a bumped epoch (InitProducerId v3+, KIP-360).
-    if (failed && this.version < 2) await this.initProducerId(this.pid, this.epoch)
+    await this.completing(async () => {
+      await this.flushAll()
+      const failed = this.abortCause !== null
+      await this.endTransaction(false)
+      // v1 keeps the epoch: a failed batch may have left a partition's sequence numbers out of step
+      // with the broker, so start over with a bumped epoch (InitProducerId v3+, KIP-360).
+      if (failed && this.version < 2) await this.initProducerId(this.pid, this.epoch)
+    })
+  }
+
+  /** Runs a commit or an abort; on failure the transaction is open (and abortable) again, unless fatal. */
+  private async completing(fn: () => Promise<void>): Promise<void> {
+    this.state = 'completing'
+    try {
+      await fn()
+    } catch (err) {
+      if (this.state === 'completing') this.state = 'in_transaction'
+      throw err
+    }
   }
 
   /** Stops the topic producers (records not reported stay unreported); the client is the caller's. */
@@ -466,7 +486,6 @@ export class TransactionalProducer implements ProducerIdentity {
 
   private markAbortable(err: ClientError): void {
     if (FATAL.has(err.code)) this.markFatal(err)
-    if (this.state === 'in_transaction') this.state = 'abortable'
     this.abortCause ??= err
   }
 
@@ -498,7 +517,7 @@ export class TransactionalProducer implements ProducerIdentity {
 
   private checkInTransaction(what: string): void {
     this.checkNotFatal()
-    if (this.state !== 'in_transaction' && this.state !== 'abortable') {
+    if (this.state !== 'in_transaction') {
       throw new ClientError('INVALID_TXN_STATE', `${what} outside a transaction (state ${this.state}); call beginTransaction first`)
     }
   }

@@ -316,7 +316,7 @@ describe('TransactionalProducer', () => {
     )
   })
 
-  it('refuses sends outside a transaction, and ends a transaction that wrote nothing without EndTxn', async () => {
+  it('refuses sends outside a transaction or while it commits, and ends a transaction that wrote nothing without EndTxn', async () => {
     const s = scripted({ features: { 'transaction.version': 2 } })
     const { fake, txn } = await open(s)
     await txn.initTransactions()
@@ -329,6 +329,17 @@ describe('TransactionalProducer', () => {
     txn.beginTransaction()
     await txn.abortTransaction()
     assert.deepEqual(fake.sequence(), ['FindCoordinator', 'InitProducerId'])
+
+    // Nothing joins a transaction while it commits.
+    txn.beginTransaction()
+    await txn.send('out', { key: null, value: Buffer.from('a'), partition: 0 })
+    const committing = txn.commitTransaction()
+    await assert.rejects(
+      txn.send('out', { key: null, value: Buffer.from('late'), partition: 0 }),
+      (err: unknown) => err instanceof ClientError && err.code === 'INVALID_TXN_STATE',
+    )
+    await committing
+    assert.deepEqual(fake.sequence(), ['FindCoordinator', 'InitProducerId', 'Produce', 'EndTxn'])
   })
 
   it('transactionVersion pins the protocol whatever the broker finalized', async () => {
