@@ -5,7 +5,10 @@
 // records written after it; find-hanging does not report it (its coordinator accounts for it);
 // `transactions abort --start-offset` writes the ABORT marker: the LSO moves to the end, and a
 // read_committed consume then prints the records after the transaction and none of it. A perf run
-// in transactions commits several of them, all read back read_committed.
+// in transactions commits several of them, all read back read_committed. And a really hanging
+// transaction — its coordinator's state lost (the broker killed and its `__transaction_state`
+// directories removed before the restart) while the partition still holds it open — is what
+// find-hanging reports, and aborting it as find-hanging says lets read_committed go on.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTopics } from '../../src/client/admin.js'
@@ -13,7 +16,9 @@ import { listOffsets, OffsetSpec } from '../../src/client/admin.js'
 import { KafkaClient } from '../../src/client/client.js'
 import { Producer } from '../../src/client/producer.js'
 import { TransactionalProducer } from '../../src/client/transactional-producer.js'
-import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { type BrokerProcess, makeTempDir, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { type CliRun, tributary } from '../helpers/cli.js'
 
 const TOPIC = 'txn-open'
@@ -150,5 +155,85 @@ describe('tributary transactions', () => {
     const text = await cli(['perf', 'produce', '--topic', 'txn-perf', '--num-records', '100', '--transactional-id', 'it-perf'])
     assert.equal(text.code, 0, show(text))
     assert.match(text.stdout, /^1 transactions committed \(transaction protocol v2\)$/m)
+  })
+})
+
+describe('tributary transactions find-hanging and abort of a hanging transaction', () => {
+  const dir = makeTempDir()
+  let broker: BrokerProcess
+  const cli = (args: string[]) => tributary([...args, '--bootstrap-server', broker.bootstrap])
+
+  before(async () => {
+    broker = await startBrokerProcess({ dataDir: dir.path })
+    const client = await KafkaClient.connect({ bootstrap: [broker.bootstrap], clientId: 'it-hanging' })
+    try {
+      await client.metadata([], { refresh: true })
+      assert.deepEqual(
+        (await createTopics(client, [{ name: 'hang', numPartitions: 1, replicationFactor: 1 }])).map((c) => c.error),
+        [null],
+      )
+      const txn = await TransactionalProducer.create(client, { transactionalId: 'it-hang', transactionTimeoutMs: 600_000, lingerMs: 0 })
+      await txn.initTransactions()
+      txn.beginTransaction()
+      await txn.send('hang', { key: null, value: Buffer.from('lost'), partition: 0 })
+      await (await txn.producer('hang')).flush()
+      await txn.close()
+    } finally {
+      await client.close()
+    }
+    // The coordinator's memory of the transaction goes; the partition's log keeps it open.
+    await broker.kill9()
+    for (const d of readdirSync(dir.path))
+      if (d.startsWith('__transaction_state-')) rmSync(join(dir.path, d), { recursive: true, force: true })
+    broker = await startBrokerProcess({ dataDir: dir.path })
+  })
+
+  after(async () => {
+    await stopAndCheck(broker)
+    dir.remove()
+  })
+
+  test('find-hanging reports it; aborting it as told lets read_committed consumers go on', async () => {
+    const list = await cli(['transactions', 'list', '--json'])
+    assert.deepEqual(JSON.parse(list.stdout).transactions, [], 'no coordinator knows it')
+    const found = await cli(['transactions', 'find-hanging', '--max-transaction-timeout', '0', '--json'])
+    assert.equal(found.code, 0, show(found))
+    const hanging = JSON.parse(found.stdout).hanging
+    assert.deepEqual(
+      hanging.map((h: { topic: string; partition: number; startOffset: number }) => [h.topic, h.partition, h.startOffset]),
+      [['hang', 0, 0]],
+    )
+    const text = await cli(['transactions', 'find-hanging', '--max-transaction-timeout', '0'])
+    const hint = /tributary (transactions abort .*)$/m.exec(text.stderr)
+    assert.ok(hint, show(text))
+    assert.equal(hint[1], 'transactions abort --topic hang --partition 0 --start-offset 0')
+
+    const plain = await tributary(['produce', 'hang', '--partition', '0', '--bootstrap-server', broker.bootstrap], { input: 'after\n' })
+    assert.equal(plain.code, 0, show(plain))
+    const before = await cli(['consume', 'hang', '--from-beginning', '--exit-at-end', '-q', '--isolation', 'read_committed'])
+    assert.equal(before.stdout, '', 'the hanging transaction pins the LSO')
+
+    const abort = await cli(hint[1]!.split(' '))
+    assert.equal(abort.code, 0, show(abort))
+    const after = await cli(['transactions', 'find-hanging', '--max-transaction-timeout', '0', '--json'])
+    assert.deepEqual(JSON.parse(after.stdout).hanging, [])
+    const consumed = await tributary([
+      'consume',
+      'hang',
+      '--from-beginning',
+      '--exit-at-end',
+      '-q',
+      '--isolation',
+      'read_committed',
+      '--format',
+      '%o:%v\n',
+      '--bootstrap-server',
+      broker.bootstrap,
+    ])
+    assert.equal(consumed.code, 0, show(consumed))
+    assert.deepEqual(
+      consumed.stdout.split('\n').filter((l) => l !== ''),
+      ['1:after'],
+    )
   })
 })
