@@ -377,11 +377,12 @@ export function decodeRecords(
   try {
     for (const h of iterateBatches(buf)) {
       const last = h.baseOffset + h.lastOffsetDelta
-      if (last < position) continue
       if (!batchCrcMatches(buf, h.position, h.sizeBytes)) {
         throw new ClientError('CORRUPT_MESSAGE', `${topic}-${partition}: batch at offset ${h.baseOffset} fails its CRC check`)
       }
+      // Every batch goes through the filter, in order, even one before the position: a marker there still ends its transaction.
       const skip = filter?.skips(buf, h) === true
+      if (last < position) continue
       if (!h.isControl && !skip) {
         try {
           for (const r of iterateRecords(buf, h.position)) {
@@ -413,7 +414,7 @@ export function decodeRecords(
  * CompletedFetch): the aborted transactions not reached yet, by first offset, and the producers
  * whose aborted transaction is open at the current batch.
  */
-class AbortedFilter {
+export class AbortedFilter {
   private readonly pending: AbortedTransaction[]
   private next = 0
   private readonly open = new Set<number>()

@@ -3,7 +3,8 @@
 // interleave: committed, aborted and committed again, one of them aborted while the other's is
 // open around it. read_committed prints exactly the committed records, in offset order (the
 // aborted ones dropped by the Fetch's aborted-transaction list, the markers never printed);
-// read_uncommitted prints every record; --offset -N counts back from the last stable offset.
+// read_uncommitted prints every record; --offset -N counts back from the last stable offset; perf
+// consume counts the same way.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTopics } from '../../src/client/admin.js'
@@ -94,6 +95,31 @@ describe('tributary consume --isolation', () => {
   test('--offset -N under read_committed counts back from the last stable offset', async () => {
     // The last two offsets are a3 and its COMMIT marker: from LSO - 2 on, a3 is the one record.
     assert.deepEqual(await consume('--offset', '-2', '--isolation', 'read_committed'), ['a3'])
+  })
+
+  test('perf consume --isolation read_committed counts the committed records only', async () => {
+    const counted = async (isolation: string) => {
+      const r = await tributary([
+        'perf',
+        'consume',
+        '--topic',
+        TOPIC,
+        '--isolation',
+        isolation,
+        '--json',
+        '--bootstrap-server',
+        broker.bootstrap,
+      ])
+      assert.equal(r.code, 0, show(r))
+      return JSON.parse(r.stdout) as { records: number; isolation: string }
+    }
+    assert.deepEqual(
+      [await counted('read_committed'), await counted('read_uncommitted')].map((s) => [s.isolation, s.records]),
+      [
+        ['read_committed', 6],
+        ['read_uncommitted', 8],
+      ],
+    )
   })
 
   test('a bad --isolation is a usage error', async () => {

@@ -49,17 +49,7 @@ export interface ConsumeSettings {
   isolation: IsolationLevel
 }
 
-export const ISOLATION_LEVELS: readonly IsolationLevel[] = ['read_uncommitted', 'read_committed']
-
-/** --isolation: Kafka's isolation.level values (also with dashes, or 'committed' / 'uncommitted'). */
-export function isolationOption(value: string): IsolationLevel {
-  const v = value.trim().toLowerCase().replace('-', '_')
-  const level = v === 'committed' ? 'read_committed' : v === 'uncommitted' ? 'read_uncommitted' : v
-  if (!(ISOLATION_LEVELS as readonly string[]).includes(level)) {
-    throw new InvalidArgumentError(`expected one of ${ISOLATION_LEVELS.join(', ')}`)
-  }
-  return level as IsolationLevel
-}
+export { ISOLATION_LEVELS, isolationOption } from '../options.js'
 
 /** --offset: N, earliest, latest, or -N (the last N records of each partition). */
 export function offsetOption(value: string): StartSpec {

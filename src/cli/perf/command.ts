@@ -15,7 +15,7 @@ import type { CliDeps } from '../deps.js'
 import { runConsume } from './consume.js'
 import { runE2e } from './e2e.js'
 import type { PerfIo } from './io.js'
-import { acksOption, bootstrapDefault, compressionOption, intOption, secondsOption, throughputOption } from './options.js'
+import { acksOption, bootstrapDefault, compressionOption, intOption, isolationOption, secondsOption, throughputOption } from './options.js'
 import { runProduce } from './produce.js'
 
 const INT32_MAX = 0x7fffffff
@@ -71,6 +71,12 @@ export function registerPerfCommand(program: Command, deps: CliDeps): void {
     .option('--fetch-size <bytes>', 'bytes per partition per Fetch', intOption(1, INT32_MAX), 1_048_576)
     .option('--fetch-max-bytes <bytes>', 'bytes per Fetch response', intOption(1, INT32_MAX), 52_428_800)
     .option('--timeout <ms>', 'fail after this long without new records', intOption(1), 10_000)
+    .option(
+      '--isolation <level>',
+      'read_committed: up to the last stable offset, without aborted transactions',
+      isolationOption,
+      'read_uncommitted',
+    )
     .action((opts) => execute(deps, (io) => runConsume(opts, io)))
 
   producing(common(perf.command('e2e').description('produce at a fixed rate and measure produce-to-consume latency')), {

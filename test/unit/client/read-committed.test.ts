@@ -70,6 +70,12 @@ describe('read_committed decoding', () => {
     assert.deepEqual(values(r), ['2:b1', '3:plain1', '6:c1', '10:plain2'])
   })
 
+  it('a marker before the fetch position still ends its transaction', () => {
+    // Offsets 0-4 are below the position, 4 being pid 1's ABORT: its later committed transaction (6) stays.
+    const r = decodeRecords('t', 0, LOG, 5, ABORTED)
+    assert.deepEqual(values(r), ['6:c1', '10:plain2'])
+  })
+
   it('with no aborted transactions listed, committed reads keep every data record', () => {
     assert.deepEqual(values(decodeRecords('t', 0, LOG, 0, [])), values(decodeRecords('t', 0, LOG, 0)))
   })
