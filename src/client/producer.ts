@@ -38,8 +38,7 @@
 // that is too large on its own fails. Every record is reported exactly once through onDelivery,
 // with its batch: stored (with the base offset; -1 with acks=0) or failed (with a ClientError).
 import { ProduceRequest, type ProduceRequestData, ProduceResponse } from '../protocol/messages/00-produce.js'
-import { BATCH_HEADER_SIZE, TRANSACTIONAL_MASK } from '../protocol/records/batch.js'
-import { buildRecordBatch, type RecordHeader } from '../protocol/records/builder.js'
+import { BATCH_HEADER_SIZE } from '../protocol/records/batch.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable } from '../protocol/schema.js'
 import type { KafkaClient } from './client.js'
@@ -47,18 +46,17 @@ import { ClientError, errorName } from './errors.js'
 import { loadTopic } from './load-topic.js'
 import type { TopicInfo } from './metadata.js'
 import { partitionForKey, StickyPartitioner } from './partitioner.js'
+import {
+  type Batch,
+  encodeBatch,
+  newBatch,
+  type ProducerRecord,
+  type RecordHeader,
+  recordSizeUpperBound,
+  splitBatch,
+} from './producer-batch.js'
 
-export type { RecordHeader }
-
-export interface ProducerRecord {
-  key: Buffer | null
-  value: Buffer | null
-  headers?: RecordHeader[]
-  /** CreateTime in ms since the epoch; default: Date.now() when sent. */
-  timestamp?: number
-  /** Overrides the partitioner. */
-  partition?: number
-}
+export { type ProducerRecord, type RecordHeader, recordSizeUpperBound }
 
 export interface DeliveryReport<R> {
   partition: number
@@ -116,25 +114,6 @@ export interface ProducerIdentity {
   beforeSend?(topic: string, partitions: number[]): Promise<void>
 }
 
-interface Batch<R> {
-  partition: number
-  records: R[]
-  timestamps: number[]
-  /** Upper bound of each record's encoded size. */
-  sizes: number[]
-  /** Header plus the record sizes: what counts against batchSizeBytes. */
-  sizeBytes: number
-  /** performance.now() when the first record was added: linger and delivery timeout start here. */
-  createdAt: number
-  attempts: number
-  retryAt: number
-  lastError: ClientError | null
-  /** The encoded batch, built when first sent and resent as is. */
-  bytes: Buffer | null
-  /** With an identity: the batch's first sequence number, once encoded (-1 before). */
-  baseSequence: number
-}
-
 interface PartitionState<R> {
   index: number
   open: Batch<R> | null
@@ -145,23 +124,12 @@ interface PartitionState<R> {
   nextSequence: number
 }
 
-const HEADER_UPPER_BYTES = 10
-/** attributes 1, timestampDelta ≤10, offsetDelta ≤5, key and value lengths ≤5 each, header count ≤5, length ≤5. */
-const RECORD_OVERHEAD_UPPER_BYTES = 1 + 10 + 5 + 5 + 5 + 5 + 5
-
 /**
  * What a pending record costs in memory beyond its encoded size — the objects that hold it until
  * it is acknowledged (the record, its Buffer views, its timestamp and size) — counted against
  * bufferMemoryBytes so that many small records do not take many times the budget.
  */
 const RECORD_MEMORY_OVERHEAD_BYTES = 200
-
-/** An upper bound of the record's size inside a batch. */
-export function recordSizeUpperBound(r: ProducerRecord): number {
-  let n = RECORD_OVERHEAD_UPPER_BYTES + (r.key?.length ?? 0) + (r.value?.length ?? 0)
-  for (const h of r.headers ?? []) n += HEADER_UPPER_BYTES + Buffer.byteLength(h.key, 'utf8') + (h.value?.length ?? 0)
-  return n
-}
 
 export class Producer<R extends ProducerRecord = ProducerRecord> {
   readonly topic: string
@@ -608,58 +576,4 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       Math.max(1, Math.ceil(at - now)),
     )
   }
-}
-
-function newBatch<R>(partition: number, now: number): Batch<R> {
-  return {
-    partition,
-    records: [],
-    timestamps: [],
-    sizes: [],
-    sizeBytes: BATCH_HEADER_SIZE,
-    createdAt: now,
-    attempts: 0,
-    retryAt: 0,
-    lastError: null,
-    bytes: null,
-    baseSequence: -1,
-  }
-}
-
-interface Stamp {
-  producerId: number
-  producerEpoch: number
-  transactionalId: string | null
-  baseSequence: number
-}
-
-function encodeBatch<R extends ProducerRecord>(b: Batch<R>, compression: number, stamp: Stamp | null): Buffer {
-  return buildRecordBatch({
-    compression,
-    records: b.records.map((r, i) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: b.timestamps[i]! })),
-    ...(stamp
-      ? {
-          producerId: stamp.producerId,
-          producerEpoch: stamp.producerEpoch,
-          baseSequence: stamp.baseSequence,
-          attributes: stamp.transactionalId === null ? 0 : TRANSACTIONAL_MASK,
-        }
-      : {}),
-  })
-}
-
-/** Two batches with the first and second half of b's records, opened when b was. */
-function splitBatch<R>(b: Batch<R>): [Batch<R>, Batch<R>] {
-  const half = Math.ceil(b.records.length / 2)
-  const part = (from: number, to: number): Batch<R> => {
-    const sizes = b.sizes.slice(from, to)
-    return {
-      ...newBatch<R>(b.partition, b.createdAt),
-      records: b.records.slice(from, to),
-      timestamps: b.timestamps.slice(from, to),
-      sizes,
-      sizeBytes: BATCH_HEADER_SIZE + sizes.reduce((s, x) => s + x, 0),
-    }
-  }
-  return [part(0, half), part(half, b.records.length)]
 }
