@@ -170,6 +170,10 @@ export class TransactionalProducer implements ProducerIdentity {
 
   async beforeSend(topic: string, partitions: number[]): Promise<void> {
     if (this.state === 'fatal') throw this.fatalError!
+    if (this.state !== 'in_transaction' && this.state !== 'completing') {
+      // Under v2 the write itself would open a transaction at the coordinator: refuse it here.
+      throw new ClientError('INVALID_TXN_STATE', `records sent outside a transaction of ${this.transactionalId}`)
+    }
     const fresh = partitions.filter((p) => !this.inTxn.has(keyOf(topic, p)))
     if (fresh.length === 0) return
     if (this.version >= 2) {
@@ -202,7 +206,11 @@ export class TransactionalProducer implements ProducerIdentity {
     this.offsetsAdded = false
   }
 
-  /** The producer of one topic inside this producer's transactions (created on first use). */
+  /**
+   * The producer of one topic inside this producer's transactions (created on first use): its
+   * send() is synchronous, for loops; records it sends outside a transaction fail with
+   * INVALID_TXN_STATE.
+   */
   producer(topic: string): Promise<Producer> {
     let p = this.producers.get(topic)
     if (!p) {

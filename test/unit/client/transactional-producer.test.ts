@@ -340,6 +340,16 @@ describe('TransactionalProducer', () => {
     )
     await committing
     assert.deepEqual(fake.sequence(), ['FindCoordinator', 'InitProducerId', 'Produce', 'EndTxn'])
+
+    // The topic producer used directly outside a transaction: the records fail, nothing is sent.
+    const out = await txn.producer('out')
+    out.send({ key: null, value: Buffer.from('stray'), partition: 1 })
+    await out.flush()
+    assert.equal(fake.sequence().length, 4)
+    assert.ok(
+      s.batches.every((b) => b.partition === 0),
+      'no batch reached partition 1',
+    )
   })
 
   it('transactionVersion pins the protocol whatever the broker finalized', async () => {
