@@ -373,6 +373,28 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     }
   }
 
+  /**
+   * identity.beforeSend; when it refuses, nothing of the batches reached the broker, so their
+   * sequence numbers are given back (each is its partition's only encoded batch) and a retry
+   * encodes them again.
+   */
+  private async beforeSend(batches: Batch<R>[]): Promise<void> {
+    if (!this.identity?.beforeSend) return
+    try {
+      await this.identity.beforeSend(
+        this.topic,
+        batches.map((b) => b.partition),
+      )
+    } catch (err) {
+      for (const b of batches) {
+        this.partitions[b.partition]!.nextSequence = b.baseSequence
+        b.baseSequence = -1
+        b.bytes = null
+      }
+      throw err
+    }
+  }
+
   /** The batch's bytes; with an identity, stamped with it and the partition's next sequence numbers. */
   private encode(b: Batch<R>): Buffer {
     const id = this.identity
@@ -410,10 +432,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     }
     let outcomes: Array<{ baseOffset: number; error: ClientError | null }>
     try {
-      await this.identity?.beforeSend?.(
-        this.topic,
-        batches.map((b) => b.partition),
-      )
+      await this.beforeSend(batches)
       outcomes = this.acks === 0 ? await this.sendWithoutAcks(leader, body, batches) : await this.sendWithAcks(leader, body, batches)
     } catch (err) {
       const error = err instanceof ClientError ? err : new ClientError('UNKNOWN_SERVER_ERROR', String(err), { cause: err })

@@ -221,7 +221,8 @@ export class TransactionalProducer implements ProducerIdentity {
         acks: -1,
         identity: this,
         onDelivery: (report) => {
-          if (report.error) this.markAbortable(report.error)
+          // A record refused outside a transaction taints no transaction: its sender is told.
+          if (report.error && this.inTransaction) this.markAbortable(report.error)
           onDelivery?.(topic, report)
         },
       })

@@ -350,6 +350,14 @@ describe('TransactionalProducer', () => {
       s.batches.every((b) => b.partition === 0),
       'no batch reached partition 1',
     )
+    // …and its sequence number was given back: partition 1's first batch starts at 0.
+    txn.beginTransaction()
+    await txn.send('out', { key: null, value: Buffer.from('b'), partition: 1 })
+    await txn.commitTransaction()
+    assert.deepEqual(
+      s.batches.filter((b) => b.partition === 1).map((b) => b.baseSequence),
+      [0],
+    )
   })
 
   it('transactionVersion pins the protocol whatever the broker finalized', async () => {
