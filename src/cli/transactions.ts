@@ -2,7 +2,7 @@
 // coordinators know and the way out of a hanging one, as Kafka's kafka-transactions.sh, on the
 // client's admin calls (src/client/admin-transactions.ts), so it works against Apache Kafka too.
 //
-//   tributary transactions list [--state Ongoing]… [--producer-id N]… [--duration-filter MS]
+//   tributary transactions list [--state Ongoing]… [--producer-id N]… [--duration-filter MS] [--transactional-id-pattern RE]
 //   tributary transactions describe TXN_ID
 //   tributary transactions find-hanging [--topic T [--partition P]] [--broker-id B] [--max-transaction-timeout MIN]
 //   tributary transactions abort --topic T --partition P --start-offset O
@@ -46,6 +46,7 @@ interface ListOptions extends ConnectionOptions {
   state: string[]
   producerId: string[]
   durationFilter?: number
+  transactionalIdPattern?: string
 }
 
 interface DescribeOptions extends ConnectionOptions {
@@ -89,6 +90,7 @@ export function registerTransactionsCommand(program: Command, deps: CliDeps): vo
     .option('--state <state>', 'only transactions in this state (Ongoing, Empty, PrepareCommit, …); repeatable', collect, [])
     .option('--producer-id <id>', 'only this producer id; repeatable', collect, [])
     .option('--duration-filter <ms>', 'only transactions running longer than this (ListTransactions v1+)', intOption(0))
+    .option('--transactional-id-pattern <regex>', 'only ids matching this regular expression (ListTransactions v2+)')
     .action((opts: ListOptions) => runTool(deps, 'transactions list', (io) => runList(opts, io)))
 
   withExamples(withJsonOption(withConnectionOptions(txn.command('describe'))), [
@@ -141,6 +143,7 @@ async function runList(opts: ListOptions, io: ToolIo): Promise<number> {
       states: opts.state,
       producerIds,
       ...(opts.durationFilter !== undefined ? { durationFilterMs: opts.durationFilter } : {}),
+      ...(opts.transactionalIdPattern !== undefined ? { transactionalIdPattern: opts.transactionalIdPattern } : {}),
     }),
   )
   if (opts.json) io.stdout(`${JSON.stringify({ transactions, unknownStateFilters }, null, 2)}\n`)

@@ -189,6 +189,11 @@ describe('tributary transactions', () => {
     const sent = requests('ListTransactions').at(-1)!
     assert.ok(sent.version >= 1, `a duration filter needs v1, sent v${sent.version}`)
     assert.deepEqual([sent.body.stateFilters, sent.body.producerIdFilters, sent.body.durationFilter], [['Ongoing', 'Bogus'], [4000], 5000])
+
+    const byPattern = await cli('list', '--transactional-id-pattern', 'cop.*')
+    assert.equal(byPattern.code, 0, byPattern.stderr)
+    const patterned = requests('ListTransactions').at(-1)!
+    assert.deepEqual([patterned.version, patterned.body.transactionalIdPattern], [2, 'cop.*'])
   })
 
   it('describe: the coordinator’s view of one id; an unknown id exits 1', async () => {
