@@ -236,6 +236,7 @@ export class Broker {
             : -1,
         local: (req) => txnCoordinator.verifyLocal(req),
         remote: (id, req) => interBroker.verify(id, req),
+        clock,
       })
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)
 

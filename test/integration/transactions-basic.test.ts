@@ -4,12 +4,13 @@
 // read_committed consumer, an aborted one is not (a read_uncommitted consumer sees both: the
 // records are in the log, the ABORT marker hides them); offsets sent to a transaction become the
 // group's committed offsets only when it commits; a second producer with the same transactional id
-// fences the first.
+// fences the first; after a restart the coordinator reloads `__transaction_state`, and the next
+// producer of the id aborts the transaction the old one left open, so read_committed readers move on.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Producer as PlatformaticProducer } from '@platformatic/kafka'
 import { type Admin, Kafka, logLevel } from 'kafkajs'
-import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { type BrokerProcess, makeTempDir, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { GROUP_BROKER_OVERRIDES } from '../helpers/groups.js'
 
 const WAIT_MS = 30_000
@@ -18,17 +19,21 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
   let broker: BrokerProcess
   let kafka: Kafka
   let admin: Admin
+  const dir = makeTempDir('tributary-it-txn-')
 
-  before(async () => {
-    broker = await startBrokerProcess({ overrides: { ...GROUP_BROKER_OVERRIDES } })
+  const start = async () => {
+    broker = await startBrokerProcess({ dataDir: dir.path, overrides: { ...GROUP_BROKER_OVERRIDES } })
     kafka = new Kafka({ clientId: 'it-txn', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING })
     admin = kafka.admin()
     await admin.connect()
-  })
+  }
+
+  before(start)
 
   after(async () => {
     await admin?.disconnect().catch(() => {})
     await stopAndCheck(broker)
+    dir.remove()
   })
 
   /** Every value of the topic's partition 0 a consumer of this isolation reads, once `last` has arrived. */
@@ -154,5 +159,33 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
     }
     assert.deepEqual(await consume(topic, false, 'r1'), ['p1', 'p2', 'r1'])
     assert.deepEqual(await consume(topic, true, 'r1'), ['p1', 'p2', 'q1', 'r1'])
+  })
+
+  test('kafkajs: after a restart, the next producer of the id aborts the open transaction the old one left', {
+    timeout: 120_000,
+  }, async () => {
+    const topic = 'it-txn-restart'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
+    const old = kafka.producer({ transactionalId: 'it-txn-restart', idempotent: true, maxInFlightRequests: 1 })
+    await old.connect()
+    const done = await old.transaction()
+    await done.send({ topic, messages: [{ value: 'before' }] })
+    await done.commit()
+    const open = await old.transaction()
+    await open.send({ topic, messages: [{ value: 'left-open' }] })
+    await old.disconnect()
+    await admin.disconnect()
+    assert.equal(await broker.stop(), 0)
+    await start()
+    const next = kafka.producer({ transactionalId: 'it-txn-restart', idempotent: true, maxInFlightRequests: 1 })
+    await next.connect()
+    try {
+      const t = await next.transaction()
+      await t.send({ topic, messages: [{ value: 'after' }] })
+      await t.commit()
+    } finally {
+      await next.disconnect()
+    }
+    assert.deepEqual(await consume(topic, false, 'after'), ['before', 'after'])
   })
 })

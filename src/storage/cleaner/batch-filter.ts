@@ -144,6 +144,8 @@ export function filterBatch(buf: Buffer, h: BatchHeader, ctx: FilterContext, txn
   }
   if ((h.attributes & CONTROL_MASK) !== 0) {
     if (!txn.markerRemovable) return whole(false, h.recordCount)
+    // An emptied control batch has nothing left to wait for (kept empty only if the caller must).
+    if (h.recordCount === 0) return { ...whole(false, 0), bytes: null }
     if (hasDeleteHorizon(h)) return { ...whole(false, h.recordCount), deleteHorizonMs: h.baseTimestamp }
     const horizon = ctx.nowMs + ctx.deleteRetentionMs
     const bytes = rebuild(h, [...iterateRecords(buf, h.position, ctx.maxDecompressedBytes)], horizon)

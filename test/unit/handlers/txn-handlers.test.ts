@@ -24,6 +24,7 @@ import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { callHandler } from '../../helpers/local-broker.js'
+import { settle } from '../coordinator/txn/txn-helpers.js'
 
 const E = (name: keyof typeof ErrorCode) => ErrorCode[name].code
 const TRANSACTIONAL = 0x10
@@ -50,6 +51,7 @@ function fakeTransactions(calls: Array<[string, unknown]>): TransactionService {
     },
     endTxn: async (p) => {
       calls.push(['end', p])
+      if (p.producerEpoch === 99) return { errorCode: E('PRODUCER_FENCED'), producerId: -1, producerEpoch: -1 }
       return { errorCode: 0, producerId: 77, producerEpoch: 5 }
     },
     describe: () => [],
@@ -122,7 +124,8 @@ describe('transaction handlers', () => {
         name: 'a',
         resultsByPartition: [
           { partitionIndex: 0, partitionErrorCode: 0 },
-          { partitionIndex: 9, partitionErrorCode: E('TRANSACTION_ABORTABLE') },
+          // Before v5 TRANSACTION_ABORTABLE is INVALID_TXN_STATE.
+          { partitionIndex: 9, partitionErrorCode: E('INVALID_TXN_STATE') },
         ],
       },
     ])
@@ -156,6 +159,18 @@ describe('transaction handlers', () => {
     const r = await callHandler(b, endTxn, 5, { transactionalId: 't', producerId: 77, producerEpoch: 4, committed: true })
     assert.deepEqual([r.errorCode, r.producerId, r.producerEpoch], [0, 77, 5])
     assert.deepEqual(calls[1], ['end', { transactionalId: 't', producerId: 77, producerEpoch: 4, commit: true, apiVersion: 5 }])
+  })
+
+  it('older versions get the codes they know: INVALID_PRODUCER_EPOCH for PRODUCER_FENCED, INVALID_TXN_STATE for TRANSACTION_ABORTABLE', async () => {
+    const b = broker({ transactions: fakeTransactions([]) })
+    const fenced = { transactionalId: 't', producerId: 77, producerEpoch: 99, committed: true }
+    assert.equal((await callHandler(b, endTxn, 1, fenced)).errorCode, E('INVALID_PRODUCER_EPOCH'))
+    assert.equal((await callHandler(b, endTxn, 2, fenced)).errorCode, E('PRODUCER_FENCED'))
+    const verify = {
+      transactions: [{ transactionalId: 't', producerId: 1, producerEpoch: 0, verifyOnly: true, topics: [{ name: 'a', partitions: [9] }] }],
+    }
+    const v4 = await callHandler(b, addPartitionsToTxn, 4, verify)
+    assert.equal(v4.resultsByTransaction[0]!.topicResults[0]!.resultsByPartition[0]!.partitionErrorCode, E('INVALID_TXN_STATE'))
   })
 
   it('WriteTxnMarkers writes each marker to its partitions and answers each partition', async () => {
@@ -392,6 +407,7 @@ describe('marker writer, router and verifier', () => {
         seen.push(`remote ${node}`)
         return 0
       },
+      clock: new ManualClock(),
     })
     const q = { transactionalId: 't', producerId: 1, producerEpoch: 0, topic: 'a', partition: 0, addPartition: true }
     assert.equal(await v.verify(q), E('INVALID_PRODUCER_EPOCH'))
@@ -400,5 +416,43 @@ describe('marker writer, router and verifier', () => {
     coordinator = -1
     assert.equal(await v.verify(q), E('COORDINATOR_NOT_AVAILABLE'))
     assert.deepEqual(seen, ['local', 'remote 3'])
+  })
+
+  it('the verifier retries an add that meets the previous transaction completing, every 20 ms for up to 100 ms', async () => {
+    const clock = new ManualClock()
+    let asked = 0
+    let answer = E('CONCURRENT_TRANSACTIONS')
+    const v = new TxnVerifier({
+      nodeId: 0,
+      coordinatorOf: () => 0,
+      local: async () => {
+        asked++
+        return answer
+      },
+      remote: async () => 0,
+      clock,
+    })
+    const q = { transactionalId: 't', producerId: 1, producerEpoch: 0, topic: 'a', partition: 0, addPartition: true }
+    const pending = v.verify(q)
+    for (let i = 0; i < 2; i++) {
+      await settle()
+      clock.advance(20)
+    }
+    answer = 0
+    assert.equal(await pending, 0)
+    assert.equal(asked, 3)
+    // Given up after 100 ms; a verify-only check is never retried.
+    answer = E('CONCURRENT_TRANSACTIONS')
+    asked = 0
+    const late = v.verify(q)
+    for (let i = 0; i < 10; i++) {
+      await settle()
+      clock.advance(20)
+    }
+    assert.equal(await late, E('CONCURRENT_TRANSACTIONS'))
+    assert.equal(asked, 6)
+    asked = 0
+    assert.equal(await v.verify({ ...q, addPartition: false }), E('CONCURRENT_TRANSACTIONS'))
+    assert.equal(asked, 1)
   })
 })

@@ -143,6 +143,24 @@ test('aborted records go whatever their keys, hiding no older value; markers sta
   )
   assert.deepEqual(seen.values.get('a'), ['old-a'])
   assert.deepEqual(seen.values.get('c'), ['committed-c'])
+  // Producer 1's state holds no data batch: its last marker stays, emptied, for its epoch — and
+  // the cleanings after take the emptied control batch as it is.
+  // (Reads skip leading emptied batches: the segments are walked.)
+  const emptied = async () => {
+    let n = 0
+    for (const seg of log.segmentsView()) {
+      await seg.scan(0, seg.sizeBytes, false, 1 << 16, (h) => {
+        if (h.isControl && h.recordCount === 0 && h.producerId === 1) n++
+        return true
+      })
+    }
+    return n
+  }
+  assert.equal(await emptied(), 1)
+  await filler(log, 8, 'w')
+  assert.notEqual(await mgr.runCleaner(), null)
+  assert.equal(await emptied(), 1)
+  assert.deepEqual((await contents(log)).values.get('a'), ['old-a'])
   await mgr.close()
 })
 
