@@ -11,7 +11,7 @@
 import { type Command, Option } from 'commander'
 import { collect, intOption, runTool, withConnectionOptions, withExamples, withJsonOption } from './common.js'
 import { ENCODINGS } from './consume/format.js'
-import { type ConsumeCliOptions, encodingOption, offsetOption, settingsFrom, timestampOption } from './consume/options.js'
+import { type ConsumeCliOptions, encodingOption, isolationOption, offsetOption, settingsFrom, timestampOption } from './consume/options.js'
 import { runConsume } from './consume/run.js'
 import type { CliDeps } from './deps.js'
 
@@ -33,6 +33,10 @@ Start position (per partition):
   With --group the group's committed offsets come first; partitions without one start as above.
   An offset out of range restarts at the earliest offset with --from-beginning, else at the end.
 
+Transactions: --isolation read_committed (Kafka's isolation.level) reads up to each partition's
+last stable offset and drops the records of aborted transactions; "the end" (the default start,
+--exit-at-end) is then the last stable offset. The default, read_uncommitted, prints every record.
+
 Stopping: --follow (the default) waits for new records until Ctrl-C; --exit-at-end stops when
 every partition reached the end it had at the start; --max-messages N stops after N records.
 Ctrl-C commits (with --group), leaves the group and prints "Processed N messages" on stderr.`
@@ -53,6 +57,12 @@ export function registerConsumeCommand(program: Command, deps: CliDeps): void {
     .option('--format <template>', 'output template, e.g. "%k\\t%v\\n" (see below)')
     .option('--encoding <encoding>', `how keys and values become text: ${ENCODINGS.join(', ')}`, encodingOption, 'utf8')
     .option('-q, --quiet', 'no notes on stderr (where reading starts, group assignments)', false)
+    .option(
+      '--isolation <level>',
+      'read_uncommitted: every record; read_committed: only records of committed transactions (up to the last stable offset)',
+      isolationOption,
+      'read_uncommitted',
+    )
   withJsonOption(cmd)
   withConnectionOptions(cmd)
   cmd.addHelpText('after', FORMAT_HELP)
@@ -62,6 +72,7 @@ export function registerConsumeCommand(program: Command, deps: CliDeps): void {
     'tributary consume events --offset -10 --partition 0,1',
     "tributary consume events --timestamp 2024-05-01T12:00:00Z --format '%T %k=%v\\n'",
     'tributary consume events --group billing --max-messages 100 --json',
+    'tributary consume events --from-beginning --isolation read_committed',
   ])
   cmd.action((topic: string, opts: ConsumeCliOptions) =>
     runTool(deps, 'consume', async (io) => runConsume(settingsFrom(topic, opts), io, process.stdout)),

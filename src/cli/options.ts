@@ -2,6 +2,7 @@
 // (a bad value is a usage error, exit 2), the bootstrap list, and UsageError for what is found
 // after parsing.
 import { InvalidArgumentError } from 'commander'
+import type { IsolationLevel } from '../client/consumer.js'
 
 /** A usage error found after parsing (exit code 2). */
 export class UsageError extends Error {
@@ -53,6 +54,18 @@ export function compressionOption(value: string): string {
     throw new InvalidArgumentError(`expected one of ${COMPRESSION_TYPES.join(', ')}`)
   }
   return v
+}
+
+export const ISOLATION_LEVELS: readonly IsolationLevel[] = ['read_uncommitted', 'read_committed']
+
+/** --isolation: Kafka's isolation.level values (also with dashes, or 'committed' / 'uncommitted'). */
+export function isolationOption(value: string): IsolationLevel {
+  const v = value.trim().toLowerCase().replace('-', '_')
+  const level = v === 'committed' ? 'read_committed' : v === 'uncommitted' ? 'read_uncommitted' : v
+  if (!(ISOLATION_LEVELS as readonly string[]).includes(level)) {
+    throw new InvalidArgumentError(`expected one of ${ISOLATION_LEVELS.join(', ')}`)
+  }
+  return level as IsolationLevel
 }
 
 export function bootstrapDefault(): string {

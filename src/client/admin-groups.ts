@@ -89,7 +89,7 @@ const BACKOFF_MIN_MS = 100
 const BACKOFF_MAX_MS = 1000
 
 /** Runs fn again while it fails with a coordinator error, until the client's request timeout. */
-async function retryingCoordinator<T>(client: KafkaClient, fn: () => Promise<T>): Promise<T> {
+export async function retryingCoordinator<T>(client: KafkaClient, fn: () => Promise<T>): Promise<T> {
   const deadline = performance.now() + client.requestTimeoutMs
   for (let attempt = 0; ; attempt++) {
     try {
@@ -110,16 +110,23 @@ function throwIfCoordinatorError(codes: Iterable<number>, context: string): void
   }
 }
 
-/** The node id of a group's coordinator (FindCoordinator key type 0). */
-export async function findCoordinator(client: KafkaClient, groupId: string): Promise<number> {
-  return retryingCoordinator(client, () => findCoordinatorOnce(client, groupId))
+/** FindCoordinator's key types. */
+export const CoordinatorType = { Group: 0, Transaction: 1 } as const
+
+/**
+ * The node id of a group's coordinator (FindCoordinator key type 0), or of a transactional id's
+ * (key type 1, FindCoordinator v1+).
+ */
+export async function findCoordinator(client: KafkaClient, groupId: string, keyType: number = CoordinatorType.Group): Promise<number> {
+  return retryingCoordinator(client, () => findCoordinatorOnce(client, groupId, keyType))
 }
 
-async function findCoordinatorOnce(client: KafkaClient, groupId: string): Promise<number> {
+async function findCoordinatorOnce(client: KafkaClient, groupId: string, keyType = 0): Promise<number> {
   let version = 0
   const res = await client.request(FindCoordinatorRequest, FindCoordinatorResponse, (v) => {
     version = v
-    return v >= 4 ? { keyType: 0, coordinatorKeys: [groupId] } : { key: groupId, keyType: 0 }
+    if (keyType !== 0 && v < 1) throw new ClientError('UNSUPPORTED_VERSION', 'FindCoordinator v0 finds group coordinators only')
+    return v >= 4 ? { keyType, coordinatorKeys: [groupId] } : { key: groupId, keyType }
   })
   if (version >= 4) {
     const c = res.coordinators.find((x) => x.key === groupId) ?? res.coordinators[0]

@@ -58,13 +58,16 @@ export const OffsetSpec = { Latest: -1, Earliest: -2, MaxTimestamp: -3 } as cons
 
 /**
  * The offset per partition for a timestamp (or an OffsetSpec), asking each partition's leader.
- * `partitions` null means every partition of the topic. Throws a ClientError on any error.
+ * `partitions` null means every partition of the topic. With readCommitted (ListOffsets v2+
+ * isolation_level 1) Latest is the last stable offset rather than the high watermark. Throws a
+ * ClientError on any error.
  */
 export async function listOffsets(
   client: KafkaClient,
   topic: string,
   partitions: number[] | null,
   timestamp: number,
+  readCommitted = false,
 ): Promise<Map<number, number>> {
   const md = await client.metadata([topic])
   const info = md.topics.get(topic)
@@ -88,7 +91,7 @@ export async function listOffsets(
         ListOffsetsResponse,
         {
           replicaId: -1,
-          isolationLevel: 0,
+          isolationLevel: readCommitted ? 1 : 0,
           topics: [{ name: topic, partitions: list.map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp })) }],
           // v10+: how long a broker with tiered storage may spend on remote lookups (KIP-1075).
           timeoutMs: client.requestTimeoutMs,

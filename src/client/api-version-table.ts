@@ -1,5 +1,7 @@
 // The broker's version range per API key, as negotiated on one connection (api-versions.ts sends
-// the ApiVersions request; connection.ts keeps the table it yields).
+// the ApiVersions request; connection.ts keeps the table it yields), and the feature levels the
+// broker reported finalized (ApiVersions v3+, KIP-584) — `transaction.version` decides which
+// transaction protocol a producer speaks (KIP-890).
 import type { Message } from '../protocol/schema.js'
 import { ClientError } from './errors.js'
 
@@ -9,7 +11,16 @@ export interface VersionRange {
 }
 
 export class ApiVersionTable {
-  constructor(readonly broker: ReadonlyMap<number, VersionRange>) {}
+  constructor(
+    readonly broker: ReadonlyMap<number, VersionRange>,
+    /** Finalized feature name → its max version level (empty before ApiVersions v3). */
+    readonly finalizedFeatures: ReadonlyMap<string, number> = new Map(),
+  ) {}
+
+  /** The finalized level of a feature, 0 when the broker reported none. */
+  featureLevel(name: string): number {
+    return this.finalizedFeatures.get(name) ?? 0
+  }
 
   /** The broker's range for an API key, or undefined when it does not serve the API. */
   brokerRange(apiKey: number): VersionRange | undefined {

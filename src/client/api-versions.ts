@@ -49,7 +49,7 @@ export async function negotiateApiVersions(conn: Connection): Promise<ApiVersion
       continue
     }
     throwIfError(res.errorCode, `ApiVersions from ${conn.address}`)
-    const table = new ApiVersionTable(ranges)
+    const table = new ApiVersionTable(ranges, new Map(res.finalizedFeatures.map((f) => [f.name, f.maxVersionLevel])))
     conn.versions = table
     return table
   }

@@ -16,7 +16,8 @@
 //   its records below the position are dropped.
 // - The last batch may be cut short (KIP-74, partitionMaxBytes): it is ignored and fetched again
 //   next time from its start.
-// - Control batches (transaction markers) are skipped; their offsets still advance the position.
+// - Control batches (transaction markers) are never returned; their offsets still advance the
+//   position.
 // - CRCs are checked (Kafka's check.crcs=true): a mismatch is CORRUPT_MESSAGE.
 // - Compressed batches decode if the record iterator knows the codec; otherwise the poll fails
 //   with UNSUPPORTED_COMPRESSION_TYPE naming the codec.
@@ -27,11 +28,19 @@
 // - Lost connections are retried with a backoff; after MAX_FAILED_ROUNDS rounds in a row the
 //   error is thrown.
 //
-// Isolation is read_uncommitted (records of aborted transactions are returned too).
+// Isolation (Kafka's isolation.level): read_uncommitted (the default) returns every record, those
+// of aborted transactions too. read_committed sends Fetch isolation_level=1: the leader answers only
+// up to the last stable offset, with the aborted transactions that overlap what it returned
+// (producer id and first offset), and the records of those transactions are dropped as Kafka's
+// Java consumer drops them (CompletedFetch): walking the batches in offset order, a producer becomes
+// "aborted" once a batch at or after its transaction's first offset is reached; its transactional
+// batches are then skipped until its ABORT marker, which ends that transaction. A later transaction
+// of the same producer that committed is kept. ListOffsets for 'latest' resets asks for the LSO.
 import type { ErrorName } from '../protocol/errors.js'
 import { KafkaError } from '../protocol/errors.js'
 import { FetchRequest, type FetchRequestData, FetchResponse, type FetchResponseData } from '../protocol/messages/01-fetch.js'
-import { batchCrcMatches, CompressionType } from '../protocol/records/batch.js'
+import { type BatchHeader, batchCrcMatches, CompressionType } from '../protocol/records/batch.js'
+import { readMarker } from '../protocol/records/control-record.js'
 import { iterateBatches, iterateRecords } from '../protocol/records/iterator.js'
 import type { Encodable } from '../protocol/schema.js'
 import { listOffsets, OffsetSpec } from './admin.js'
@@ -71,6 +80,17 @@ export interface FetchedPartition extends TopicPartition {
   nextOffset: number
   /** The partition's high watermark as the leader reported it. */
   highWatermark: number
+  /** The partition's last stable offset as the leader reported it (-1 when it did not). */
+  lastStableOffset: number
+}
+
+/** Kafka's isolation.level. */
+export type IsolationLevel = 'read_uncommitted' | 'read_committed'
+
+/** An aborted transaction of a Fetch response (Fetch v4+): its producer and its first offset. */
+export interface AbortedTransaction {
+  producerId: number
+  firstOffset: number
 }
 
 /** Kafka's auto.offset.reset. */
@@ -89,6 +109,8 @@ export interface FetcherOptions {
   autoOffsetReset?: OffsetResetPolicy
   /** Told of every reset after OFFSET_OUT_OF_RANGE. */
   onOffsetReset?: (tp: TopicPartition, from: number, to: number, policy: OffsetResetPolicy) => void
+  /** Default 'read_uncommitted', as Kafka's consumer. */
+  isolationLevel?: IsolationLevel
 }
 
 /** Per-partition errors after which fresh metadata (a new leader, a new topic id) may help. */
@@ -124,6 +146,7 @@ export class Fetcher {
   private readonly partitionMaxBytes: number
   private readonly reset: OffsetResetPolicy
   private readonly onOffsetReset: FetcherOptions['onOffsetReset']
+  private readonly readCommitted: boolean
   private cursors = new Map<string, Cursor>()
   private staleMetadata = true
   private failedRounds = 0
@@ -140,6 +163,7 @@ export class Fetcher {
     this.partitionMaxBytes = opts.partitionMaxBytes ?? 1_048_576
     this.reset = opts.autoOffsetReset ?? 'latest'
     this.onOffsetReset = opts.onOffsetReset
+    this.readCommitted = opts.isolationLevel === 'read_committed'
   }
 
   /** Replaces the assigned partitions and their positions. */
@@ -247,7 +271,7 @@ export class Fetcher {
         maxWaitMs: this.maxWaitMs,
         minBytes: this.minBytes,
         maxBytes: this.maxBytes,
-        isolationLevel: 0,
+        isolationLevel: this.readCommitted ? 1 : 0,
         sessionId: 0,
         sessionEpoch: -1, // no fetch session (KIP-227): every request lists every partition
         topics: [...byTopic].map(([topic, list]) => {
@@ -302,9 +326,17 @@ export class Fetcher {
           continue
         }
         throwIfError(p.errorCode, `Fetch ${topic}-${p.partitionIndex}`)
-        const { records, nextOffset } = decodeRecords(topic, p.partitionIndex, p.records ?? Buffer.alloc(0), c.offset)
+        const aborted = this.readCommitted ? (p.abortedTransactions ?? []) : null
+        const { records, nextOffset } = decodeRecords(topic, p.partitionIndex, p.records ?? Buffer.alloc(0), c.offset, aborted)
         moves.push([c, nextOffset])
-        out.push({ topic, partition: p.partitionIndex, records, nextOffset, highWatermark: p.highWatermark })
+        out.push({
+          topic,
+          partition: p.partitionIndex,
+          records,
+          nextOffset,
+          highWatermark: p.highWatermark,
+          lastStableOffset: p.lastStableOffset,
+        })
       }
     }
     return out
@@ -318,7 +350,7 @@ export class Fetcher {
       )
     }
     const spec = this.reset === 'earliest' ? OffsetSpec.Earliest : OffsetSpec.Latest
-    const to = (await listOffsets(this.client, c.topic, [c.partition], spec)).get(c.partition)
+    const to = (await listOffsets(this.client, c.topic, [c.partition], spec, this.readCommitted)).get(c.partition)
     if (to === undefined) return
     const from = c.offset
     c.offset = to
@@ -328,24 +360,30 @@ export class Fetcher {
 
 /**
  * The records at or after `position` in one partition's fetched bytes, and the offset after the
- * last complete batch (position itself when there is none).
+ * last complete batch (position itself when there is none). `aborted` null: read_uncommitted, every
+ * data record is returned; otherwise the aborted transactions of the Fetch response, whose records
+ * are dropped (read_committed, see the header).
  */
 export function decodeRecords(
   topic: string,
   partition: number,
   buf: Buffer,
   position: number,
+  aborted: readonly AbortedTransaction[] | null = null,
 ): { records: ConsumedRecord[]; nextOffset: number } {
   const records: ConsumedRecord[] = []
   let nextOffset = position
+  const filter = aborted === null ? null : new AbortedFilter(aborted)
   try {
     for (const h of iterateBatches(buf)) {
       const last = h.baseOffset + h.lastOffsetDelta
-      if (last < position) continue
       if (!batchCrcMatches(buf, h.position, h.sizeBytes)) {
         throw new ClientError('CORRUPT_MESSAGE', `${topic}-${partition}: batch at offset ${h.baseOffset} fails its CRC check`)
       }
-      if (!h.isControl) {
+      // Every batch goes through the filter, in order, even one before the position: a marker there still ends its transaction.
+      const skip = filter?.skips(buf, h) === true
+      if (last < position) continue
+      if (!h.isControl && !skip) {
         try {
           for (const r of iterateRecords(buf, h.position)) {
             if (r.offset < position) continue
@@ -369,4 +407,34 @@ export function decodeRecords(
     throw err
   }
   return { records, nextOffset }
+}
+
+/**
+ * read_committed's bookkeeping over one partition's batches, in offset order (Kafka's
+ * CompletedFetch): the aborted transactions not reached yet, by first offset, and the producers
+ * whose aborted transaction is open at the current batch.
+ */
+export class AbortedFilter {
+  private readonly pending: AbortedTransaction[]
+  private next = 0
+  private readonly open = new Set<number>()
+
+  constructor(aborted: readonly AbortedTransaction[]) {
+    this.pending = [...aborted].sort((a, b) => a.firstOffset - b.firstOffset)
+  }
+
+  /** Whether the batch's records belong to an aborted transaction (control batches end one). */
+  skips(buf: Buffer, h: BatchHeader): boolean {
+    if (h.producerId < 0) return false
+    const last = h.baseOffset + h.lastOffsetDelta
+    while (this.next < this.pending.length && this.pending[this.next]!.firstOffset <= last) {
+      this.open.add(this.pending[this.next]!.producerId)
+      this.next++
+    }
+    if (h.isControl) {
+      if (readMarker(buf, h)?.commit === false) this.open.delete(h.producerId)
+      return true
+    }
+    return h.isTransactional && this.open.has(h.producerId)
+  }
 }

@@ -166,6 +166,11 @@ export interface GroupMemberOptions {
   assignors?: readonly Assignor[]
   /** Told when a heartbeat learns the member must rejoin, with the reason. */
   onRejoinNeeded?: (reason: string) => void
+  /**
+   * OffsetFetch v7+ requireStable: wait (UNSTABLE_OFFSET_COMMIT, retried) while a transaction holds
+   * offsets of the partitions pending — what Kafka's consumer asks under read_committed. Default false.
+   */
+  requireStable?: boolean
 }
 
 export interface JoinResult {
@@ -205,6 +210,7 @@ export class ConsumerGroupMember {
   private pendingJoin: Promise<unknown> | undefined
   private heartbeatTimer: NodeJS.Timeout | undefined
 
+  private readonly requireStable: boolean
   constructor(opts: GroupMemberOptions) {
     this.client = opts.client
     this.groupId = opts.groupId
@@ -214,6 +220,7 @@ export class ConsumerGroupMember {
     this.heartbeatIntervalMs = opts.heartbeatIntervalMs ?? 3000
     this.assignors = opts.assignors ?? DEFAULT_ASSIGNORS
     this.onRejoinNeeded = opts.onRejoinNeeded
+    this.requireStable = opts.requireStable ?? false
   }
 
   get memberId(): string {
@@ -270,8 +277,8 @@ export class ConsumerGroupMember {
         OffsetFetchResponse,
         (v) =>
           v >= 8
-            ? { groups: [{ groupId: this.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: false }
-            : { groupId: this.groupId, topics, requireStable: false },
+            ? { groups: [{ groupId: this.groupId, memberId: null, memberEpoch: -1, topics }], requireStable: this.requireStable }
+            : { groupId: this.groupId, topics, requireStable: this.requireStable },
         undefined,
         OFFSET_FETCH_BY_NAME_MAX_VERSION,
       )

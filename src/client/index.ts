@@ -16,6 +16,20 @@ export {
   type PartitionOutcome,
 } from './admin-groups.js'
 export { describeProducers, type PartitionProducers, type ProducerDescription } from './admin-producers.js'
+export {
+  type AbortSpec,
+  abortTransaction,
+  describeTransactions,
+  type FindHangingOptions,
+  findHangingTransactions,
+  findOpenTransaction,
+  hangingAmong,
+  type ListTransactionsOptions,
+  listTransactions,
+  type OpenTransaction,
+  type TransactionDescription,
+  type TransactionListing,
+} from './admin-transactions.js'
 export { createTopics, type CreateTopicResult, listOffsets, type NewTopic, OffsetSpec } from './admin.js'
 export {
   alterTopicConfigs,
@@ -51,3 +65,4 @@ export {
 export { Connection, type ConnectionOptions, type RawRequest } from './connection.js'
 export { ClientError, errorName, throwIfError } from './errors.js'
 export type { BrokerInfo, ClusterMetadata, PartitionInfo, TopicInfo } from './metadata.js'
+export { type GroupMetadata, TransactionalProducer, type TransactionalProducerOptions } from './transactional-producer.js'

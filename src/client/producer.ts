@@ -17,20 +17,28 @@
 // maxRequestBytes), with up to maxInFlightPerBroker requests in flight per broker. A partition has at
 // most ONE batch in flight, so a retried batch can never be overtaken by the next one and records of
 // a partition are stored in the order they were sent (the ordering Kafka gives with
-// max.in.flight.requests.per.connection=1 — the broker does not deduplicate sequence numbers, so
-// idempotence is not an option).
+// max.in.flight.requests.per.connection=1).
+//
+// Idempotence and transactions: given an `identity` (a transactional producer,
+// transactional-producer.ts, is one), every batch carries its producer id and epoch and the
+// partition's next sequence number, assigned when the batch is first encoded and kept on retries,
+// so the broker stores a retried batch once; batches are marked transactional when the identity has
+// a transactional id, and identity.beforeSend runs before a request goes (transactions v1 add the
+// partitions to the transaction there). A batch split after MESSAGE_TOO_LARGE gives its sequence
+// numbers back (nothing of it was stored); resetSequences() starts every partition at 0 again after
+// the identity's epoch changed.
 //
 // Errors: retriable ones (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, NETWORK_EXCEPTION,
 // REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS, …) refresh the metadata and retry the same batch after a
 // backoff (retryBackoffMs doubling up to retryBackoffMaxMs) until deliveryTimeoutMs after the batch
 // was opened (Kafka's delivery.timeout.ms); a request that timed out may have been stored, so a retry
-// can duplicate it (at least once, as Kafka without idempotence). MESSAGE_TOO_LARGE on a batch of
+// can duplicate it (at least once, as Kafka without idempotence) — unless the batches carry an
+// identity, whose sequence numbers let the broker store a retry once. MESSAGE_TOO_LARGE on a batch of
 // several records splits it in two and tries again (Kafka's splitAndReenqueue), so only a record
 // that is too large on its own fails. Every record is reported exactly once through onDelivery,
 // with its batch: stored (with the base offset; -1 with acks=0) or failed (with a ClientError).
 import { ProduceRequest, type ProduceRequestData, ProduceResponse } from '../protocol/messages/00-produce.js'
 import { BATCH_HEADER_SIZE } from '../protocol/records/batch.js'
-import { buildRecordBatch, type RecordHeader } from '../protocol/records/builder.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable } from '../protocol/schema.js'
 import type { KafkaClient } from './client.js'
@@ -38,18 +46,17 @@ import { ClientError, errorName } from './errors.js'
 import { loadTopic } from './load-topic.js'
 import type { TopicInfo } from './metadata.js'
 import { partitionForKey, StickyPartitioner } from './partitioner.js'
+import {
+  type Batch,
+  encodeBatch,
+  newBatch,
+  type ProducerRecord,
+  type RecordHeader,
+  recordSizeUpperBound,
+  splitBatch,
+} from './producer-batch.js'
 
-export type { RecordHeader }
-
-export interface ProducerRecord {
-  key: Buffer | null
-  value: Buffer | null
-  headers?: RecordHeader[]
-  /** CreateTime in ms since the epoch; default: Date.now() when sent. */
-  timestamp?: number
-  /** Overrides the partitioner. */
-  partition?: number
-}
+export { type ProducerRecord, type RecordHeader, recordSizeUpperBound }
 
 export interface DeliveryReport<R> {
   partition: number
@@ -91,23 +98,20 @@ export interface ProducerOptions<R> {
   onDelivery?(report: DeliveryReport<R>): void
   /** For the sticky partitioner's starting point (tests). */
   random?: () => number
+  /** Idempotent or transactional writes (see the header); read each time a batch is encoded. */
+  identity?: ProducerIdentity
 }
 
-interface Batch<R> {
-  partition: number
-  records: R[]
-  timestamps: number[]
-  /** Upper bound of each record's encoded size. */
-  sizes: number[]
-  /** Header plus the record sizes: what counts against batchSizeBytes. */
-  sizeBytes: number
-  /** performance.now() when the first record was added: linger and delivery timeout start here. */
-  createdAt: number
-  attempts: number
-  retryAt: number
-  lastError: ClientError | null
-  /** The encoded batch, built when first sent and resent as is. */
-  bytes: Buffer | null
+/** Who the batches are written as: an idempotent or transactional producer's id and epoch. */
+export interface ProducerIdentity {
+  readonly producerId: number
+  readonly producerEpoch: number
+  /** Sent in Produce; batches are transactional when it is not null. */
+  readonly transactionalId: string | null
+  /** Caps the Produce version (transactions v1: 11, so the broker does not add partitions itself, KIP-890). */
+  readonly maxProduceVersion: number
+  /** Runs before a Produce request with these partitions' batches is sent; a rejection fails them with its error. */
+  beforeSend?(topic: string, partitions: number[]): Promise<void>
 }
 
 interface PartitionState<R> {
@@ -116,11 +120,9 @@ interface PartitionState<R> {
   /** Closed batches, oldest first. */
   queue: Batch<R>[]
   inFlight: boolean
+  /** With an identity: the sequence number of the partition's next batch. */
+  nextSequence: number
 }
-
-const HEADER_UPPER_BYTES = 10
-/** attributes 1, timestampDelta ≤10, offsetDelta ≤5, key and value lengths ≤5 each, header count ≤5, length ≤5. */
-const RECORD_OVERHEAD_UPPER_BYTES = 1 + 10 + 5 + 5 + 5 + 5 + 5
 
 /**
  * What a pending record costs in memory beyond its encoded size — the objects that hold it until
@@ -128,13 +130,6 @@ const RECORD_OVERHEAD_UPPER_BYTES = 1 + 10 + 5 + 5 + 5 + 5 + 5
  * bufferMemoryBytes so that many small records do not take many times the budget.
  */
 const RECORD_MEMORY_OVERHEAD_BYTES = 200
-
-/** An upper bound of the record's size inside a batch. */
-export function recordSizeUpperBound(r: ProducerRecord): number {
-  let n = RECORD_OVERHEAD_UPPER_BYTES + (r.key?.length ?? 0) + (r.value?.length ?? 0)
-  for (const h of r.headers ?? []) n += HEADER_UPPER_BYTES + Buffer.byteLength(h.key, 'utf8') + (h.value?.length ?? 0)
-  return n
-}
 
 export class Producer<R extends ProducerRecord = ProducerRecord> {
   readonly topic: string
@@ -153,6 +148,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private readonly maxRequestBytes: number
   private readonly onDelivery: (report: DeliveryReport<R>) => void
   private readonly sticky: StickyPartitioner
+  private readonly identity: ProducerIdentity | null
   private partitions: PartitionState<R>[] = []
   private readonly brokerInFlight = new Map<number, number>()
   private buffered = 0
@@ -183,6 +179,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     this.maxRequestBytes = opts.maxRequestBytes ?? 1024 * 1024
     this.onDelivery = opts.onDelivery ?? (() => {})
     this.sticky = new StickyPartitioner(this.batchSizeBytes, opts.random)
+    this.identity = opts.identity ?? null
     this.updatePartitions(info)
   }
 
@@ -264,6 +261,15 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   }
 
   /**
+   * Starts every partition's sequence numbers at 0 again: the identity's producer id or epoch
+   * changed (an epoch bump). Only between batches: nothing may be pending.
+   */
+  resetSequences(): void {
+    if (this.pending > 0) throw new ClientError('INVALID_TXN_STATE', 'resetSequences with records pending')
+    for (const p of this.partitions) p.nextSequence = 0
+  }
+
+  /**
    * Stops sending. Records not yet reported stay unreported (call flush() first to wait for them);
    * the client is the caller's to close.
    */
@@ -291,7 +297,9 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private updatePartitions(info: TopicInfo): void {
     this.topicId = info.topicId
     const count = Math.max(this.partitions.length, ...info.partitions.map((p) => p.partition + 1))
-    for (let i = this.partitions.length; i < count; i++) this.partitions.push({ index: i, open: null, queue: [], inFlight: false })
+    for (let i = this.partitions.length; i < count; i++) {
+      this.partitions.push({ index: i, open: null, queue: [], inFlight: false, nextSequence: 0 })
+    }
   }
 
   // -- sending -----------------------------------------------------------------------------
@@ -356,13 +364,53 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       let bytes = 0
       for (; i < batches.length; i++) {
         const b = batches[i]!
-        b.bytes ??= encodeBatch(b, this.compression)
+        b.bytes ??= this.encode(b)
         if (chosen.length > 0 && bytes + b.bytes.length > this.maxRequestBytes) break
         chosen.push(b)
         bytes += b.bytes.length
       }
       void this.sendRequest(leader, chosen)
     }
+  }
+
+  /**
+   * identity.beforeSend; when it refuses, nothing of the batches reached the broker, so their
+   * sequence numbers are given back (each is its partition's only encoded batch) and a retry
+   * encodes them again.
+   */
+  private async beforeSend(batches: Batch<R>[]): Promise<void> {
+    if (!this.identity?.beforeSend) return
+    try {
+      await this.identity.beforeSend(
+        this.topic,
+        batches.map((b) => b.partition),
+      )
+    } catch (err) {
+      for (const b of batches) {
+        this.partitions[b.partition]!.nextSequence = b.baseSequence
+        b.baseSequence = -1
+        b.bytes = null
+      }
+      throw err
+    }
+  }
+
+  /** The batch's bytes; with an identity, stamped with it and the partition's next sequence numbers. */
+  private encode(b: Batch<R>): Buffer {
+    const id = this.identity
+    if (!id) return encodeBatch(b, this.compression, null)
+    const p = this.partitions[b.partition]!
+    b.baseSequence = p.nextSequence
+    // Sequences wrap from Int32 max to 0, as Kafka's DefaultRecordBatch.incrementSequence.
+    p.nextSequence = (p.nextSequence + b.records.length) % 0x80000000
+    // Read each field: an identity may serve them from getters, which a spread would not copy.
+    const stamp = {
+      producerId: id.producerId,
+      producerEpoch: id.producerEpoch,
+      transactionalId: id.transactionalId,
+      baseSequence: b.baseSequence,
+    }
+    return encodeBatch(b, this.compression, stamp)
   }
 
   private async sendRequest(leader: number, batches: Batch<R>[]): Promise<void> {
@@ -374,7 +422,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     }
     this.brokerInFlight.set(leader, (this.brokerInFlight.get(leader) ?? 0) + 1)
     const body: Encodable<ProduceRequestData> = {
-      transactionalId: null,
+      transactionalId: this.identity?.transactionalId ?? null,
       acks: this.acks,
       timeoutMs: this.client.requestTimeoutMs,
       // Both: the version chosen decides which one travels (the id from Produce v13, KIP-516).
@@ -384,6 +432,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
     }
     let outcomes: Array<{ baseOffset: number; error: ClientError | null }>
     try {
+      await this.beforeSend(batches)
       outcomes = this.acks === 0 ? await this.sendWithoutAcks(leader, body, batches) : await this.sendWithAcks(leader, body, batches)
     } catch (err) {
       const error = err instanceof ClientError ? err : new ClientError('UNKNOWN_SERVER_ERROR', String(err), { cause: err })
@@ -422,7 +471,8 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
 
   /** Produce v13 names the topic by id: without one (metadata older than v10) stay at v12, as Kafka's producer does. */
   private maxProduceVersion(): number {
-    return this.topicId === ZERO_UUID ? 12 : Number.MAX_SAFE_INTEGER
+    const cap = this.identity?.maxProduceVersion ?? Number.MAX_SAFE_INTEGER
+    return Math.min(cap, this.topicId === ZERO_UUID ? 12 : Number.MAX_SAFE_INTEGER)
   }
 
   /** acks=0: the broker answers nothing; a batch is done once its bytes are handed to the kernel. */
@@ -442,6 +492,7 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
   private onBatchError(b: Batch<R>, error: ClientError, now: number): void {
     const p = this.partitions[b.partition]!
     if ((error.code === 'MESSAGE_TOO_LARGE' || error.code === 'RECORD_LIST_TOO_LARGE') && b.records.length > 1) {
+      if (b.baseSequence >= 0) p.nextSequence = b.baseSequence // the halves take the batch's numbers again
       p.queue.unshift(...splitBatch(b))
       return
     }
@@ -544,42 +595,4 @@ export class Producer<R extends ProducerRecord = ProducerRecord> {
       Math.max(1, Math.ceil(at - now)),
     )
   }
-}
-
-function newBatch<R>(partition: number, now: number): Batch<R> {
-  return {
-    partition,
-    records: [],
-    timestamps: [],
-    sizes: [],
-    sizeBytes: BATCH_HEADER_SIZE,
-    createdAt: now,
-    attempts: 0,
-    retryAt: 0,
-    lastError: null,
-    bytes: null,
-  }
-}
-
-function encodeBatch<R extends ProducerRecord>(b: Batch<R>, compression: number): Buffer {
-  return buildRecordBatch({
-    compression,
-    records: b.records.map((r, i) => ({ key: r.key, value: r.value, headers: r.headers ?? [], timestamp: b.timestamps[i]! })),
-  })
-}
-
-/** Two batches with the first and second half of b's records, opened when b was. */
-function splitBatch<R>(b: Batch<R>): [Batch<R>, Batch<R>] {
-  const half = Math.ceil(b.records.length / 2)
-  const part = (from: number, to: number): Batch<R> => {
-    const sizes = b.sizes.slice(from, to)
-    return {
-      ...newBatch<R>(b.partition, b.createdAt),
-      records: b.records.slice(from, to),
-      timestamps: b.timestamps.slice(from, to),
-      sizes,
-      sizeBytes: BATCH_HEADER_SIZE + sizes.reduce((s, x) => s + x, 0),
-    }
-  }
-  return [part(0, half), part(half, b.records.length)]
 }

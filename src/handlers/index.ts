@@ -35,6 +35,8 @@ import listPartitionReassignments from './46-list-partition-reassignments.js'
 import offsetDelete from './47-offset-delete.js'
 import describeCluster from './60-describe-cluster.js'
 import describeProducers from './61-describe-producers.js'
+import describeTransactions from './65-describe-transactions.js'
+import listTransactions from './66-list-transactions.js'
 import getTelemetrySubscriptions from './71-get-telemetry-subscriptions.js'
 import pushTelemetry from './72-push-telemetry.js'
 import describeTopicPartitions from './75-describe-topic-partitions.js'
@@ -78,6 +80,8 @@ export const allHandlers: Handler[] = [
   offsetDelete,
   describeCluster,
   describeProducers,
+  describeTransactions,
+  listTransactions,
   getTelemetrySubscriptions,
   pushTelemetry,
   describeTopicPartitions,

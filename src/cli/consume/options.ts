@@ -1,7 +1,7 @@
 // Options of `tributary consume`: parsers for single values (a bad value is a usage error, exit 2)
 // and the checks that span several options, turning commander's output into ConsumeSettings.
 import { InvalidArgumentError } from 'commander'
-import type { ConsumedRecord } from '../../client/consumer.js'
+import type { ConsumedRecord, IsolationLevel } from '../../client/consumer.js'
 import { type ConnectionOptions, UsageError } from '../common.js'
 import { compileTemplate, DEFAULT_TEMPLATE, type Encoding, ENCODINGS, jsonLine } from './format.js'
 
@@ -28,6 +28,7 @@ export interface ConsumeCliOptions extends ConnectionOptions {
   json: boolean
   encoding: Encoding
   quiet: boolean
+  isolation: IsolationLevel
 }
 
 export interface ConsumeSettings {
@@ -44,7 +45,11 @@ export interface ConsumeSettings {
   /** Renders one record (--format template or --json line). */
   format: (r: ConsumedRecord) => Buffer
   quiet: boolean
+  /** read_committed: only records of committed transactions, up to the last stable offset. */
+  isolation: IsolationLevel
 }
+
+export { ISOLATION_LEVELS, isolationOption } from '../options.js'
 
 /** --offset: N, earliest, latest, or -N (the last N records of each partition). */
 export function offsetOption(value: string): StartSpec {
@@ -123,5 +128,6 @@ export function settingsFrom(topic: string, o: ConsumeCliOptions): ConsumeSettin
     exitAtEnd: o.exitAtEnd,
     format: o.json ? (r) => jsonLine(r, encoding) : template,
     quiet: o.quiet,
+    isolation: o.isolation,
   }
 }

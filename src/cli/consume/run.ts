@@ -42,6 +42,7 @@ class Reader {
     readonly signal: AbortSignal,
   ) {
     this.fetcher = new Fetcher(client, {
+      isolationLevel: s.isolation,
       autoOffsetReset: s.start.kind === 'earliest' ? 'earliest' : 'latest',
       onOffsetReset: (tp, from, to, policy) =>
         this.note(`offset ${from} of ${tp.topic}-${tp.partition} is out of range; reading from the ${policy} offset ${to} instead`),
@@ -63,7 +64,8 @@ class Reader {
     if (this.s.exitAtEnd) {
       const unknown = [...starts.keys()].filter((p) => !this.ends.has(p))
       if (unknown.length > 0) {
-        for (const [p, o] of await listOffsets(this.client, this.s.topic, unknown, OffsetSpec.Latest)) this.ends.set(p, o)
+        const committed = this.s.isolation === 'read_committed'
+        for (const [p, o] of await listOffsets(this.client, this.s.topic, unknown, OffsetSpec.Latest, committed)) this.ends.set(p, o)
       }
       await this.resetBeyondEnd()
     }
@@ -178,7 +180,7 @@ export async function runConsume(s: ConsumeSettings, io: ToolIo, output?: NodeJS
 }
 
 async function standalone(r: Reader, partitions: number[]): Promise<number> {
-  const starts = await resolveStart(r.client, r.s.topic, partitions, r.s.start)
+  const starts = await resolveStart(r.client, r.s.topic, partitions, r.s.start, r.s.isolation === 'read_committed')
   await r.assign(starts)
   r.note(
     `Reading ${r.s.topic} partition${partitions.length === 1 ? '' : 's'} ${formatPartitions(partitions)} from ${describeStart(r.s.start)}${until(r.s)}`,
@@ -197,6 +199,7 @@ async function inGroup(r: Reader, groupId: string): Promise<number> {
     groupId,
     topics: [s.topic],
     onRejoinNeeded: (reason) => r.note(`Group ${groupId}: ${reason}; rejoining`),
+    requireStable: s.isolation === 'read_committed',
   })
   let committed = new Map<number, number>()
   let lastCommitAt = performance.now()
@@ -232,7 +235,7 @@ async function inGroup(r: Reader, groupId: string): Promise<number> {
         if (o !== undefined) committed.set(p, o)
       }
       const fresh = assigned.filter((p) => !committed.has(p))
-      const starts = new Map([...committed, ...(await resolveStart(client, s.topic, fresh, s.start))])
+      const starts = new Map([...committed, ...(await resolveStart(client, s.topic, fresh, s.start, s.isolation === 'read_committed'))])
       await r.assign(starts)
       const outcome = await r.pump(
         () => member.rejoinNeeded,

@@ -42,26 +42,27 @@ export function choosePartitions(info: TopicInfo, wanted: number[] | null): numb
   return wanted
 }
 
-/** The start offset of each partition for a StartSpec. */
+/** The start offset of each partition for a StartSpec; with readCommitted "latest" is the last stable offset. */
 export async function resolveStart(
   client: KafkaClient,
   topic: string,
   partitions: number[],
   spec: StartSpec,
+  readCommitted = false,
 ): Promise<Map<number, number>> {
   if (partitions.length === 0) return new Map()
   switch (spec.kind) {
     case 'earliest':
       return listOffsets(client, topic, partitions, OffsetSpec.Earliest)
     case 'latest':
-      return listOffsets(client, topic, partitions, OffsetSpec.Latest)
+      return listOffsets(client, topic, partitions, OffsetSpec.Latest, readCommitted)
     case 'offset':
       // Beyond the log, the first Fetch gets OFFSET_OUT_OF_RANGE and the reset policy applies.
       return new Map(partitions.map((p) => [p, spec.offset]))
     case 'last': {
       const [earliest, latest] = await Promise.all([
         listOffsets(client, topic, partitions, OffsetSpec.Earliest),
-        listOffsets(client, topic, partitions, OffsetSpec.Latest),
+        listOffsets(client, topic, partitions, OffsetSpec.Latest, readCommitted),
       ])
       return new Map(partitions.map((p) => [p, Math.max(earliest.get(p)!, latest.get(p)! - spec.count)]))
     }

@@ -4,6 +4,7 @@
 //   tributary perf produce --topic t --num-records 5000000 --record-size 100 --acks 1 --partitions 8
 //   tributary perf consume --topic t
 //   tributary perf e2e --topic t --num-records 100000 --throughput 20000
+//   tributary perf produce --topic t --num-records 1000000 --transactional-id perf-1 --transaction-duration-ms 100
 //
 // Exit codes: 0 success, 1 failure (the broker refused, timed out, or could not be reached),
 // 2 usage error. The first SIGINT/SIGTERM stops generating and prints the summary of what was
@@ -14,7 +15,7 @@ import type { CliDeps } from '../deps.js'
 import { runConsume } from './consume.js'
 import { runE2e } from './e2e.js'
 import type { PerfIo } from './io.js'
-import { acksOption, bootstrapDefault, compressionOption, intOption, secondsOption, throughputOption } from './options.js'
+import { acksOption, bootstrapDefault, compressionOption, intOption, isolationOption, secondsOption, throughputOption } from './options.js'
 import { runProduce } from './produce.js'
 
 const INT32_MAX = 0x7fffffff
@@ -56,6 +57,12 @@ export function registerPerfCommand(program: Command, deps: CliDeps): void {
     .option('--duration <seconds>', 'produce for this long (with --num-records: whichever ends first)', secondsOption)
     .option('--producers <n>', 'concurrent producer loops, each with its own connections', intOption(1, 1000), 1)
     .option('--raw', 'send one pre-built batch per partition again and again (the broker ceiling)', false)
+    .option('--transactional-id <id>', 'produce in transactions of this transactional id (one producer, acks all)')
+    .option(
+      '--transaction-duration-ms <ms>',
+      'commit the transaction every this many ms (default 3000 with --transactional-id; alone it implies a default id)',
+      intOption(1, INT32_MAX),
+    )
     .action((opts) => execute(deps, (io) => runProduce(opts, io)))
 
   common(perf.command('consume').description('read the topic from the beginning, without a consumer group'))
@@ -64,6 +71,12 @@ export function registerPerfCommand(program: Command, deps: CliDeps): void {
     .option('--fetch-size <bytes>', 'bytes per partition per Fetch', intOption(1, INT32_MAX), 1_048_576)
     .option('--fetch-max-bytes <bytes>', 'bytes per Fetch response', intOption(1, INT32_MAX), 52_428_800)
     .option('--timeout <ms>', 'fail after this long without new records', intOption(1), 10_000)
+    .option(
+      '--isolation <level>',
+      'read_committed: up to the last stable offset, without aborted transactions',
+      isolationOption,
+      'read_uncommitted',
+    )
     .action((opts) => execute(deps, (io) => runConsume(opts, io)))
 
   producing(common(perf.command('e2e').description('produce at a fixed rate and measure produce-to-consume latency')), {

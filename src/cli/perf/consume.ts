@@ -2,6 +2,7 @@
 // over all partitions, until --num-records records were read, --duration elapsed, or — with
 // neither — every partition reached the end offset it had when the run started. Records are
 // counted from batch headers; MB/s counts the record batch bytes read. Latency: Fetch round trip.
+// --isolation read_committed reads up to the last stable offsets, skipping aborted transactions.
 import { listOffsets, OffsetSpec } from '../../client/admin.js'
 import { PerfConsumer } from './consumer.js'
 import { connectClient, type PerfIo, printSummary, startProgress } from './io.js'
@@ -14,9 +15,10 @@ export async function runConsume(o: ConsumeOptions, io: PerfIo): Promise<void> {
   const client = await connectClient(o)
   try {
     const topic = await ensureTopic(client, o.topic, { create: false, warn: (m) => io.stderr(`perf consume: ${m}\n`) })
+    const readCommitted = o.isolation === 'read_committed'
     const startOffsets = await listOffsets(client, o.topic, null, OffsetSpec.Earliest)
     const untilEnd = o.numRecords === undefined && o.duration === undefined
-    const endOffsets = untilEnd ? await listOffsets(client, o.topic, null, OffsetSpec.Latest) : undefined
+    const endOffsets = untilEnd ? await listOffsets(client, o.topic, null, OffsetSpec.Latest, readCommitted) : undefined
     const meter = new Meter()
     const consumer = new PerfConsumer({
       client,
@@ -32,6 +34,7 @@ export async function runConsume(o: ConsumeOptions, io: PerfIo): Promise<void> {
       idleTimeoutMs: o.timeout,
       meter,
       measureFetchLatency: true,
+      readCommitted,
     })
     io.onStop(() => consumer.stop())
     meter.start()
@@ -48,6 +51,7 @@ export async function runConsume(o: ConsumeOptions, io: PerfIo): Promise<void> {
       partitions: topic.partitions.length,
       fetchSize: o.fetchSize,
       fetchMaxBytes: o.fetchMaxBytes,
+      isolation: o.isolation,
       latency: 'fetch round trip',
     })
   } finally {

@@ -7,10 +7,14 @@
 // whole batch holding it) and a partial batch at the end (KIP-74): records before the fetch offset
 // and the partial batch are skipped, the next fetch starts after the last complete batch.
 //
+// read_committed (readCommitted): the leader answers up to the last stable offset and the
+// batches of aborted transactions are not counted, by the client's AbortedFilter.
+//
 // It stops when every partition reached its end offset (when given), when `maxRecords` records
 // were counted (the count stops exactly there), after durationMs, or on stop(); and fails when no
 // record arrives for idleTimeoutMs while more are expected.
 import type { KafkaClient } from '../../client/client.js'
+import { AbortedFilter } from '../../client/consumer.js'
 import { ClientError, throwIfError } from '../../client/errors.js'
 import type { TopicInfo } from '../../client/metadata.js'
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../../protocol/messages/01-fetch.js'
@@ -45,6 +49,8 @@ export interface PerfConsumerOptions {
   measureFetchLatency: boolean
   /** Called with every record value at or after the fetch offset (decodes records: e2e only). */
   onRecordValue?: (value: Buffer | null) => void
+  /** Fetch isolation_level 1: batches of aborted transactions are not counted (AbortedFilter). */
+  readCommitted?: boolean
 }
 
 interface PartitionCursor {
@@ -125,7 +131,7 @@ export class PerfConsumer {
         maxWaitMs: this.opts.maxWaitMs,
         minBytes: this.opts.minBytes,
         maxBytes: this.opts.fetchMaxBytes,
-        isolationLevel: 0,
+        isolationLevel: this.opts.readCommitted ? 1 : 0,
         sessionId: 0,
         sessionEpoch: -1,
         topics: [
@@ -155,7 +161,8 @@ export class PerfConsumer {
           throwIfError(p.errorCode, `Fetch ${topic.name}-${p.partitionIndex}`)
           const c = byIndex.get(p.partitionIndex)
           if (!c || !p.records || p.records.length === 0) continue
-          got += this.consume(c, p.records)
+          const aborted = this.opts.readCommitted ? new AbortedFilter(p.abortedTransactions ?? []) : null
+          got += this.consume(c, p.records, aborted)
         }
       }
       if (this.opts.measureFetchLatency && got > 0) meter.latency((now - sentAt) * 1000)
@@ -167,7 +174,7 @@ export class PerfConsumer {
   }
 
   /** Counts the records of one partition's fetched bytes and advances its offset; returns the count. */
-  private consume(c: PartitionCursor, records: Buffer): number {
+  private consume(c: PartitionCursor, records: Buffer, aborted: AbortedFilter | null): number {
     const { meter, onRecordValue } = this.opts
     let pos = 0
     let counted = 0
@@ -179,7 +186,8 @@ export class PerfConsumer {
       if (pos + size > len) break // a partial batch at the end (KIP-74)
       const h = readBatchHeader(records, pos)
       const last = h.baseOffset + h.lastOffsetDelta
-      if (last >= c.offset && !h.isControl) {
+      const dropped = aborted?.skips(records, h) === true // every batch, in order: markers end transactions
+      if (last >= c.offset && !h.isControl && !dropped) {
         const skip = h.baseOffset >= c.offset ? 0 : c.offset - h.baseOffset
         let n = Math.max(0, h.recordCount - skip)
         const room = this.maxRecords - meter.records

@@ -1,5 +1,6 @@
 // Options of `tributary perf produce | consume | e2e`: what they take, and the checks that span
 // several options (the single-value parsers are cli/options.ts, shared by every command).
+import type { IsolationLevel } from '../../client/consumer.js'
 import { splitBootstrap, UsageError } from '../options.js'
 
 export {
@@ -8,6 +9,7 @@ export {
   COMPRESSION_TYPES,
   compressionOption,
   intOption,
+  isolationOption,
   secondsOption,
   splitBootstrap,
   throughputOption,
@@ -44,9 +46,15 @@ export interface ProduceOptions extends CommonOptions {
   compression: string
   raw: boolean
   maxInFlight: number
+  /** Produce in transactions of this transactional id (perf/transactional.ts). */
+  transactionalId?: string
+  /** Commit every this many ms (with or without --transactional-id). */
+  transactionDurationMs?: number
 }
 
 export interface ConsumeOptions extends CommonOptions {
+  /** read_committed: up to the last stable offset, without the records of aborted transactions. */
+  isolation: IsolationLevel
   numRecords?: number
   duration?: number
   fetchSize: number

@@ -10,6 +10,7 @@ import { checkProduce, type ProduceOptions } from './options.js'
 import { PerfProducer } from './producer.js'
 import { Meter } from './stats.js'
 import { ensureTopic } from './topic.js'
+import { runTransactionalProduce } from './transactional.js'
 
 /** n split over k shares, the remainder going to the first ones. */
 export function share(n: number, k: number, i: number): number {
@@ -19,6 +20,7 @@ export function share(n: number, k: number, i: number): number {
 
 export async function runProduce(o: ProduceOptions, io: PerfIo): Promise<void> {
   checkProduce(o)
+  if (o.transactionalId !== undefined || o.transactionDurationMs !== undefined) return runTransactionalProduce(o, io)
   const clients: KafkaClient[] = []
   try {
     const first = await connectClient(o)

@@ -1,5 +1,5 @@
 // `tributary consume` output and options: the --format template (every field, escapes, nulls,
-// errors), --json lines, --encoding, and the option parsers and their cross-checks.
+// errors), --json lines, --encoding, --isolation, and the option parsers and their cross-checks.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { InvalidArgumentError } from 'commander'
@@ -9,6 +9,7 @@ import { compileTemplate, DEFAULT_TEMPLATE, type Encoding, jsonLine } from '../.
 import {
   type ConsumeCliOptions,
   encodingOption,
+  isolationOption,
   offsetOption,
   parsePartitions,
   settingsFrom,
@@ -46,6 +47,7 @@ const baseOptions: ConsumeCliOptions = {
   json: false,
   encoding: 'utf8',
   quiet: false,
+  isolation: 'read_uncommitted',
 }
 
 /** The formatter's output as text (it writes bytes). */
@@ -138,6 +140,14 @@ describe('consume options', () => {
     assert.equal(encodingOption('UTF-8'), 'utf8')
     assert.equal(encodingOption('base64'), 'base64')
     assert.throws(() => encodingOption('latin1'), InvalidArgumentError)
+  })
+
+  it("--isolation: Kafka's isolation.level values", () => {
+    assert.equal(isolationOption('read_committed'), 'read_committed')
+    assert.equal(isolationOption('READ-COMMITTED'), 'read_committed')
+    assert.equal(isolationOption('uncommitted'), 'read_uncommitted')
+    for (const bad of ['', 'serializable', 'read committed']) assert.throws(() => isolationOption(bad), InvalidArgumentError, bad)
+    assert.equal(settingsFrom('t', { ...baseOptions, isolation: 'read_committed' }).isolation, 'read_committed')
   })
 
   it('--partition: repeated and comma lists, sorted without duplicates', () => {
