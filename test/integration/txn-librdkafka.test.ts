@@ -75,7 +75,9 @@ describe('librdkafka (confluent-kafka) idempotent and transactional producers', 
     assert.ok(t.read_uncommitted_ok, `read_uncommitted read ${t.read_uncommitted} records, want ${t.everything}: ${context()}`)
     assert.deepEqual(t.group_offsets, t.want_group_offsets, `the group's offsets are the committed transaction's: ${context()}`)
     assert.deepEqual(w.errors, [], 'librdkafka reported no error')
-    console.log(`txn-librdkafka (${broker.kind}, librdkafka ${w.librdkafka}): ${i.acked} idempotent, ${t.committed} committed of ${t.everything}`)
+    console.log(
+      `txn-librdkafka (${broker.kind}, librdkafka ${w.librdkafka}): ${i.acked} idempotent, ${t.committed} committed of ${t.everything}`,
+    )
     assert.ok(broker.alive(), 'the broker died')
   })
 })
