@@ -9,6 +9,14 @@ import { type BrokerRegistration, type ClusterBackend, localClusterBackend } fro
 import { ProducerIdManager } from '../cluster/producer-ids.js'
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OffsetsTopicPersistence } from '../coordinator/group/offsets-topic.js'
+import { InterBrokerTxnChannel } from '../coordinator/txn/inter-broker.js'
+import { LocalTxnMarkerWriter } from '../coordinator/txn/local-markers.js'
+import { MarkerRouter } from '../coordinator/txn/marker-router.js'
+import { TransactionCoordinator } from '../coordinator/txn/txn-coordinator.js'
+import { TransactionStateTopic } from '../coordinator/txn/txn-log.js'
+import { TxnVerifier } from '../coordinator/txn/verifier.js'
+import { finalizedLevel } from '../cluster/features.js'
+import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
 import { RequestDispatcher } from '../handlers/dispatcher.js'
 import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
@@ -25,7 +33,7 @@ import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
 import { BrokerConfigService } from './config-service.js'
 import { topicDefaults } from '../config/topic-config.js'
-import { type ClusterParts, followOffsetsLeadership, startClusterParts } from './cluster-parts.js'
+import { type ClusterParts, followOffsetsLeadership, followTransactionLeadership, startClusterParts } from './cluster-parts.js'
 import { ClientTelemetry } from '../telemetry/client-telemetry.js'
 
 /**
@@ -34,6 +42,8 @@ import { ClientTelemetry } from '../telemetry/client-telemetry.js'
  * broker hold (each in-flight Fetch may build up to fetch.max.bytes of response).
  */
 const MAX_IN_FLIGHT_PER_CONNECTION = 5
+/** How long the transaction coordinator's writes and requests wait (Kafka: request.timeout.ms). */
+const TXN_REQUEST_TIMEOUT_MS = 30_000
 
 export interface BrokerDeps {
   config: BrokerConfig
@@ -50,6 +60,7 @@ export class Broker {
     private readonly logger: Logger,
     private readonly replicas: ReplicaManager,
     private readonly groups: GroupCoordinator,
+    private readonly transactions: { close(): void },
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
     private readonly backend: ClusterBackend,
@@ -77,6 +88,7 @@ export class Broker {
     const store = backend.store
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
+    let transactions: { close(): void } | undefined
     let cluster: ClusterParts | undefined
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
@@ -163,6 +175,65 @@ export class Broker {
       // A group's coordinator is its __consumer_offsets partition's leader.
       followOffsetsLeadership(groups, parts.sync, replicas)
 
+      // The transaction coordinator on __transaction_state, following its leadership the same way.
+      const producerIds = new ProducerIdManager(store)
+      const txnMarkers = new LocalTxnMarkerWriter({ replicas, groups, timeoutMs: TXN_REQUEST_TIMEOUT_MS, logger: logger.child('txn-markers') })
+      const interBroker = new InterBrokerTxnChannel({
+        nodeId,
+        endpointOf: (id) => parts.endpointOf(id),
+        requestTimeoutMs: TXN_REQUEST_TIMEOUT_MS,
+        logger: logger.child('txn-channel'),
+      })
+      const txnCoordinator = new TransactionCoordinator({
+        clock,
+        logger: logger.child('transactions'),
+        log: new TransactionStateTopic({
+          topics: controller,
+          replicas,
+          numPartitions: config.get('transaction.state.log.num.partitions'),
+          replicationFactor: config.get('transaction.state.log.replication.factor'),
+          minIsr: config.get('transaction.state.log.min.isr'),
+          segmentBytes: config.get('transaction.state.log.segment.bytes'),
+          writeTimeoutMs: TXN_REQUEST_TIMEOUT_MS,
+          clock,
+          logger: logger.child('txn-log'),
+        }),
+        producerIds,
+        markers: new MarkerRouter({
+          nodeId,
+          leaderOf: (topic, partition) => controller.partitionState(topic, partition)?.leader,
+          local: txnMarkers,
+          remote: (id, marker, partitions) => interBroker.writeMarkers(id, marker, partitions),
+          logger: logger.child('txn-markers'),
+        }),
+        config: {
+          transactionMaxTimeoutMs: config.get('transaction.max.timeout.ms'),
+          abortTimedOutTransactionsIntervalMs: config.get('transaction.abort.timed.out.transaction.cleanup.interval.ms'),
+          transactionalIdExpirationMs: config.get('transactional.id.expiration.ms'),
+          removeExpiredTransactionalIdsIntervalMs: config.get('transaction.remove.expired.transaction.cleanup.interval.ms'),
+          markerRetryBackoffMs: 100,
+        },
+        transactionVersion: () => finalizedLevel('transaction.version'),
+        partitionExists: (topic, partition) => controller.partitionState(topic, partition) !== undefined,
+        offsetsPartitionFor: (groupId) => offsetsTopic.partitionFor(groupId),
+      })
+      transactions = {
+        close: () => {
+          txnCoordinator.close()
+          interBroker.close()
+        },
+      }
+      const txnVerifier = new TxnVerifier({
+        nodeId,
+        coordinatorOf: (id) =>
+          controller.get(TRANSACTION_STATE_TOPIC)
+            ? (controller.partitionState(TRANSACTION_STATE_TOPIC, txnCoordinator.partitionFor(id))?.leader ?? -1)
+            : -1,
+        local: (req) => txnCoordinator.verifyLocal(req),
+        remote: (id, req) => interBroker.verify(id, req),
+      })
+      followTransactionLeadership(txnCoordinator, parts.sync, replicas)
+
       const advertised = new Map<string, { host: string; port: number }>()
       const services: BrokerServices = {
         nodeId,
@@ -184,7 +255,7 @@ export class Broker {
         controllerId: () => backend.membership?.controllerId ?? nodeId,
         topics: controller,
         replicas,
-        producerIds: new ProducerIdManager(store),
+        producerIds,
         configs,
         groups,
         logDirs: { describe: () => describeLogDirs(logDir!, replicas, fs === nodeFs) },
@@ -196,6 +267,9 @@ export class Broker {
           logger: logger.child('reassignment'),
         }),
         telemetry: new ClientTelemetry({ clock }),
+        transactions: txnCoordinator,
+        txnVerifier,
+        txnMarkers,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -225,8 +299,9 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
-      return new Broker(config, logger, replicas, groups, network, advertised, backend, parts)
+      return new Broker(config, logger, replicas, groups, transactions, network, advertised, backend, parts)
     } catch (err) {
+      transactions?.close()
       groups?.close()
       await cluster?.close().catch(() => {})
       await logs?.close().catch(() => {})
@@ -251,7 +326,10 @@ export class Broker {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.logger.info('shutting down')
-      // Held JoinGroup/SyncGroup answers go out first (NOT_COORDINATOR), so connections can drain.
+      // The transaction coordinator's timers and marker loops stop (the next leader of each
+      // __transaction_state partition resumes them); held JoinGroup/SyncGroup answers go out first
+      // (NOT_COORDINATOR), so connections can drain.
+      this.transactions.close()
       this.groups.close()
       await this.network.close()
       await this.cluster.close()

@@ -1,12 +1,15 @@
 // The parts every broker runs to follow its cluster — a single broker being a cluster of one
 // (cluster/membership.ts): replica fetchers, the ReplicaSync that applies partition states to the
 // local replicas, the leader election the controller runs, and the wiring of group coordinators to
-// the leadership of their __consumer_offsets partitions. The same on the local store and on etcd.
+// the leadership of their __consumer_offsets partitions, and of the transaction coordinator to
+// that of its __transaction_state partitions. The same on the local store and on etcd.
 import type { Controller } from '../cluster/controller.js'
 import { LeaderElection } from '../cluster/leader-election.js'
 import type { ClusterBackend, Membership } from '../cluster/membership.js'
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
+import type { TransactionCoordinator } from '../coordinator/txn/txn-coordinator.js'
+import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
 import { FetcherManager } from '../replication/replica-fetcher.js'
 import type { ReplicaManager } from '../replication/replica-manager.js'
 import { ReplicaSync } from '../replication/replica-sync.js'
@@ -31,11 +34,30 @@ export function followOffsetsLeadership(groups: GroupCoordinator, sync: ReplicaS
   }
 }
 
+/**
+ * The transaction coordinator follows the leadership of the `__transaction_state` partitions as
+ * the group coordinator follows `__consumer_offsets`: elected — it loads the partition (and
+ * resumes the transactions found completing), at the leader epoch as its coordinator epoch;
+ * resigned — it drops the partition's state.
+ */
+export function followTransactionLeadership(transactions: TransactionCoordinator, sync: ReplicaSync, replicas: ReplicaManager): void {
+  sync.onLeadershipChange((topic, partition, leading, leaderEpoch) => {
+    if (topic !== TRANSACTION_STATE_TOPIC) return
+    if (leading) void transactions.onElection(partition, leaderEpoch)
+    else transactions.onResignation(partition, leaderEpoch)
+  })
+  for (const p of replicas.all()) {
+    if (p.topic === TRANSACTION_STATE_TOPIC && p.isLeader && p.state !== undefined) void transactions.onElection(p.index, p.leaderEpoch)
+  }
+}
+
 /** What a broker runs to follow its cluster. */
 export interface ClusterParts {
   readonly sync: ReplicaSync
   /** Leader elections (runs its sweep only while this broker is the controller). */
   readonly election: LeaderElection
+  /** A registered broker's address on the inter-broker listener (undefined when unknown). */
+  endpointOf(nodeId: number): { host: string; port: number } | undefined
   /** Once registered: fetch from leaders' registered endpoints, take part in leader election. */
   attach(membership: Membership): void
   close(): Promise<void>
@@ -52,6 +74,11 @@ export function startClusterParts(
   const store = backend.store
   const nodeId = config.nodeId
   const interBroker = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name
+  const endpointOf = (id: number) => {
+    const b = backend.membership?.brokers().find((x) => x.nodeId === id)
+    const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
+    return e ? { host: e.host, port: e.port } : undefined
+  }
   const fetchers = new FetcherManager({
     nodeId,
     clock,
@@ -64,11 +91,7 @@ export function startClusterParts(
       backoffMs: config.get('replica.fetch.backoff.ms'),
       socketTimeoutMs: config.get('replica.socket.timeout.ms'),
     },
-    endpointOf: (id) => {
-      const b = backend.membership?.brokers().find((x) => x.nodeId === id)
-      const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
-      return e ? { host: e.host, port: e.port } : undefined
-    },
+    endpointOf: (id) => endpointOf(id),
   })
   const sync = new ReplicaSync({
     nodeId,
@@ -100,6 +123,7 @@ export function startClusterParts(
   return {
     sync,
     election,
+    endpointOf,
     attach(membership) {
       membership.onControllerChange((s) => election.setActive(s.isController))
       membership.onBrokersChange(() => election.trigger())

@@ -38,9 +38,12 @@ export const FEATURES: readonly FeatureLevels[] = [
   // KIP-853 dynamic KRaft quorums: Tributary keeps its metadata in the local store or etcd, not in
   // a KRaft quorum, so there is no KRaft version to report.
   { name: 'kraft.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
-  // KIP-890 transactions v2 (2) — Tributary has no transactions yet; at 2 the Java 4 clients
-  // switch to Produce v12 implicit partition adds and EndTxn v5 epoch bumps.
-  { name: 'transaction.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-890 transactions: the coordinator serves v1 (explicit AddPartitionsToTxn, the epoch kept
+  // across transactions) and v2 (2: Produce v12 adds partitions implicitly, EndTxn v5 bumps the
+  // epoch every transaction — the Java 4 clients switch to it at this level); clients that do not
+  // read the feature (librdkafka, kafkajs) keep using v1. Level 1 (flexible transaction log values)
+  // is between them.
+  { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
   // KIP-848 consumer groups (1) — only classic groups so far.
   { name: 'group.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
   // KIP-966 eligible leader replicas (1) — leaders are elected from the ISR only; the ELR lists
@@ -90,4 +93,9 @@ export function finalizedFeatures(table: readonly FeatureLevels[] = FEATURES): F
  */
 export function finalizedFeaturesEpoch(table: readonly FeatureLevels[] = FEATURES): number {
   return table.reduce((sum, f) => sum + f.finalizedLevel, 0)
+}
+
+/** The level a feature is finalized at (0 when not listed). */
+export function finalizedLevel(name: string, table: readonly FeatureLevels[] = FEATURES): number {
+  return table.find((f) => f.name === name)?.finalizedLevel ?? 0
 }

@@ -6,7 +6,10 @@ import { KafkaError } from '../protocol/errors.js'
 export const MAX_TOPIC_NAME_LENGTH = 249
 const LEGAL = /^[a-zA-Z0-9._-]+$/
 
-export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state'])
+/** The transaction coordinator's internal topic (coordinator/txn/txn-log.ts). */
+export const TRANSACTION_STATE_TOPIC = '__transaction_state'
+
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', TRANSACTION_STATE_TOPIC])
 
 export function topicNameError(name: string | null | undefined): string | undefined {
   if (name === null || name === undefined || name.length === 0) return 'Topic name is empty'

@@ -1,8 +1,7 @@
 // Produce, accepted v3–13 (record batch v2 only), advertised from v0 because librdkafka breaks on a
 // higher advertised minimum (KAFKA-18659).
 // v12 is v11's layout: it tells the broker that a transactional producer on transaction protocol v2
-// (KIP-890) adds partitions implicitly; with no transaction coordinator yet, a transactional batch
-// is handled as at every other version. v13 names topics by id (KIP-516): the id is looked up in the
+// (KIP-890 part 2) adds partitions implicitly. v13 names topics by id (KIP-516): the id is looked up in the
 // topic records (no auto-creation by id) and an unknown one is UNKNOWN_TOPIC_ID, as Kafka's
 // KafkaApis answers it.
 // acks: 0 (no response; any error closes the connection, the producer's only way to learn),
@@ -26,14 +25,26 @@
 // The topic's current effective config is read at each request, so AlterConfigs changes apply at
 // once; on a LogAppendTime topic the answer carries the broker time stamped on the batches.
 //
+// Transactions (KIP-890 part 1): before a transactional batch (with the request's transactional
+// id) is appended to a partition where its producer has no transaction open yet, the
+// transactional id's coordinator is asked (ctx.broker.txnVerifier) whether the partition is in the
+// producer's ongoing transaction — from v12 it adds it. Its refusal is the partition's answer, as
+// Kafka's ReplicaManager maps it: INVALID_PRODUCER_EPOCH (a fenced producer), INVALID_TXN_STATE
+// (not in the transaction; TRANSACTION_ABORTABLE from v11), INVALID_PRODUCER_ID_MAPPING, and
+// NOT_ENOUGH_REPLICAS for what the producer should simply retry (the coordinator moving, loading or
+// unreachable, or the previous transaction still completing: CONCURRENT_TRANSACTIONS), a code
+// every producer retries without a metadata refresh.
+//
 // Ordering: a producer pipelines requests on one connection and relies on them being appended in
 // the order sent. Requests of one connection therefore issue their appends in arrival order, even
-// when an earlier one first waits for a topic to be auto-created.
+// when an earlier one first waits for a topic to be auto-created or for its transaction's
+// verification.
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import type { TopicRecord } from '../ports/metadata-store.js'
 import { CloseConnection, type ConnectionInfo } from '../network/types.js'
-import { ErrorCode, KafkaError, RecordValidationError, toErrorCode } from '../protocol/errors.js'
-import { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js'
+import { ErrorCode, type ErrorName, errorByCode, KafkaError, RecordValidationError, toErrorCode } from '../protocol/errors.js'
+import { ProduceRequest, ProduceResponse, type ProduceRequestData } from '../protocol/messages/00-produce.js'
+import { BATCH_HEADER_SIZE, readBatchHeader } from '../protocol/records/batch.js'
 import type { AppendPolicy } from '../ports/replicas.js'
 import { defineHandler, type RequestContext } from './define.js'
 
@@ -84,6 +95,54 @@ async function resolveTopic(ctx: RequestContext, t: { name: string; topicId: str
   return topic
 }
 
+/** Coordinator answers a producer should retry (Kafka's ReplicaManager answers them NOT_ENOUGH_REPLICAS). */
+const RETRY_LATER = new Set<number>(
+  (['CONCURRENT_TRANSACTIONS', 'NETWORK_EXCEPTION', 'COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR'] as const).map(
+    (n) => ErrorCode[n].code,
+  ),
+)
+
+/**
+ * The transaction coordinator's verdict on a transactional batch (see the header), or null when
+ * the batch may be appended: not transactional, no transactional id, its producer's transaction
+ * already open in the partition — or a partition or batch the append itself refuses.
+ */
+async function verifyTransactional(
+  ctx: RequestContext,
+  transactionalId: string | null,
+  topic: string,
+  index: number,
+  records: Buffer | null,
+): Promise<KafkaError | null> {
+  if (transactionalId === null || records === null || records.length < BATCH_HEADER_SIZE) return null
+  const { replicas, txnVerifier } = ctx.broker
+  let header: ReturnType<typeof readBatchHeader>
+  let p: ReturnType<typeof replicas.require>
+  try {
+    header = readBatchHeader(records, 0)
+    if (!header.isTransactional) return null
+    p = replicas.require(topic, index)
+  } catch {
+    return null
+  }
+  if (replicas.hasOngoingTransaction(p, header.producerId)) return null
+  const code = await txnVerifier.verify({
+    transactionalId,
+    producerId: header.producerId,
+    producerEpoch: header.producerEpoch,
+    topic,
+    partition: index,
+    addPartition: ctx.apiVersion >= 12,
+  })
+  if (code === 0) return null
+  if (RETRY_LATER.has(code)) {
+    return new KafkaError('NOT_ENOUGH_REPLICAS', `Unable to verify the partition has been added to the transaction (${errorByCode(code)?.name ?? code})`)
+  }
+  let name: ErrorName = (errorByCode(code)?.name as ErrorName | undefined) ?? 'UNKNOWN_SERVER_ERROR'
+  if (name === 'TRANSACTION_ABORTABLE' && ctx.apiVersion < 11) name = 'INVALID_TXN_STATE'
+  return new KafkaError(name, name === 'INVALID_TXN_STATE' ? 'Partition was not added to the transaction' : undefined)
+}
+
 function appendOne(
   ctx: RequestContext,
   topic: TopicRecord,
@@ -123,6 +182,22 @@ function appendOne(
   }
 }
 
+/** The verification of every transactional batch of the request (null when it has no transactional id). */
+async function verifyAll(
+  ctx: RequestContext,
+  req: ProduceRequestData,
+  resolved: Array<{ topic: TopicRecord | null }>,
+): Promise<Array<Array<KafkaError | null>> | null> {
+  if (req.transactionalId === null) return null
+  return Promise.all(
+    req.topicData.map((t, i) => {
+      const topic = resolved[i]!.topic
+      if (!topic) return []
+      return Promise.all(t.partitionData.map((p) => verifyTransactional(ctx, req.transactionalId, topic.name, p.index, p.records)))
+    }),
+  )
+}
+
 export default defineHandler(
   ProduceRequest,
   ProduceResponse,
@@ -154,14 +229,17 @@ export default defineHandler(
             ),
           ),
         )
+        const refusals = await verifyAll(ctx, req, resolved)
         pending = req.topicData.map((t, i) => {
           const { topic, err } = resolved[i]!
           return {
             name: t.name,
             topicId: t.topicId,
-            partitionResponses: t.partitionData.map((p) =>
-              topic ? appendOne(ctx, topic, p.index, p.records, acks, req.timeoutMs) : Promise.resolve(failed(p.index, err)),
-            ),
+            partitionResponses: t.partitionData.map((p, j) => {
+              if (!topic) return Promise.resolve(failed(p.index, err))
+              const refused = refusals?.[i]?.[j]
+              return refused ? Promise.resolve(failed(p.index, refused)) : appendOne(ctx, topic, p.index, p.records, acks, req.timeoutMs)
+            }),
           }
         })
       } finally {

@@ -1,6 +1,10 @@
 // Fetch v4–18. Returns whole stored batches, the first containing the fetch offset (clients drop
 // the records before their position), bounded by the high watermark, partition_max_bytes and the
 // response's max_bytes — at least one batch for the first partition with data (KIP-74).
+// isolation_level 1 (read_committed, KIP-98): bounded by the last stable offset instead, and each
+// partition carries the aborted transactions its batches overlap (the consumer drops their
+// records); read_uncommitted answers aborted_transactions null. last_stable_offset is the
+// partition's LSO for both.
 // Long-poll: with fewer than min_bytes available the request waits up to max_wait_ms and wakes
 // as soon as one of its partitions is appended to.
 // Fetch sessions (KIP-227, v7+) are declined: a full fetch is answered with session id 0, which
@@ -88,9 +92,16 @@ async function readAll(
           read = await replicas.readForFollower(p, replicaId, fp.fetchOffset, limit === 0 && bytes > 0 ? 0 : limit)
         } else if (limit === 0 && bytes > 0) {
           if (fp.fetchOffset < p.log.logStartOffset || fp.fetchOffset > p.log.logEndOffset) throw new KafkaError('OFFSET_OUT_OF_RANGE')
-          read = { records: EMPTY, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset, release: () => {} }
+          read = {
+            records: EMPTY,
+            highWatermark: p.log.highWatermark,
+            lastStableOffset: p.log.lastStableOffset,
+            logStartOffset: p.log.logStartOffset,
+            abortedTransactions: readCommitted ? [] : null,
+            release: () => {},
+          }
         } else {
-          read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0)
+          read = await replicas.read(p, fp.fetchOffset, limit, bytes === 0, readCommitted)
         }
         releases.push(read.release)
         // Absent, the follower's highWatermark is the largest number: never behind.
@@ -101,9 +112,9 @@ async function readAll(
           partitionIndex: fp.partition,
           errorCode: 0,
           highWatermark: read.highWatermark,
-          lastStableOffset: read.highWatermark,
+          lastStableOffset: read.lastStableOffset,
           logStartOffset: read.logStartOffset,
-          abortedTransactions: readCommitted ? [] : null,
+          abortedTransactions: read.abortedTransactions,
           preferredReadReplica: -1,
           records: read.records,
         })

@@ -1,8 +1,9 @@
 // ListOffsets v1–11.
-// Timestamps: -2 earliest, -1 latest (the HW; the LSO for read_committed, equal here while there
-// are no transactions), -3 max timestamp (KIP-734), -4 earliest local (KIP-405), -5 latest tiered
-// (KIP-1005), -6 earliest pending upload (KIP-1023), t ≥ 0 the first offset whose timestamp ≥ t
-// (via the time index), or offset -1 when there is none. There is no tiered storage here, so the
+// Timestamps: -2 earliest, -1 latest (the HW; the LSO for isolation_level 1, read_committed),
+// -3 max timestamp (KIP-734), -4 earliest local (KIP-405), -5 latest tiered (KIP-1005), -6
+// earliest pending upload (KIP-1023), t ≥ 0 the first offset whose timestamp ≥ t (via the time
+// index), or offset -1 when there is none — or when the record found is not below the HW (the LSO
+// for read_committed, which bounds -3 too), as Kafka's Partition.fetchOffsetForTimestamp. There is no tiered storage here, so the
 // answers are those Kafka's UnifiedLog.fetchOffsetByTimestamp gives for a topic without remote
 // storage: -4 is the log start offset, -5 and -6 are "none" (offset and epoch -1, no error).
 // As Kafka's ReplicaManager, a special timestamp the request's version does not know yet (or a
@@ -56,7 +57,7 @@ export default defineHandler(ListOffsetsRequest, ListOffsetsResponse, { minVersi
               if (!topics.get(t.name)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
               const p = replicas.require(t.name, lp.partitionIndex)
               p.checkLeaderEpoch(lp.currentLeaderEpoch)
-              const found = await replicas.listOffset(p, lp.timestamp)
+              const found = await replicas.listOffset(p, lp.timestamp, req.isolationLevel === 1)
               // No matching record: offset and epoch are both unknown (-1), as Kafka answers.
               return { partitionIndex: lp.partitionIndex, errorCode: 0, ...found, leaderEpoch: found.offset < 0 ? -1 : p.leaderEpoch }
             } catch (err) {

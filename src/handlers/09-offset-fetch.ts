@@ -1,7 +1,9 @@
 // OffsetFetch v1–10. v8+ asks for several groups at once (groups[]); topics = null (v2+) means
 // every committed offset of the group. A partition without a commit answers offset -1, leader
-// epoch -1, metadata "". require_stable (v7+, KIP-447) never gets UNSTABLE_OFFSET_COMMIT: no
-// transactional commit can be pending yet. v1 has no top-level error code, so a group-level
+// epoch -1, metadata "". require_stable (v7+, KIP-447): a partition with a transactional commit
+// still pending (TxnOffsetCommit before its transaction's marker) answers UNSTABLE_OFFSET_COMMIT
+// on the partition, offset -1, as Kafka — the top-level (v2–7) and group (v8+) error codes stay
+// NONE, and the consumer retries those partitions. v1 has no top-level error code, so a group-level
 // error (INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR) is put on every
 // requested partition, as Kafka answers v0–1. v9's member id/epoch concern KIP-848 groups only.
 // v10 names topics by id: as Kafka's KafkaApis, an id no topic has answers UNKNOWN_TOPIC_ID on

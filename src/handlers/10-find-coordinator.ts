@@ -1,6 +1,7 @@
 // FindCoordinator v0–6; v4+ batches keys (coordinatorKeys → coordinators[]). A group is
 // coordinated by the leader of its `__consumer_offsets` partition (Kafka: abs(hash(groupId)) %
-// the topic's partition count), as the metadata store names it, at that broker's address on the
+// the topic's partition count), a transactional id by the leader of its `__transaction_state`
+// partition (the same placement), as the metadata store names it, at that broker's address on the
 // listener the request came in on; on a single node that is always this broker. A leader that is
 // not a live broker (it died and no new leader is elected yet), or has no such listener, is
 // COORDINATOR_NOT_AVAILABLE, as Kafka answers: the client asks again. `__consumer_offsets` is
@@ -10,14 +11,14 @@
 // key_type 0 (group): a group id longer than 255 characters is answered INVALID_GROUP_ID (our
 //   limit, coordinator/group/limits.ts: the same answer the group APIs give; Kafka has no limit);
 //   the empty id is a valid key, as in Kafka (OffsetCommit/OffsetFetch accept it).
-// key_type 1 (transaction): UNSUPPORTED_VERSION with a message — transactions are not served yet.
-//   Not COORDINATOR_NOT_AVAILABLE: clients retry that for as long as they run (a Kafka Streams
-//   exactly_once_v2 application or a franz-go transactional client hangs without a word), whereas
-//   a non-retriable code makes them stop with a clear error, as a missing API does.
+// key_type 1 (transaction): the leader of the transactional id's `__transaction_state` partition
+//   (abs(hash(id)) % its partition count), created on the first such lookup as Kafka creates it
+//   (transaction.state.log.* settings; too few brokers: COORDINATOR_NOT_AVAILABLE).
 // Any other key type (2 = share groups, …): INVALID_REQUEST, as Kafka answers an unknown type.
 import { groupIdError } from '../coordinator/group/limits.js'
 import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
 import { partitionForGroup } from '../coordinator/group/persistence.js'
+import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
 import { ErrorCode, type ErrorName } from '../protocol/errors.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'
 import { defineHandler } from './define.js'
@@ -48,32 +49,34 @@ export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { 
   })
 
   let topicError: string | null = null
-  if (keyType === GROUP && keys.some((k) => groupIdError(k, 'admin') === null)) {
+  const ensure = async (create: () => Promise<void>) => {
     try {
-      await broker.groups.ensureCoordinatorTopic()
+      await create()
     } catch (err) {
-      broker.logger.warn('cannot create the group coordinator topic', { err })
+      broker.logger.warn('cannot create a coordinator topic', { keyType, err })
       topicError = err instanceof Error ? err.message : String(err)
     }
   }
+  if (keyType === GROUP && keys.some((k) => groupIdError(k, 'admin') === null)) await ensure(() => broker.groups.ensureCoordinatorTopic())
+  if (keyType === TRANSACTION && keys.length > 0) await ensure(() => broker.transactions.ensureCoordinatorTopic())
   const live = broker.brokers(ctx.conn.listenerName)
-  const offsetsTopic = broker.topics.get(OFFSETS_TOPIC)
+  const internalTopic = keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : OFFSETS_TOPIC
+  const coordinatorTopic = broker.topics.get(internalTopic)
 
   const answer = (key: string): Answer => {
-    if (keyType === TRANSACTION) {
-      return fail(key, 'UNSUPPORTED_VERSION', 'this broker does not support transactions (transactional.id)')
+    if (keyType !== GROUP && keyType !== TRANSACTION) return fail(key, 'INVALID_REQUEST', `unknown coordinator key type ${keyType}`)
+    if (keyType === GROUP) {
+      const invalid = groupIdError(key, 'admin')
+      if (invalid) return fail(key, 'INVALID_GROUP_ID', invalid)
     }
-    if (keyType !== GROUP) return fail(key, 'INVALID_REQUEST', `unknown coordinator key type ${keyType}`)
-    const invalid = groupIdError(key, 'admin')
-    if (invalid) return fail(key, 'INVALID_GROUP_ID', invalid)
     if (topicError !== null) return fail(key, 'COORDINATOR_NOT_AVAILABLE', topicError)
-    if (!offsetsTopic) return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC} does not exist yet`)
-    const partition = partitionForGroup(key, offsetsTopic.partitions)
-    const leader = broker.topics.partitionState(OFFSETS_TOPIC, partition)?.leader ?? -1
+    if (!coordinatorTopic) return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${internalTopic} does not exist yet`)
+    const partition = partitionForGroup(key, coordinatorTopic.partitions)
+    const leader = broker.topics.partitionState(internalTopic, partition)?.leader ?? -1
     const at = leader < 0 ? undefined : live.find((b) => b.nodeId === leader)
     if (!at) {
       const why = leader < 0 ? 'has no leader' : `is led by broker ${leader}, which is not available on this listener`
-      return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${OFFSETS_TOPIC}-${partition} ${why}`)
+      return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${internalTopic}-${partition} ${why}`)
     }
     return { key, nodeId: at.nodeId, host: at.host, port: at.port, errorCode: 0, errorMessage: null }
   }

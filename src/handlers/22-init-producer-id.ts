@@ -1,15 +1,27 @@
-// InitProducerId v0–5: real producer ids (allocated in durable blocks, never reused across restarts)
-// and epochs, so idempotent producers — the Java client's default — start. As in Kafka, a producer
-// without a transactional id always gets a fresh id with epoch 0. Transactions are not served yet, so a
-// transactional id is refused with UNSUPPORTED_VERSION, which clients report as a broker lacking
-// transaction support (COORDINATOR_NOT_AVAILABLE would make them retry forever).
-import { ErrorCode, toErrorCode } from '../protocol/errors.js'
+// InitProducerId v0–5. Without a transactional id: a fresh producer id with epoch 0 (allocated in
+// durable blocks, never reused across restarts), as Kafka's coordinator gives an idempotent
+// producer. With one: the transaction coordinator of the id (coordinator/txn/txn-coordinator.ts)
+// keeps its producer id and bumps its epoch, fencing the producer that used it before — an
+// ongoing transaction is aborted first and the request answered CONCURRENT_TRANSACTIONS until that
+// is done (the producer retries); v3+ (KIP-360) may name the producer's current id and epoch to
+// recover after an error; an exhausted epoch moves to a new producer id.
+// Errors: INVALID_REQUEST (empty transactional id), INVALID_TRANSACTION_TIMEOUT (not in
+// (0, transaction.max.timeout.ms]), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+// CONCURRENT_TRANSACTIONS, PRODUCER_FENCED.
+import { toErrorCode } from '../protocol/errors.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(InitProducerIdRequest, InitProducerIdResponse, { minVersion: 0, maxVersion: 5 }, async (ctx, req) => {
   if (req.transactionalId !== null) {
-    return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION.code, producerId: -1, producerEpoch: -1 }
+    const r = await ctx.broker.transactions.initProducerId({
+      transactionalId: req.transactionalId,
+      transactionTimeoutMs: req.transactionTimeoutMs,
+      producerId: ctx.apiVersion >= 3 ? req.producerId : -1,
+      producerEpoch: ctx.apiVersion >= 3 ? req.producerEpoch : -1,
+      apiVersion: ctx.apiVersion,
+    })
+    return { throttleTimeMs: 0, ...r }
   }
   try {
     const id = await ctx.broker.producerIds.initProducerId()

@@ -18,6 +18,11 @@ import deleteTopics from './20-delete-topics.js'
 import deleteRecords from './21-delete-records.js'
 import initProducerId from './22-init-producer-id.js'
 import offsetForLeaderEpoch from './23-offset-for-leader-epoch.js'
+import addPartitionsToTxn from './24-add-partitions-to-txn.js'
+import addOffsetsToTxn from './25-add-offsets-to-txn.js'
+import endTxn from './26-end-txn.js'
+import writeTxnMarkers from './27-write-txn-markers.js'
+import txnOffsetCommit from './28-txn-offset-commit.js'
 import describeConfigs from './32-describe-configs.js'
 import alterConfigs from './33-alter-configs.js'
 import describeLogDirs from './35-describe-log-dirs.js'
@@ -56,6 +61,11 @@ export const allHandlers: Handler[] = [
   deleteRecords,
   initProducerId,
   offsetForLeaderEpoch,
+  addPartitionsToTxn,
+  addOffsetsToTxn,
+  endTxn,
+  writeTxnMarkers,
+  txnOffsetCommit,
   describeConfigs,
   alterConfigs,
   describeLogDirs,

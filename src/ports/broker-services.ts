@@ -1,5 +1,6 @@
 // The services a request handler reaches through its context: one port per concept (topics.ts,
-// replicas.ts, groups.ts, configs.ts, log-dirs.ts, partition-admin.ts, telemetry.ts) gathered
+// replicas.ts, groups.ts, configs.ts, log-dirs.ts, partition-admin.ts, telemetry.ts,
+// transactions.ts) gathered
 // here. The broker's composition root (broker/broker.ts) provides them; handlers never import
 // concrete services, so tests can hand them fakes. Ports depend on nothing above them: the
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
@@ -12,6 +13,7 @@ import type { PartitionAdminService } from './partition-admin.js'
 import type { ReplicaService } from './replicas.js'
 import type { TelemetryService } from './telemetry.js'
 import type { TopicService } from './topics.js'
+import type { TransactionService, TxnMarkerWriter, TxnProduceVerifier } from './transactions.js'
 
 export interface BrokerEndpoint {
   nodeId: number
@@ -51,4 +53,10 @@ export interface BrokerServices {
   readonly partitionAdmin: PartitionAdminService
   /** Client telemetry (KIP-714): subscriptions and the last pushed metrics per client instance. */
   readonly telemetry: TelemetryService
+  /** The transaction coordinator (the `__transaction_state` partitions this broker leads). */
+  readonly transactions: TransactionService
+  /** Whether a partition is (now) in a producer's transaction (KIP-890), asked before a transactional write. */
+  readonly txnVerifier: TxnProduceVerifier
+  /** Writes transaction markers to the partitions this broker leads (WriteTxnMarkers). */
+  readonly txnMarkers: TxnMarkerWriter
 }

@@ -99,6 +99,26 @@ export interface CommitOffsetsParams {
   apiVersion: number
 }
 
+/** TxnOffsetCommit: offsets committed inside a transaction, visible once its marker is written. */
+export interface TxnOffsetCommitParams {
+  transactionalId: string
+  groupId: string
+  producerId: number
+  producerEpoch: number
+  /** v3+: -1 / '' / null when the producer does not pass its consumer's group metadata. */
+  generationId: number
+  memberId: string
+  groupInstanceId: string | null
+  offsets: OffsetToCommit[]
+  apiVersion: number
+  /**
+   * The transaction verification (KIP-890), called with the group's `__consumer_offsets`
+   * partition once the coordinator has checked the group id and that it coordinates the group,
+   * before anything is written; a non-zero code refuses every offset with it.
+   */
+  verify?: (offsetsPartition: number) => Promise<number>
+}
+
 export interface TopicPartitions {
   name: string
   partitions: number[]
@@ -158,6 +178,15 @@ export interface GroupService {
   leaveGroup(groupId: string, members: LeavingMember[]): LeaveGroupResult
   /** One error code per params.offsets entry, in order; resolves once the commit is durable. */
   commitOffsets(params: CommitOffsetsParams): Promise<number[]>
+  /**
+   * One error code per params.offsets entry, in order; resolves once the transactional batch is
+   * durable. The offsets stay pending (invisible to OffsetFetch, UNSTABLE_OFFSET_COMMIT with
+   * require_stable) until completeTransaction.
+   */
+  txnOffsetCommit(params: TxnOffsetCommitParams): Promise<number[]>
+  /** A marker reached __consumer_offsets partition `offsetsPartition` (after it is written): the
+   *  producer's pending transactional offsets there are committed (commit=true) or dropped. */
+  completeTransaction(offsetsPartition: number, producerId: number, commit: boolean): void
   /** topics null = every committed offset of the group. */
   fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult>

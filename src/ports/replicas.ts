@@ -2,6 +2,11 @@
 // delete-records and offset-for-leader-epoch handlers and the group coordinator use them.
 // replication/replica-manager.ts implements it; its Partition and AppendWaiters classes satisfy
 // HostedReplica and AppendWaiting by their shape, so this file needs nothing from replication/.
+//
+// Transactions (Kafka's semantics): the last stable offset (LSO) is the first offset of the oldest
+// transaction still open in the log, or the high watermark when that is lower; read_committed
+// consumers read up to it and drop the records of the aborted transactions the read reports.
+import type { TxnMarker } from './transactions.js'
 
 /** The topic's message.timestamp.* rules (log-validator.ts applies them). */
 export interface TimestampPolicy {
@@ -33,6 +38,12 @@ export interface AppendPolicy extends RecordPolicy {
   minInsyncReplicas?: number
   /** How long acks=-1 waits for the ISR (the Produce request's timeout). */
   timeoutMs?: number
+  /**
+   * Who writes (default 'client'). 'coordinator': the broker's own coordinator writes a batch with
+   * a producer id (the group coordinator's transactional offset commits, baseSequence -1): its
+   * sequence is not checked, but its transactional state is tracked as a client's.
+   */
+  origin?: 'client' | 'coordinator'
 }
 
 export interface AppendResult {
@@ -41,10 +52,23 @@ export interface AppendResult {
   logStartOffset: number
 }
 
+/** A transaction aborted in the log: its producer and the first offset of its records. */
+export interface AbortedTransaction {
+  producerId: number
+  firstOffset: number
+}
+
 export interface PartitionRead {
   records: Buffer
   highWatermark: number
+  /** The LSO when the read started (Fetch's last_stable_offset, for every isolation level). */
+  lastStableOffset: number
   logStartOffset: number
+  /**
+   * A committed read: the aborted transactions whose records overlap the read's offsets, by first
+   * offset (a consumer drops their records); null for an uncommitted read.
+   */
+  abortedTransactions: AbortedTransaction[] | null
   /**
    * Gives the read's buffer back (it may be pooled) once nothing refers to `records` any more —
    * after the socket has taken the response that carries them. Safe to call more than once.
@@ -62,6 +86,8 @@ export interface ReplicaLogView {
   readonly logStartOffset: number
   readonly logEndOffset: number
   readonly highWatermark: number
+  /** min(first offset of the oldest open transaction, high watermark). */
+  readonly lastStableOffset: number
   /** OffsetForLeaderEpoch: the largest epoch ≤ the one asked for and where it ends. */
   endOffsetForEpoch(requestedEpoch: number): { epoch: number; endOffset: number }
   /** Whole batches from startOffset, below maxOffset (the group coordinator loads its partitions so). */
@@ -101,10 +127,15 @@ export interface ReplicaService {
   require(topic: string, partition: number): HostedReplica
   /** `timestamps`: the topic's message.timestamp.* policy (CreateTime without bounds when omitted). */
   append(p: HostedReplica, records: Buffer, maxBatchBytes: number, policy?: AppendPolicy): Promise<AppendResult>
-  read(p: HostedReplica, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead>
+  /**
+   * A consumer's read, up to the HW; readCommitted (isolation_level 1): up to the LSO, with the
+   * aborted transactions overlapping [fetchOffset, end of the read).
+   */
+  read(p: HostedReplica, fetchOffset: number, maxBytes: number, minOneBatch: boolean, readCommitted?: boolean): Promise<PartitionRead>
   /** A follower's fetch on the leader: records its position, reads up to the log end. */
   readForFollower(p: HostedReplica, replicaId: number, fetchOffset: number, maxBytes: number): Promise<PartitionRead>
-  listOffset(p: HostedReplica, timestamp: number): Promise<{ offset: number; timestamp: number }>
+  /** ListOffsets; readCommitted: LATEST is the LSO and a timestamp lookup answers nothing at or above it. */
+  listOffset(p: HostedReplica, timestamp: number, readCommitted?: boolean): Promise<{ offset: number; timestamp: number }>
   /** DeleteRecords: moves the log start up to offset (-1 = HW); resolves with the low watermark. */
   deleteRecords(p: HostedReplica, offset: number, fileDeleteDelayMs: number): Promise<number>
   /**
@@ -113,5 +144,15 @@ export interface ReplicaService {
    * but is not hosted here, UNKNOWN_TOPIC_OR_PARTITION when the cluster has no such partition.
    */
   activeProducers(topic: string, partition: number): ActiveProducer[]
+  /**
+   * Writes a transaction marker (leader only, else NOT_LEADER_OR_FOLLOWER): one control batch with
+   * the marker's producer id and epoch, acknowledged as acks=-1 — resolves once the in-sync
+   * replicas have it (NOT_ENOUGH_REPLICAS below the topic's min.insync.replicas, REQUEST_TIMED_OUT
+   * after timeoutMs). A marker older than the producer's epoch is INVALID_PRODUCER_EPOCH, one from
+   * an older coordinator epoch TRANSACTION_COORDINATOR_FENCED (Kafka's ProducerAppendInfo).
+   */
+  writeTxnMarker(p: HostedReplica, marker: TxnMarker, timeoutMs: number): Promise<void>
+  /** The producer has a transaction open in this replica's log. */
+  hasOngoingTransaction(p: HostedReplica, producerId: number): boolean
   readonly waiters: AppendWaiting
 }

@@ -31,7 +31,8 @@
 //       with a RecordValidationError (INVALID_TIMESTAMP if any timestamp is to blame, else
 //       INVALID_RECORD) that the Produce handler answers with as record_errors;
 //    d. an idempotent producer's batch (producer id ≥ 0) must carry a sequence (INVALID_RECORD
-//       otherwise, Kafka's LogValidator.validateBatch); its producer-state rules are the log's — see
+//       otherwise, Kafka's LogValidator.validateBatch; not the broker's own coordinator's
+//       transactional offset commits, which have none); its producer-state rules are the log's — see
 //       "Idempotent producers" below;
 //    e. what is stored: with compression.type `producer`, or naming the batch's own codec, the
 //       producer's bytes (stamped in place on a LogAppendTime topic: maxTimestamp = now and the
@@ -81,6 +82,8 @@ export interface ValidationContext {
   maxDecompressedBytes: number
   /** The broker's clock (the LogAppendTime stamp, the CreateTime bounds). */
   now: number
+  /** The broker's own coordinator writes (Kafka's AppendOrigin.COORDINATOR): a batch with a producer id needs no sequence. */
+  coordinator?: boolean
 }
 
 /** The records to append and their headers (positions in `records`), as PartitionLog.append takes them. */
@@ -103,6 +106,7 @@ interface BatchRules {
   codec: number | undefined
   compressionType: string
   level: number | undefined
+  coordinator: boolean
 }
 
 /**
@@ -159,6 +163,7 @@ function batchRules(policy: RecordPolicy, ctx: ValidationContext): BatchRules {
     codec,
     compressionType,
     level: policy.compressionLevel,
+    coordinator: ctx.coordinator === true,
   }
 }
 
@@ -180,7 +185,7 @@ function validateBatch(records: Buffer, h: BatchHeader, rules: BatchRules): Buff
   // c. The one walk over the records (an uncompressed batch's only when a record rule applies).
   if (compressed || rules.requireKeys || rules.bounds !== null) walkRecords(section, h, compressed, rules)
   // d. An idempotent batch without a sequence (its producer-state rules are the log's: see the header comment).
-  if (h.producerId >= 0 && h.baseSequence < 0) {
+  if (h.producerId >= 0 && h.baseSequence < 0 && !rules.coordinator) {
     throw new KafkaError('INVALID_RECORD', `Invalid sequence number ${h.baseSequence} in record batch with producerId ${h.producerId}`)
   }
   // e. What is stored.

@@ -12,14 +12,23 @@
 // idempotent producers' sequences (storage/producer-state.ts) and answers a retried batch with its
 // original offsets. On a LogAppendTime topic the Produce answer carries the time the batches were
 // stamped with.
+//
+// Transactions: the broker's coordinators append with origin 'coordinator' (no sequence checks:
+// the group coordinator's transactional offset commits carry none); writeTxnMarker appends a
+// marker control batch (protocol/records/control-record.ts) and waits for the ISR as acks=-1 does.
+// read_committed reads stop at the log's last stable offset and carry the aborted transactions
+// they overlap (storage/partition-log.ts readCommitted); ListOffsets answers LATEST with the LSO.
 import { KafkaError } from '../protocol/errors.js'
+import { readBatchHeader } from '../protocol/records/batch.js'
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/records/compression.js'
+import { buildMarkerBatch } from '../protocol/records/control-record.js'
 import type { LogConfig } from '../storage/log-config.js'
 import type { LogManager } from '../storage/log-manager.js'
 import { readBuffers } from '../storage/read-buffers.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { ActiveProducer, AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
+import type { TxnMarker } from '../ports/transactions.js'
 import { AppendWaiters } from './append-waiters.js'
 import { validateRecords } from './log-validator.js'
 import { Partition, partitionKey } from './partition.js'
@@ -47,6 +56,8 @@ export interface ReplicaManagerOptions {
   leaseAlive?: () => boolean
   /** Whether the cluster has this partition (hosted elsewhere: NOT_LEADER_OR_FOLLOWER, not UNKNOWN). */
   partitionExists?: (topic: string, partition: number) => boolean
+  /** The topic's min.insync.replicas, for the transaction markers' acks=-1 (default 1). */
+  minInsyncReplicas?: (topic: string) => number
 }
 
 export class ReplicaManager implements ReplicaService {
@@ -57,6 +68,7 @@ export class ReplicaManager implements ReplicaService {
   readonly nodeId: number
   private readonly leaseAlive: () => boolean
   private readonly partitionExists: (topic: string, partition: number) => boolean
+  private readonly minInsyncReplicas: (topic: string) => number
   /** Called after a follower's fetch moved its position (the ISR may grow; replica-sync.ts listens). */
   onFollowerProgress: ((p: Partition, replicaId: number) => void) | undefined
 
@@ -71,6 +83,7 @@ export class ReplicaManager implements ReplicaService {
     this.nodeId = options.nodeId ?? 0
     this.leaseAlive = options.leaseAlive ?? (() => true)
     this.partitionExists = options.partitionExists ?? (() => false)
+    this.minInsyncReplicas = options.minInsyncReplicas ?? (() => 1)
   }
 
   /** Registers the logs found on disk at start-up (the controller then reconciles them with the store). */
@@ -156,40 +169,27 @@ export class ReplicaManager implements ReplicaService {
    * offsets; the high watermark moves to the new log end and long-polling fetches wake.
    */
   async append(p: Partition, records: Buffer, maxBatchBytes: number, policy: AppendPolicy = CREATE_TIME_UNBOUNDED): Promise<AppendResult> {
-    if (!p.isLeader || !this.leaseAlive()) {
-      throw new KafkaError(
-        'NOT_LEADER_OR_FOLLOWER',
-        `broker ${this.nodeId} does not lead ${p.key}${p.isLeader ? ' (its cluster registration may have expired)' : ''}`,
-      )
-    }
+    this.checkWritable(p)
     const acksAll = policy.acks === -1
     const minIsr = policy.minInsyncReplicas ?? 1
-    if (acksAll && p.isr.length < minIsr) {
-      throw new KafkaError(
-        'NOT_ENOUGH_REPLICAS',
-        `The size of the current ISR [${p.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${p.key}`,
-      )
-    }
+    if (acksAll) checkIsr(p, minIsr, 'NOT_ENOUGH_REPLICAS')
     const now = this.clock.now()
+    const coordinator = policy.origin === 'coordinator'
     const valid = validateRecords(records, policy, {
       partition: `${p.topic}-${p.index}`,
       maxBatchBytes,
       maxDecompressedBytes: this.maxDecompressedBatchBytes,
       now,
+      coordinator,
     })
-    const info = await p.log.append(valid.records, valid.batches, p.leaderEpoch)
+    const info = await p.log.append(valid.records, valid.batches, p.leaderEpoch, { origin: coordinator ? 'coordinator' : 'client' })
     if (!info.duplicate) {
       p.maybeAdvanceHighWatermark()
       this.waiters.notify(p.key)
     }
     if (acksAll) {
       await p.waitForHighWatermark(info.lastOffset + 1, policy.timeoutMs ?? 30_000, this.clock)
-      if (p.isr.length < minIsr) {
-        throw new KafkaError(
-          'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
-          `The size of the current ISR [${p.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${p.key}`,
-        )
-      }
+      checkIsr(p, minIsr, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND')
     }
     // A producer's retry of a batch already in the log (storage/producer-state.ts): a success with
     // the original offsets and, as Kafka's UnifiedLog answers it, the original batch's timestamp.
@@ -201,11 +201,43 @@ export class ReplicaManager implements ReplicaService {
     }
   }
 
-  /** Whole batches from fetchOffset, bounded by maxBytes (at least one batch when minOneBatch) and the HW. */
-  async read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionRead> {
+  /** The replica leads and may write (its registration is alive), else NOT_LEADER_OR_FOLLOWER. */
+  private checkWritable(p: Partition): void {
+    if (!p.isLeader || !this.leaseAlive()) {
+      throw new KafkaError(
+        'NOT_LEADER_OR_FOLLOWER',
+        `broker ${this.nodeId} does not lead ${p.key}${p.isLeader ? ' (its cluster registration may have expired)' : ''}`,
+      )
+    }
+  }
+
+  /**
+   * Whole batches from fetchOffset, bounded by maxBytes (at least one batch when minOneBatch) and
+   * the HW — the LSO for readCommitted, with the aborted transactions the batches overlap.
+   */
+  async read(p: Partition, fetchOffset: number, maxBytes: number, minOneBatch: boolean, readCommitted = false): Promise<PartitionRead> {
     const hw = p.log.highWatermark
+    if (readCommitted) {
+      const res = await p.log.readCommitted(fetchOffset, maxBytes, minOneBatch)
+      return {
+        records: res.records,
+        highWatermark: hw,
+        lastStableOffset: res.lastStableOffset,
+        logStartOffset: p.log.logStartOffset,
+        abortedTransactions: res.abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset })),
+        release: releaser(res.records),
+      }
+    }
+    const lso = p.log.lastStableOffset
     const res = await p.log.read(fetchOffset, maxBytes, hw, minOneBatch)
-    return { records: res.records, highWatermark: hw, logStartOffset: p.log.logStartOffset, release: releaser(res.records) }
+    return {
+      records: res.records,
+      highWatermark: hw,
+      lastStableOffset: lso,
+      logStartOffset: p.log.logStartOffset,
+      abortedTransactions: null,
+      release: releaser(res.records),
+    }
   }
 
   /**
@@ -225,32 +257,46 @@ export class ReplicaManager implements ReplicaService {
     if (p.maybeAdvanceHighWatermark()) this.waiters.notify(p.key)
     this.onFollowerProgress?.(p, replicaId)
     const records = maxBytes > 0 ? (await p.log.read(fetchOffset, maxBytes, Number.MAX_SAFE_INTEGER, true)).records : EMPTY
-    return { records, highWatermark: p.log.highWatermark, logStartOffset: p.log.logStartOffset, release: releaser(records) }
+    return {
+      records,
+      highWatermark: p.log.highWatermark,
+      lastStableOffset: p.log.lastStableOffset,
+      logStartOffset: p.log.logStartOffset,
+      abortedTransactions: null,
+      release: releaser(records),
+    }
   }
 
   /**
-   * ListOffsets for one partition. Special timestamps: -2 earliest, -1 latest (the HW; there are
-   * no transactions yet, so the LSO equals it), -3 the record with the largest timestamp (KIP-734),
+   * ListOffsets for one partition. Special timestamps: -2 earliest, -1 latest (the HW; the LSO for
+   * read_committed), -3 the record with the largest timestamp (KIP-734),
    * -4 earliest local (KIP-405; no tiered storage, so the log start), -5 latest tiered (KIP-1005)
    * and -6 earliest pending upload (KIP-1023): with nothing tiered there is no such offset, and
-   * the answer is -1, as Kafka's UnifiedLog gives for a topic without remote storage.
+   * the answer is -1, as Kafka's UnifiedLog gives for a topic without remote storage. As Kafka's
+   * Partition.fetchOffsetForTimestamp, a record found by timestamp counts only below the last
+   * fetchable offset — the HW, the LSO for read_committed (which bounds -3 too).
    */
-  async listOffset(p: Partition, timestamp: number): Promise<{ offset: number; timestamp: number }> {
+  async listOffset(p: Partition, timestamp: number, readCommitted = false): Promise<{ offset: number; timestamp: number }> {
+    const lastFetchable = readCommitted ? p.log.lastStableOffset : p.log.highWatermark
+    const none = { offset: -1, timestamp: -1 }
     switch (timestamp) {
       case -2:
       case -4:
         return { offset: p.log.logStartOffset, timestamp: -1 }
       case -1:
-        return { offset: p.log.highWatermark, timestamp: -1 }
+        return { offset: lastFetchable, timestamp: -1 }
       case -5:
       case -6:
-        return { offset: -1, timestamp: -1 }
-      case -3:
-        return (await p.log.maxTimestampAndOffset()) ?? { offset: -1, timestamp: -1 }
+        return none
+      case -3: {
+        const found = await p.log.maxTimestampAndOffset()
+        if (!found || (readCommitted && found.offset >= lastFetchable)) return none
+        return found
+      }
       default: {
         if (timestamp < 0) throw new KafkaError('INVALID_REQUEST', `unsupported ListOffsets timestamp ${timestamp}`)
         const found = await p.log.offsetForTimestamp(timestamp)
-        if (!found || found.offset >= p.log.highWatermark) return { offset: -1, timestamp: -1 }
+        if (!found || found.offset >= lastFetchable) return none
         return found
       }
     }
@@ -274,6 +320,37 @@ export class ReplicaManager implements ReplicaService {
     return this.logs.deleteRecords(p.log, target, fileDeleteDelayMs)
   }
 
+  /**
+   * Appends a transaction marker on the leader (Kafka's WriteTxnMarkers path: origin coordinator,
+   * acks=-1): the producer state checks its epochs (INVALID_PRODUCER_EPOCH,
+   * TRANSACTION_COORDINATOR_FENCED) and ends the producer's transaction; resolves once the ISR has
+   * it. NOT_ENOUGH_REPLICAS below the topic's min.insync.replicas, REQUEST_TIMED_OUT after timeoutMs.
+   */
+  async writeTxnMarker(p: Partition, marker: TxnMarker, timeoutMs: number): Promise<void> {
+    this.checkWritable(p)
+    const minIsr = this.minInsyncReplicas(p.topic)
+    checkIsr(p, minIsr, 'NOT_ENOUGH_REPLICAS')
+    const records = buildMarkerBatch({
+      producerId: marker.producerId,
+      producerEpoch: marker.producerEpoch,
+      coordinatorEpoch: marker.coordinatorEpoch,
+      commit: marker.commit,
+      timestamp: this.clock.now(),
+    })
+    const info = await p.log.append(records, [readBatchHeader(records, 0)], p.leaderEpoch, {
+      origin: 'coordinator',
+      transactionVersion: marker.transactionVersion,
+    })
+    p.maybeAdvanceHighWatermark()
+    this.waiters.notify(p.key)
+    await p.waitForHighWatermark(info.lastOffset + 1, timeoutMs, this.clock)
+    checkIsr(p, minIsr, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND')
+  }
+
+  hasOngoingTransaction(p: Partition, producerId: number): boolean {
+    return p.log.hasOngoingTransaction(producerId)
+  }
+
   all(): Iterable<Partition> {
     return this.partitions.values()
   }
@@ -282,6 +359,15 @@ export class ReplicaManager implements ReplicaService {
     this.logger.debug('closing logs', { partitions: this.partitions.size })
     await this.logs.close()
   }
+}
+
+/** acks=-1's rule: the ISR must hold at least min.insync.replicas replicas. */
+function checkIsr(p: Partition, minIsr: number, code: 'NOT_ENOUGH_REPLICAS' | 'NOT_ENOUGH_REPLICAS_AFTER_APPEND'): void {
+  if (p.isr.length >= minIsr) return
+  throw new KafkaError(
+    code,
+    `The size of the current ISR [${p.isr.join(', ')}] is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${p.key}`,
+  )
 }
 
 /** Gives a read's pooled buffer back once (readBuffers ignores what it did not hand out). */

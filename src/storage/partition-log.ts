@@ -1,8 +1,16 @@
 // The log of one partition: `<logDir>/<topic>-<partition>/`, an ordered list of segments
 // (segment.ts), the leader epoch checkpoint (leader-epoch-cache.ts), partition.metadata, and the
-// idempotent producers' state with its `<offset>.snapshot` files (producer-log.ts: written at each
-// roll and at close, deleted with the segments below the log start and above a truncation;
-// recovery loads the newest and replays the batches after it).
+// producers' state with its `<offset>.snapshot` files (producer-log.ts: written at each roll and at
+// close, deleted with the segments below the log start and above a truncation; recovery loads the
+// newest and replays the batches after it).
+//
+// Transactions (Kafka's UnifiedLog): every append — a producer's, a coordinator's (transactional
+// offset commits, transaction markers) and a follower's — goes through the producer state, which
+// tracks the open transactions; the transactions a marker aborts are recorded in the transaction
+// index of the segment the marker is written to (transaction-index.ts). The last stable offset is
+// the first unstable offset (the first offset of the oldest transaction open, or completed above
+// the high watermark), bounded by the high watermark and the log start: read_committed reads stop
+// there and carry the aborted transactions overlapping what they return (readCommitted).
 //
 // Contract (docs/architecture.md §3):
 // - offsets are contiguous and never reused: append assigns [LEO, LEO + n) and nothing else does;
@@ -37,6 +45,7 @@
 // headers in memory; append cost does not depend on the log's size.
 import { KafkaError } from '../protocol/errors.js'
 import { type BatchHeader, NO_TIMESTAMP, setBaseOffset, setPartitionLeaderEpoch } from '../protocol/records/batch.js'
+import { iterateBatches } from '../protocol/records/iterator.js'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
@@ -44,7 +53,7 @@ import { CorruptCheckpointError } from './checkpoint-file.js'
 import { LeaderEpochCache } from './leader-epoch-cache.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { ProducerLog } from './producer-log.js'
-import { type ProducerEntry, ProducerStateManager, type ProducerUpdates } from './producer-state.js'
+import { type PrepareOptions, type ProducerEntry, ProducerStateManager, type ProducerUpdates, type TxnMetadata } from './producer-state.js'
 import { type LoadedLog, loadSegments, segmentConfigOf } from './recovery.js'
 import {
   AppendFailedError,
@@ -59,6 +68,7 @@ import { readSegments } from './log-read.js'
 import { SegmentDeleter } from './segment-deleter.js'
 import { SerialQueue } from './serial-queue.js'
 import { maxTimestampIn, type TimestampAndOffset, timestampInSegment } from './timestamp-lookup.js'
+import type { AbortedTxn } from './transaction-index.js'
 
 export type { TimestampAndOffset }
 
@@ -83,6 +93,13 @@ export interface ReadResult {
   highWatermark: number
   logStartOffset: number
   logEndOffset: number
+}
+
+/** A read_committed read: up to the last stable offset, with the aborted transactions it overlaps. */
+export interface CommittedReadResult extends ReadResult {
+  lastStableOffset: number
+  /** By marker order; a consumer drops the records of these producers from each firstOffset on. */
+  abortedTransactions: AbortedTxn[]
 }
 
 /**
@@ -162,6 +179,7 @@ export class PartitionLog {
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
     this.producers = new ProducerLog(opts.fs, opts.dir, opts.logger, producers, loaded.snapshots)
+    this.producers.onHighWatermarkUpdated(this.hw)
   }
 
   /** Loads (and if needed recovers) the partition directory, which must exist. */
@@ -214,6 +232,16 @@ export class PartitionLog {
     return this.producers.entries()
   }
 
+  /** The producer has a transaction open in this log. */
+  hasOngoingTransaction(producerId: number): boolean {
+    return this.producers.hasOngoingTransaction(producerId)
+  }
+
+  /** The open transactions, oldest first. */
+  ongoingTransactions(): TxnMetadata[] {
+    return this.producers.ongoingTransactions()
+  }
+
   /** Offsets of the producer state snapshots on disk, ascending. */
   producerSnapshotOffsets(): number[] {
     return this.producers.snapshotOffsets()
@@ -248,7 +276,18 @@ export class PartitionLog {
     const hw = Math.min(offset, this.nextOffset)
     if (!(hw > this.hw)) return false
     this.hw = hw
+    this.producers.onHighWatermarkUpdated(hw)
     return true
+  }
+
+  /**
+   * Kafka's lastStableOffset: the first unstable offset (at least the log start) when below the
+   * high watermark, else the high watermark. read_committed reads stop here.
+   */
+  get lastStableOffset(): number {
+    const unstable = this.producers.firstUnstableOffset()
+    if (unstable < 0) return this.hw
+    return Math.min(Math.max(unstable, this.startOffset), this.hw)
   }
 
   get sizeBytes(): number {
@@ -325,12 +364,14 @@ export class PartitionLog {
    * against the producer state here, under the same serialization as the offsets they get
    * (producer-state.ts): a refused batch throws its Kafka error and nothing is written; a retried
    * batch already in the log answers with its original offsets (`duplicate`) and nothing is written.
+   * `producer` says who writes (a client by default; the broker's coordinators for transactional
+   * offset commits and transaction markers, with the marker's transaction version).
    */
-  append(records: Buffer, batches: BatchHeader[], leaderEpoch: number): Promise<AppendInfo> {
-    return this.main.run(() => this.doAppend(records, batches, leaderEpoch))
+  append(records: Buffer, batches: BatchHeader[], leaderEpoch: number, producer?: PrepareOptions): Promise<AppendInfo> {
+    return this.main.run(() => this.doAppend(records, batches, leaderEpoch, producer))
   }
 
-  private async doAppend(records: Buffer, batches: BatchHeader[], leaderEpoch: number): Promise<AppendInfo> {
+  private async doAppend(records: Buffer, batches: BatchHeader[], leaderEpoch: number, producer?: PrepareOptions): Promise<AppendInfo> {
     this.checkUsable()
     checkWholeBuffer(records, batches)
     let count = 0
@@ -343,7 +384,7 @@ export class PartitionLog {
       count += b.lastOffsetDelta + 1
       offset += b.lastOffsetDelta + 1
     }
-    const prepared = this.producers.prepare(batches)
+    const prepared = this.producers.prepare(batches, records, producer)
     if (prepared.duplicate) {
       const d = prepared.duplicate
       return {
@@ -381,7 +422,8 @@ export class PartitionLog {
     }
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
-    this.producers.written(producers, batches)
+    // The markers' aborted transactions go to the index of the segment that holds them.
+    for (const txn of this.producers.written(producers, batches, records)) this.active.txnIndex.append(txn)
     for (const b of batches) {
       if (b.partitionLeaderEpoch > this.leaderEpochs.latestEpoch) await this.leaderEpochs.assign(b.partitionLeaderEpoch, b.baseOffset)
     }
@@ -573,6 +615,26 @@ export class PartitionLog {
         ),
     )
     return result
+  }
+
+  /**
+   * A read_committed read (Kafka's FetchIsolation.TXN_COMMITTED): whole batches from startOffset as
+   * read() gives them, none at or past the last stable offset, and the aborted transactions that
+   * overlap [startOffset, the end of the batches returned).
+   */
+  async readCommitted(startOffset: number, maxBytes: number, minOneBatch: boolean): Promise<CommittedReadResult> {
+    const lastStableOffset = this.lastStableOffset
+    const segs = this.segments
+    const res = await this.read(startOffset, maxBytes, lastStableOffset, minOneBatch)
+    let upperBound = startOffset
+    for (const h of iterateBatches(res.records)) upperBound = h.baseOffset + h.lastOffsetDelta + 1
+    const abortedTransactions = upperBound > startOffset ? collectAbortedTransactions(segs, startOffset, upperBound) : []
+    return { ...res, lastStableOffset, abortedTransactions }
+  }
+
+  /** The aborted transactions overlapping [startOffset, upperBoundOffset) (Kafka's collectAbortedTransactions). */
+  collectAbortedTransactions(startOffset: number, upperBoundOffset: number): AbortedTxn[] {
+    return collectAbortedTransactions(this.segments, startOffset, upperBoundOffset)
   }
 
   /**
@@ -830,6 +892,21 @@ export class PartitionLog {
       }),
     )
   }
+}
+
+/**
+ * From the segment holding startOffset on, the entries of each transaction index that overlap
+ * [startOffset, upperBoundOffset), until one says no later segment can add any (a transaction's
+ * entry is in the segment of its marker, which may come after the one its records start in).
+ */
+function collectAbortedTransactions(segs: readonly LogSegment[], startOffset: number, upperBoundOffset: number): AbortedTxn[] {
+  const out: AbortedTxn[] = []
+  for (let i = floorSegmentIndex(segs, startOffset); i < segs.length; i++) {
+    const r = segs[i]!.txnIndex.collect(startOffset, upperBoundOffset)
+    out.push(...r.abortedTransactions)
+    if (r.isComplete) break
+  }
+  return out
 }
 
 /** The batches must be the whole buffer, in order (what validation or the fetcher produced). */

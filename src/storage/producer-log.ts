@@ -1,5 +1,5 @@
-// The idempotent producers of one partition log and their `<offset>.snapshot` files, kept together:
-// the state (producer-state.ts) that every append checks and updates, and the list of snapshot
+// The producers of one partition log and their `<offset>.snapshot` files, kept together: the state
+// (producer-state.ts) that every append checks and updates — its transactions with it — and the list of snapshot
 // files (producer-snapshot.ts) that the log writes at each roll and at close, deletes with the
 // segments below the log start (and all of them when the log restarts empty), and reloads from
 // after a truncation. The partition log calls it under its own serialization; nothing here locks.
@@ -7,8 +7,17 @@ import type { BatchHeader } from '../protocol/records/batch.js'
 import type { Logger } from '../util/logger.js'
 import type { Fs } from './fs.js'
 import { deleteSnapshot, encodeSnapshot, writeSnapshot } from './producer-snapshot.js'
-import type { PreparedAppend, ProducerEntry, ProducerStateManager, ProducerUpdates } from './producer-state.js'
+import type {
+  CompletedTxn,
+  PreparedAppend,
+  PrepareOptions,
+  ProducerEntry,
+  ProducerStateManager,
+  ProducerUpdates,
+  TxnMetadata,
+} from './producer-state.js'
 import { loadProducerState } from './recovery.js'
+import type { AbortedTxn } from './transaction-index.js'
 import type { LogSegment } from './segment.js'
 
 export class ProducerLog {
@@ -34,15 +43,50 @@ export class ProducerLog {
     return [...this.snapshots]
   }
 
-  /** Checks a producer's batches against the state (and each other): a duplicate, or the updates to commit once written. */
-  prepare(batches: readonly BatchHeader[]): PreparedAppend {
-    return this.state.prepare(batches)
+  /** Checks an append's batches (in records) against the state and each other: a duplicate, or the updates to commit once written. */
+  prepare(batches: readonly BatchHeader[], records: Buffer, opts?: PrepareOptions): PreparedAppend {
+    return this.state.prepare(batches, records, opts)
   }
 
-  /** The batches are written: a producer's append commits what prepare() returned; a follower's applies each batch as written. */
-  written(updates: ProducerUpdates | null | 'replicated', batches: readonly BatchHeader[]): void {
-    if (updates === 'replicated') for (const b of batches) this.state.applyWritten(b)
-    else this.state.commit(updates)
+  /**
+   * The batches (in records) are written: a leader's append commits what prepare() returned, a
+   * follower's applies each batch as written. Returns the transactions their markers aborted, with
+   * the last stable offset of the moment, for the transaction index of the segment written to.
+   */
+  written(updates: ProducerUpdates | null | 'replicated', batches: readonly BatchHeader[], records: Buffer): AbortedTxn[] {
+    const aborted: AbortedTxn[] = []
+    const complete = (txn: CompletedTxn) => {
+      const lastStableOffset = this.state.completeTxn(txn)
+      if (txn.isAborted)
+        aborted.push({ producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset, lastStableOffset })
+    }
+    if (updates === 'replicated') {
+      for (const b of batches) {
+        const done = this.state.applyWritten(b, records)
+        if (done) complete(done)
+      }
+    } else {
+      this.state.commit(updates)
+      for (const txn of updates?.completed ?? []) complete(txn)
+    }
+    return aborted
+  }
+
+  /** The first offset of the oldest transaction open or not yet replicated; -1: none. */
+  firstUnstableOffset(): number {
+    return this.state.firstUnstableOffset()
+  }
+
+  onHighWatermarkUpdated(highWatermark: number): void {
+    this.state.onHighWatermarkUpdated(highWatermark)
+  }
+
+  hasOngoingTransaction(producerId: number): boolean {
+    return this.state.hasOngoingTransaction(producerId)
+  }
+
+  ongoingTransactions(): TxnMetadata[] {
+    return this.state.ongoingTransactions()
   }
 
   removeExpired(nowMs: number): number {

@@ -1,8 +1,10 @@
-// The idempotent producers of one partition (Kafka's ProducerStateManager, ProducerStateEntry and
-// ProducerAppendInfo): per producer id, its epoch and the metadata of its last 5 batches (first and
-// last sequence, first and last offset, max timestamp). The partition log owns it and updates it on
-// every append, a leader's and a follower's alike (storage/partition-log.ts), so a follower holds
-// the same state as its leader and de-duplicates retries once it leads.
+// The idempotent and transactional producers of one partition (Kafka's ProducerStateManager,
+// ProducerStateEntry and ProducerAppendInfo): per producer id, its epoch, the metadata of its last 5
+// batches (first and last sequence, first and last offset, max timestamp), the epoch of the last
+// transaction coordinator that ended one of its transactions, and the first offset of its open
+// transaction. The partition log owns it and updates it on every append, a leader's and a
+// follower's alike (storage/partition-log.ts), so a follower holds the same state as its leader and
+// de-duplicates retries once it leads.
 //
 // Rules for a producer's (client's) batches, checked by prepare() in the log's serialized append,
 // against the state including the earlier batches of the same append:
@@ -16,20 +18,36 @@
 // - the same epoch: the first sequence must follow the last one (Int32 max wraps to 0), else
 //   OUT_OF_ORDER_SEQUENCE_NUMBER;
 // - a producer id without state (new, expired, or never seen by this replica) is accepted at any
-//   sequence: since KIP-360 Kafka no longer answers UNKNOWN_PRODUCER_ID; only a transactions-v2
-//   producer awaiting partition verification must start at 0, and there are no transactions here.
-//   DUPLICATE_SEQUENCE_NUMBER is not answered by current brokers either (a retry outside the last 5
-//   batches is out of order).
-// A follower's batches (origin replication) are not checked: the leader did.
+//   sequence: since KIP-360 Kafka no longer answers UNKNOWN_PRODUCER_ID. DUPLICATE_SEQUENCE_NUMBER
+//   is not answered by current brokers either (a retry outside the last 5 batches is out of order).
+// The broker's own coordinators write batches with a producer id too (origin 'coordinator': the
+// group coordinator's transactional offset commits, the transaction markers): their epoch is
+// checked, their sequence (-1) and duplicates are not. A follower's batches (origin replication,
+// applyWritten) are not checked: the leader did.
+//
+// Transactions (KIP-98): a transactional data batch of a producer without an open transaction
+// opens one at its base offset (currentTxnFirstOffset; the ongoing transactions are kept ordered by
+// that offset); a non-transactional batch while one is open is INVALID_TXN_STATE. A control batch
+// (a transaction marker, protocol/records/control-record.ts) ends it, as Kafka's
+// ProducerAppendInfo.appendEndTxnMarker: its epoch must not be older than the producer's
+// (transactions v2, where the coordinator bumps the epoch for each marker: must be newer, except a
+// retry of the marker of a transaction already ended) — INVALID_PRODUCER_EPOCH — and its coordinator
+// epoch not older than the one last seen — TRANSACTION_COORDINATOR_FENCED; the entry then takes the
+// marker's epochs, its open transaction ends and, when one was open, a CompletedTxn comes out. The
+// log records the aborted ones in its transaction index (transaction-index.ts) with the last
+// stable offset of the moment (completeTxn). A completed transaction stays unstable until the high
+// watermark passes its marker (Kafka's unreplicatedTxns), so the first unstable offset is the first
+// offset of the oldest transaction open or not yet replicated; the log's last stable offset is the
+// lower of it and the high watermark.
 //
 // Expiration (producer.id.expiration.ms): a producer whose last batch's timestamp is that old is
-// forgotten, by the log manager's periodic check and when a snapshot is loaded. A producer whose
-// batches fall below the log start stays (KIP-360: Kafka's onLogStartOffsetIncremented keeps them),
-// so a retry after DeleteRecords or retention is still recognised.
-//
-// Control batches (transaction markers) are not produced here yet and leave the state alone.
+// forgotten, by the log manager's periodic check and when a snapshot is loaded — never one with an
+// open transaction. A producer whose batches fall below the log start stays (KIP-360: Kafka's
+// onLogStartOffsetIncremented keeps them), so a retry after DeleteRecords or retention is still
+// recognised.
 import { KafkaError } from '../protocol/errors.js'
 import type { BatchHeader } from '../protocol/records/batch.js'
+import { type EndTxnMarker, readMarker } from '../protocol/records/control-record.js'
 
 /** Kafka's RecordBatch.NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE. */
 export const NO_PRODUCER_ID = -1
@@ -105,14 +123,46 @@ function metadataOf(h: BatchHeader): BatchMetadata {
   }
 }
 
-/** What an append will change: per producer, the entry as it is after the append's batches. */
-export type ProducerUpdates = Map<number, ProducerEntry>
+/** A transaction ended by a marker (Kafka's CompletedTxn): its first offset and the marker's offset. */
+export interface CompletedTxn {
+  producerId: number
+  firstOffset: number
+  lastOffset: number
+  isAborted: boolean
+}
+
+/** A transaction in the log: open (lastOffset -1) or completed but not yet below the high watermark. */
+export interface TxnMetadata {
+  producerId: number
+  firstOffset: number
+  lastOffset: number
+}
+
+/** Who writes an append's batches: a producer (all checks) or the broker's own coordinator (no sequence checks). */
+export type AppendOrigin = 'client' | 'coordinator'
+
+export interface PrepareOptions {
+  origin?: AppendOrigin
+  /** Of a transaction marker: 2 (transactions v2) requires an epoch above the producer's. */
+  transactionVersion?: number
+}
+
+/** What an append will change: per producer, the entry as it is after the append's batches, and the transactions it begins and ends. */
+export interface ProducerUpdates {
+  entries: Map<number, ProducerEntry>
+  started: TxnMetadata[]
+  completed: CompletedTxn[]
+}
 
 /** The outcome of checking a client's batches: the updates to commit after the write, or a duplicate. */
 export type PreparedAppend = { duplicate: BatchMetadata } | { duplicate: null; updates: ProducerUpdates | null }
 
 export class ProducerStateManager {
   private readonly producers = new Map<number, ProducerEntry>()
+  /** Open transactions, by first offset. */
+  private ongoing: TxnMetadata[] = []
+  /** Completed transactions whose marker is not below the high watermark yet, by first offset. */
+  private unreplicated: TxnMetadata[] = []
 
   constructor(
     /** `<topic>-<partition>`, for messages. */
@@ -123,6 +173,11 @@ export class ProducerStateManager {
 
   get size(): number {
     return this.producers.size
+  }
+
+  /** A new, empty state for the same partition and expiration (recovery's temporary one). */
+  emptyCopy(): ProducerStateManager {
+    return new ProducerStateManager(this.partition, this.expirationMs)
   }
 
   /** A copy of a producer's entry, or undefined. */
@@ -137,40 +192,90 @@ export class ProducerStateManager {
   }
 
   /**
-   * Checks a client's batches (offsets assigned) against the state (see the header comment).
-   * Throws the Kafka error of the first refused batch; nothing is changed until commit().
+   * Checks an append's batches (offsets assigned; `records` is the buffer holding them, for the
+   * markers' records) against the state (see the header comment). Throws the Kafka error of the
+   * first refused batch; nothing is changed until commit().
    */
-  prepare(batches: readonly BatchHeader[]): PreparedAppend {
+  prepare(batches: readonly BatchHeader[], records?: Buffer, opts: PrepareOptions = {}): PreparedAppend {
+    const origin = opts.origin ?? 'client'
     let updates: ProducerUpdates | null = null
     for (const h of batches) {
-      if (h.producerId === NO_PRODUCER_ID || h.isControl) continue
+      if (h.producerId === NO_PRODUCER_ID) continue
       const current = this.producers.get(h.producerId)
-      if (current && current.epoch === h.producerEpoch) {
+      if (origin === 'client' && !h.isControl && current && current.epoch === h.producerEpoch) {
         const lastSeq = lastSequenceOf(h)
         const dup = current.batches.find((b) => b.lastSeq === lastSeq && firstSeqOf(b) === h.baseSequence)
         if (dup) return { duplicate: { ...dup } }
       }
-      updates ??= new Map()
-      let updated = updates.get(h.producerId)
+      updates ??= { entries: new Map(), started: [], completed: [] }
+      let updated = updates.entries.get(h.producerId)
       if (!updated) {
         // As Kafka's ProducerAppendInfo: the entry being built starts without batches.
         updated = current ? { ...copyEntry(current), batches: [] } : emptyEntry(h.producerId)
-        updates.set(h.producerId, updated)
+        updates.entries.set(h.producerId, updated)
       }
-      this.checkBatch(h, current, updated)
+      if (h.isControl) {
+        const marker = readMarker(markerBuffer(records), h)
+        if (marker === null) continue
+        this.checkMarker(h, marker, updated, opts.transactionVersion ?? 0)
+        const done = endTransaction(updated, h, marker)
+        if (done) updates.completed.push(done)
+        continue
+      }
+      this.checkEpoch(h, updated)
+      if (origin === 'client') this.checkSequence(h, current, updated)
       addBatch(updated, h.producerEpoch, metadataOf(h))
+      if (updated.currentTxnFirstOffset >= 0 && !h.isTransactional) {
+        throw new KafkaError(
+          'INVALID_TXN_STATE',
+          `expected a transactional write from producer ${h.producerId} at offset ${h.baseOffset} in partition ${this.partition}`,
+        )
+      }
+      if (updated.currentTxnFirstOffset < 0 && h.isTransactional) {
+        updated.currentTxnFirstOffset = h.baseOffset
+        updates.started.push({ producerId: h.producerId, firstOffset: h.baseOffset, lastOffset: -1 })
+      }
     }
     return { duplicate: null, updates }
   }
 
-  /** Kafka's ProducerAppendInfo.checkProducerEpoch and checkSequence, for a client's batch. */
-  private checkBatch(h: BatchHeader, current: ProducerEntry | undefined, updated: ProducerEntry): void {
+  /** Kafka's ProducerAppendInfo.checkProducerEpoch for a data batch. */
+  private checkEpoch(h: BatchHeader, updated: ProducerEntry): void {
+    if (h.producerEpoch < updated.epoch) {
+      throw new KafkaError(
+        'INVALID_PRODUCER_EPOCH',
+        `epoch of producer ${h.producerId} at offset ${h.baseOffset} in partition ${this.partition} is ${h.producerEpoch}, older than the last seen epoch ${updated.epoch}`,
+      )
+    }
+  }
+
+  /** Kafka's checkProducerEpoch (by transaction version) and checkCoordinatorEpoch for a marker. */
+  private checkMarker(h: BatchHeader, marker: EndTxnMarker, updated: ProducerEntry, transactionVersion: number): void {
+    const at = `producer ${h.producerId} at offset ${h.baseOffset} in partition ${this.partition}`
+    const current = updated.epoch
+    const stale = transactionVersion >= 2 ? h.producerEpoch <= current : h.producerEpoch < current
+    // Transactions v2: a marker again at the producer's epoch once its transaction ended is the
+    // retry of one already written (the coordinator reloaded, or the answer was lost): it is taken.
+    const retry = transactionVersion >= 2 && h.producerEpoch === current && updated.currentTxnFirstOffset < 0
+    if (stale && !retry) {
+      throw new KafkaError(
+        'INVALID_PRODUCER_EPOCH',
+        `epoch of the marker of ${at} is ${h.producerEpoch}, ${transactionVersion >= 2 ? 'not above' : 'older than'} the last seen epoch ${current}`,
+      )
+    }
+    if (updated.coordinatorEpoch > marker.coordinatorEpoch) {
+      throw new KafkaError(
+        'TRANSACTION_COORDINATOR_FENCED',
+        `invalid coordinator epoch for ${at}: ${marker.coordinatorEpoch} (zombie), ${updated.coordinatorEpoch} (current)`,
+      )
+    }
+  }
+
+  /** Kafka's ProducerAppendInfo.checkSequence, for a client's batch. */
+  private checkSequence(h: BatchHeader, current: ProducerEntry | undefined, updated: ProducerEntry): void {
     const epoch = h.producerEpoch
     const firstSeq = h.baseSequence
     const at = `producer ${h.producerId} at offset ${h.baseOffset} in partition ${this.partition}`
-    if (epoch < updated.epoch) {
-      throw new KafkaError('INVALID_PRODUCER_EPOCH', `epoch of ${at} is ${epoch}, older than the last seen epoch ${updated.epoch}`)
-    }
     if (epoch !== updated.epoch) {
       if (firstSeq !== 0 && updated.epoch !== NO_PRODUCER_EPOCH) {
         throw new KafkaError(
@@ -193,10 +298,14 @@ export class ProducerStateManager {
     }
   }
 
-  /** Applies what prepare() returned, once the batches are written. */
+  /**
+   * Applies what prepare() returned, once the batches are written: the entries and the transactions
+   * begun. The transactions ended (updates.completed) are then completed one by one (completeTxn).
+   */
   commit(updates: ProducerUpdates | null): void {
     if (updates === null) return
-    for (const u of updates.values()) {
+    for (const t of updates.started) insertByFirstOffset(this.ongoing, t)
+    for (const u of updates.entries.values()) {
       const e = this.producers.get(u.producerId)
       if (!e) {
         this.producers.set(u.producerId, u)
@@ -217,24 +326,89 @@ export class ProducerStateManager {
     }
   }
 
-  /** A written batch taken as it is (a follower's append, recovery's replay): no check. */
-  applyWritten(h: BatchHeader): void {
-    if (h.producerId === NO_PRODUCER_ID || h.isControl) return
+  /**
+   * A written batch taken as it is (a follower's append, recovery's replay): no check. h.position
+   * is within buf, which holds a control batch whole. Returns the transaction a marker ended, which
+   * the caller then completes (completeTxn).
+   */
+  applyWritten(h: BatchHeader, buf?: Buffer): CompletedTxn | null {
+    if (h.producerId === NO_PRODUCER_ID) return null
     let e = this.producers.get(h.producerId)
+    if (h.isControl) {
+      const marker = readMarker(markerBuffer(buf), h)
+      if (marker === null) return null
+      if (!e) {
+        e = emptyEntry(h.producerId)
+        this.producers.set(h.producerId, e)
+      }
+      return endTransaction(e, h, marker)
+    }
     if (!e) {
       e = emptyEntry(h.producerId)
       this.producers.set(h.producerId, e)
     }
     addBatch(e, h.producerEpoch, metadataOf(h))
+    if (h.isTransactional && e.currentTxnFirstOffset < 0) {
+      e.currentTxnFirstOffset = h.baseOffset
+      insertByFirstOffset(this.ongoing, { producerId: h.producerId, firstOffset: h.baseOffset, lastOffset: -1 })
+    }
+    return null
   }
 
-  /** Loads entries (from a snapshot), skipping the expired ones. */
+  /**
+   * Completes a transaction a marker ended (Kafka's lastStableOffset(completedTxn) then
+   * completeTxn): returns the last stable offset to record with it in the transaction index — the
+   * first offset of the oldest transaction still open of another producer, else the offset after
+   * the marker — and keeps it unstable until the high watermark passes the marker.
+   */
+  completeTxn(txn: CompletedTxn): number {
+    const next = this.ongoing.find((t) => t.producerId !== txn.producerId)
+    const lastStableOffset = next ? next.firstOffset : txn.lastOffset + 1
+    const i = this.ongoing.findIndex((t) => t.firstOffset === txn.firstOffset)
+    if (i >= 0) this.ongoing.splice(i, 1)
+    insertByFirstOffset(this.unreplicated, { producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset })
+    return lastStableOffset
+  }
+
+  /** The high watermark moved: completed transactions whose marker is below it are stable (Kafka's onHighWatermarkUpdated). */
+  onHighWatermarkUpdated(highWatermark: number): void {
+    if (this.unreplicated.length > 0) this.unreplicated = this.unreplicated.filter((t) => t.lastOffset >= highWatermark)
+  }
+
+  /** The first offset of the oldest transaction open or not yet replicated; -1: none (Kafka's firstUnstableOffset). */
+  firstUnstableOffset(): number {
+    const a = this.ongoing[0]?.firstOffset ?? -1
+    const b = this.unreplicated[0]?.firstOffset ?? -1
+    if (a < 0) return b
+    if (b < 0) return a
+    return Math.min(a, b)
+  }
+
+  /** The open transactions, oldest first (copies). */
+  ongoingTransactions(): TxnMetadata[] {
+    return this.ongoing.map((t) => ({ ...t }))
+  }
+
+  /** The producer has a transaction open in this log. */
+  hasOngoingTransaction(producerId: number): boolean {
+    return (this.producers.get(producerId)?.currentTxnFirstOffset ?? -1) >= 0
+  }
+
+  /** Loads entries (from a snapshot), skipping the expired ones; their open transactions become ongoing. */
   load(entries: readonly ProducerEntry[], nowMs: number): void {
-    for (const e of entries) if (!this.isExpired(e, nowMs)) this.producers.set(e.producerId, copyEntry(e))
+    for (const e of entries) {
+      if (this.isExpired(e, nowMs)) continue
+      this.producers.set(e.producerId, copyEntry(e))
+      if (e.currentTxnFirstOffset >= 0) {
+        insertByFirstOffset(this.ongoing, { producerId: e.producerId, firstOffset: e.currentTxnFirstOffset, lastOffset: -1 })
+      }
+    }
   }
 
   clear(): void {
     this.producers.clear()
+    this.ongoing = []
+    this.unreplicated = []
   }
 
   private isExpired(e: ProducerEntry, nowMs: number): boolean {
@@ -252,6 +426,38 @@ export class ProducerStateManager {
     }
     return n
   }
+}
+
+/**
+ * A marker ends the entry's open transaction (Kafka's appendEndTxnMarker then
+ * ProducerStateEntry.update): the entry takes the marker's epoch (a new one drops the batches),
+ * coordinator epoch and timestamp. Returns the transaction ended, null when none was open.
+ */
+function endTransaction(e: ProducerEntry, h: BatchHeader, marker: EndTxnMarker): CompletedTxn | null {
+  const done =
+    e.currentTxnFirstOffset >= 0
+      ? { producerId: h.producerId, firstOffset: e.currentTxnFirstOffset, lastOffset: h.baseOffset, isAborted: !marker.commit }
+      : null
+  if (e.epoch !== h.producerEpoch) {
+    e.batches = []
+    e.epoch = h.producerEpoch
+  }
+  e.coordinatorEpoch = marker.coordinatorEpoch
+  e.lastTimestamp = h.maxTimestamp
+  e.currentTxnFirstOffset = -1
+  return done
+}
+
+function markerBuffer(buf: Buffer | undefined): Buffer {
+  if (!buf) throw new RangeError('a control batch needs the buffer holding its record')
+  return buf
+}
+
+/** Inserts t into list, kept ordered by first offset. */
+function insertByFirstOffset(list: TxnMetadata[], t: TxnMetadata): void {
+  let i = list.length
+  while (i > 0 && list[i - 1]!.firstOffset > t.firstOffset) i--
+  list.splice(i, 0, t)
 }
 
 function emptyEntry(producerId: number): ProducerEntry {

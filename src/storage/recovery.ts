@@ -31,6 +31,14 @@
 // rebuilt from an older one) or below the log start are deleted. A clean shutdown leaves a
 // snapshot at the log end when there are producers, so after a clean shutdown without any
 // snapshot there is no producer state and nothing is read (Kafka's rule for logs without snapshots).
+//
+// Transactions: the replay rebuilds the open transactions with the producers. A rescanned
+// segment's transaction index is rebuilt from the markers the rescan meets in it, which need the
+// producers' state as of the segment (it says which transaction a marker aborts, and the last
+// stable offset then): as Kafka's LogLoader.recoverSegment, a second, temporary state is loaded
+// from the newest snapshot at or below the first rescanned segment's base offset (one is written
+// at each roll; the log start without one) and replayed over every batch from there. The other
+// segments' transaction indexes are loaded as their other indexes.
 import { KafkaError } from '../protocol/errors.js'
 import type { BatchHeader } from '../protocol/records/batch.js'
 import type { Logger } from '../util/logger.js'
@@ -38,13 +46,13 @@ import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import type { LogConfig } from './log-config.js'
 import { CorruptSnapshotError, decodeSnapshot, deleteSnapshot, snapshotFileName, snapshotOffsets } from './producer-snapshot.js'
-import type { ProducerStateManager } from './producer-state.js'
+import type { CompletedTxn, ProducerStateManager } from './producer-state.js'
 import { CLEANED_SUFFIX, LOG_SUFFIX, LogSegment, SCAN_CHUNK_BYTES, type SegmentConfig, SWAP_SUFFIX, segmentFileName } from './segment.js'
 
-const SEGMENT_FILE = /^(\d{20})(\.log|\.index|\.timeindex)$/
+const SEGMENT_FILE = /^(\d{20})(\.log|\.index|\.timeindex|\.txnindex)$/
 const LEFTOVER = /\.(tmp|deleted|cleaned)$/
-/** Any file named after a segment's base offset: the three segment files, with any suffix. */
-const OFFSET_FILE = /^(\d{20})\.(log|index|timeindex)(\.\w+)?$/
+/** Any file named after a segment's base offset: the segment files, with any suffix. */
+const OFFSET_FILE = /^(\d{20})\.(log|index|timeindex|txnindex)(\.\w+)?$/
 
 export interface LoadOptions {
   fs: Fs
@@ -89,7 +97,19 @@ export function segmentConfigOf(c: LogConfig): SegmentConfig {
 async function loadIndexes(fs: Fs, seg: LogSegment): Promise<boolean> {
   const a = await seg.offsetIndex.load(fs, seg.sizeBytes)
   const b = await seg.timeIndex.load(fs, seg.sizeBytes)
-  return a && b
+  const c = await seg.txnIndex.load(fs)
+  return a && b && c
+}
+
+/**
+ * Completes the transaction a replayed marker ended; an aborted one goes to the transaction index
+ * of `into` (the segment holding the marker, when its index is being rebuilt).
+ */
+export function completeReplayed(state: ProducerStateManager, txn: CompletedTxn, into: LogSegment | null): void {
+  const lastStableOffset = state.completeTxn(txn)
+  if (txn.isAborted && into) {
+    into.txnIndex.append({ producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset, lastStableOffset })
+  }
 }
 
 /** Settles what an interrupted cleaner swap left in dir (see the header comment). */
@@ -174,7 +194,16 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     segments.push(await LogSegment.create(fs, dir, start, segConfig, opts.nowMs))
   }
 
-  // The producer state's starting point: the newest snapshot that decodes, or the log start.
+  // Index of the first segment to rescan.
+  let from = segments.length
+  const rp = opts.recoveryPoint ?? 0
+  if (!opts.cleanShutdown) {
+    from = 0
+    for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= rp) from = i
+  }
+
+  // The producer state's starting point: the newest snapshot that decodes (at or below the first
+  // rescanned segment, whose markers rebuild its transaction index), or the log start.
   const producers = opts.producers
   let snapshots: number[] = []
   let snapshotAt = -1
@@ -189,19 +218,28 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
     } = await loadNewestSnapshot(fs, dir, logger, producers.state, producers.nowMs, minStart))
   }
   const replayFrom = snapshotAt >= 0 ? snapshotAt : (opts.logStartOffset ?? 0)
+  // The state the rescanned segments' transaction indexes are rebuilt with (see the header comment).
+  let txnState: ProducerStateManager | null = null
+  let txnFrom = 0
+  if (producers && !opts.cleanShutdown && from < segments.length) {
+    txnState = producers.state.emptyCopy()
+    const at = await loadSnapshotAtOrBelow(fs, dir, snapshots, segments[from]!.baseOffset, txnState, producers.nowMs)
+    txnFrom = at >= 0 ? at : (opts.logStartOffset ?? 0)
+  }
   // Without any snapshot file after a clean shutdown there were no producers: nothing to read.
   // A corrupt snapshot does not count as none: the state is then rebuilt from the log start.
   const replaying = producers !== undefined && (hadSnapshot || !opts.cleanShutdown)
-  const replay = (h: BatchHeader) => {
-    if (replaying && h.baseOffset + h.lastOffsetDelta >= replayFrom) producers!.state.applyWritten(h)
-  }
-
-  // Index of the first segment to rescan.
-  let from = segments.length
-  const rp = opts.recoveryPoint ?? 0
-  if (!opts.cleanShutdown) {
-    from = 0
-    for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= rp) from = i
+  const replay = (h: BatchHeader, buf: Buffer, seg: LogSegment) => {
+    const last = h.baseOffset + h.lastOffsetDelta
+    if (txnState && last >= txnFrom) {
+      const done = txnState.applyWritten(h, buf)
+      if (done) completeReplayed(txnState, done, seg)
+    }
+    if (!replaying || last < replayFrom) return
+    const done = producers!.state.applyWritten(h, buf)
+    // Without the temporary state (a segment rescanned for a bad index after a clean shutdown),
+    // the markers the state itself replays rebuild what they can.
+    if (done) completeReplayed(producers!.state, done, txnState ? null : seg)
   }
 
   let recoveredSegments = 0
@@ -254,11 +292,14 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
       if (replaying && (next === undefined || next.baseOffset > replayFrom)) {
         await replayProducerState([seg], replayFrom, Number.MAX_SAFE_INTEGER, producers!.state)
       }
+      if (txnState && i < from && (next === undefined || next.baseOffset > txnFrom)) {
+        await replayProducerState([seg], txnFrom, Number.MAX_SAFE_INTEGER, txnState)
+      }
       continue
     }
-    const r = await seg.recover((h) => {
+    const r = await seg.recover((h, buf) => {
       noteEpoch(h)
-      replay(h)
+      replay(h, buf, seg)
     })
     recoveredSegments++
     let cut = r.truncatedBytes > 0
@@ -387,6 +428,29 @@ async function loadNewestSnapshot(
   return { offsets, loadedAt: -1, found }
 }
 
+/** Loads into state the newest of the snapshots at offsets ≤ maxOffset that decodes (deleting none); its offset, -1 for none. */
+async function loadSnapshotAtOrBelow(
+  fs: Fs,
+  dir: string,
+  offsets: readonly number[],
+  maxOffset: number,
+  state: ProducerStateManager,
+  nowMs: number,
+): Promise<number> {
+  for (let i = offsets.length - 1; i >= 0; i--) {
+    const o = offsets[i]!
+    if (o > maxOffset) continue
+    try {
+      state.load(decodeSnapshot(await fs.readFile(`${dir}/${snapshotFileName(o)}`)), nowMs)
+      return o
+    } catch (err) {
+      if (!(err instanceof CorruptSnapshotError)) throw err
+      state.clear()
+    }
+  }
+  return -1
+}
+
 export interface ProducerStateLoad {
   fs: Fs
   dir: string
@@ -412,7 +476,7 @@ export async function loadProducerState(opts: ProducerStateLoad): Promise<number
   return offsets
 }
 
-/** Applies the batch headers of [from, to) to state, as written (no sequence checks). */
+/** Applies the batch headers of [from, to) to state, as written (no sequence checks); the segments' transaction indexes are kept. */
 export async function replayProducerState(
   segments: readonly LogSegment[],
   from: number,
@@ -423,9 +487,11 @@ export async function replayProducerState(
     const seg = segments[i]!
     const next = segments[i + 1]
     if (next && next.baseOffset <= from) continue
-    const r = await seg.scan(seg.offsetIndex.floorPosition(from), seg.sizeBytes, false, SCAN_CHUNK_BYTES, (h) => {
+    const r = await seg.scan(seg.offsetIndex.floorPosition(from), seg.sizeBytes, false, SCAN_CHUNK_BYTES, (h, _pos, buf) => {
       if (h.baseOffset >= to) return false
-      if (h.baseOffset + h.lastOffsetDelta >= from) state.applyWritten(h)
+      if (h.baseOffset + h.lastOffsetDelta < from) return true
+      const done = state.applyWritten(h, buf)
+      if (done) completeReplayed(state, done, null)
       return true
     })
     if (r.stop === 'corrupt') throw new KafkaError('KAFKA_STORAGE_ERROR', `${seg.logPath} at ${r.position}: ${r.reason}`)

@@ -1,10 +1,14 @@
 // A log segment: `<baseOffset>.log` (20-digit zero-padded base offset) holding record batches v2
 // back to back, exactly as producers sent them (only baseOffset and partitionLeaderEpoch patched,
-// docs/architecture.md §1.3), plus its sparse `.index` and `.timeindex` (offset-index.ts, time-index.ts).
+// docs/architecture.md §1.3), plus its sparse `.index` and `.timeindex` (offset-index.ts, time-index.ts)
+// and its `.txnindex` of the transactions aborted in it (transaction-index.ts), which exists only
+// once it has an entry.
 //
 // Crash: a .log keeps what was fsynced, and possibly more; an append that was in flight may leave
 // a torn batch at the end. recover() rescans the file, keeps the longest prefix of batches whose
-// header, CRC-32C and offsets are valid, truncates the rest and rebuilds both indexes from it.
+// header, CRC-32C and offsets are valid, truncates the rest and rebuilds both indexes from it; the
+// transaction index is emptied, for the caller to refill from the markers the rescan hands it (the
+// producer state decides which transactions they abort: recovery.ts).
 //
 // The segment keeps its own bookkeeping: append() writes the batches and then updates the indexes
 // (an entry per index.interval.bytes, as Kafka's LogSegment.append), the largest timestamp, the
@@ -13,7 +17,7 @@
 //
 // Deletion (retention, DeleteRecords) is asynchronous, as Kafka's: markDeleted() renames the .log
 // to `.log.deleted` (a read in flight keeps reading through its open handle, or reopens the new
-// name) and removes both indexes at once (their entries stay in memory for such reads); delete()
+// name) and removes the indexes at once (their entries stay in memory for such reads); delete()
 // later removes the file. A `.deleted` file left by a crash is removed when the log is loaded.
 //
 // Compaction (cleaner/): the cleaner writes a replacement segment under `.cleaned` names
@@ -22,10 +26,12 @@
 // so its batches may leave gaps between them: offsets only have to increase within a segment.
 import { KafkaError } from '../protocol/errors.js'
 import {
+  ATTRIBUTES_OFFSET,
   BATCH_HEADER_SIZE,
   BATCH_LENGTH_OFFSET,
   type BatchHeader,
   batchCrcMatches,
+  CONTROL_MASK,
   CURRENT_MAGIC,
   LOG_OVERHEAD,
   MAGIC_OFFSET,
@@ -38,6 +44,7 @@ import type { FileHandle, Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import { OffsetIndex } from './offset-index.js'
 import { TimeIndex } from './time-index.js'
+import { TransactionIndex, TXN_INDEX_SUFFIX } from './transaction-index.js'
 import { readBuffers } from './read-buffers.js'
 
 /** Largest offset − baseOffset an index can hold: relative offsets are int32. */
@@ -50,6 +57,7 @@ export const SCAN_CHUNK_BYTES = 1024 * 1024
 export const LOG_SUFFIX = '.log'
 export const INDEX_SUFFIX = '.index'
 export const TIME_INDEX_SUFFIX = '.timeindex'
+export { TXN_INDEX_SUFFIX }
 export const DELETED_SUFFIX = '.deleted'
 /** A segment the cleaner is still writing (Kafka's CleanedFileSuffix); removed when a log loads. */
 export const CLEANED_SUFFIX = '.cleaned'
@@ -61,14 +69,21 @@ export function segmentFileName(baseOffset: number, suffix: string): string {
 }
 
 /**
- * Renames a segment's three files from suffix `from` to `to` (Kafka's changeFileSuffixes). The
- * .log goes last when logLast (so a `.log.swap` exists only once both indexes were renamed: its
- * presence is the swap's commit point), first otherwise.
+ * Renames a segment's files from suffix `from` to `to` (Kafka's changeFileSuffixes). The .log goes
+ * last when logLast (so a `.log.swap` exists only once the indexes were renamed: its presence is
+ * the swap's commit point), first otherwise. A segment without aborted transactions has no
+ * `.txnindex`; a stale one under the target name is removed.
  */
 export async function renameSegmentFiles(fs: Fs, dir: string, baseOffset: number, from: string, to: string, logLast: boolean) {
-  const kinds = logLast ? [INDEX_SUFFIX, TIME_INDEX_SUFFIX, LOG_SUFFIX] : [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX]
+  const kinds = logLast
+    ? [INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, LOG_SUFFIX]
+    : [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX]
   for (const kind of kinds) {
     const name = `${dir}/${segmentFileName(baseOffset, kind)}`
+    if (kind === TXN_INDEX_SUFFIX && (await fs.stat(`${name}${from}`)) === null) {
+      await unlinkIfExists(fs, `${name}${to}`)
+      continue
+    }
     await fs.rename(`${name}${from}`, `${name}${to}`)
   }
 }
@@ -127,6 +142,7 @@ export interface BatchLocation {
   buf: Buffer
 }
 
+/** Sees each batch's header (h.position within buf); a control batch is whole in buf. */
 type Visitor = (h: BatchHeader, filePosition: number, buf: Buffer) => boolean | undefined
 
 const EMPTY: Buffer = Buffer.alloc(0)
@@ -134,6 +150,7 @@ const EMPTY: Buffer = Buffer.alloc(0)
 export class LogSegment {
   readonly offsetIndex: OffsetIndex
   readonly timeIndex: TimeIndex
+  readonly txnIndex: TransactionIndex
   // The tail state below is written only by this class (append, recovery, truncation), each
   // field after the bytes it describes: callers read it through the getters.
   private size = 0
@@ -166,6 +183,7 @@ export class LogSegment {
       baseOffset,
       config.maxIndexSizeBytes,
     )
+    this.txnIndex = new TransactionIndex(`${dir}/${segmentFileName(baseOffset, TXN_INDEX_SUFFIX)}${suffix}`, baseOffset)
     this.next = baseOffset
   }
 
@@ -195,6 +213,7 @@ export class LogSegment {
     seg.fh = await fs.open(seg.logPath, 'w+')
     seg.offsetIndex.reset()
     seg.timeIndex.reset()
+    seg.txnIndex.reset()
     await seg.persistIndexes(false)
     return seg
   }
@@ -218,6 +237,11 @@ export class LogSegment {
   static async fromSwapped(cleaned: LogSegment): Promise<LogSegment> {
     const seg = new LogSegment(cleaned.fs, cleaned.dir, cleaned.baseOffset, cleaned.config, cleaned.createdMs)
     seg.size = cleaned.sizeBytes
+    // The cleaner wrote the transaction index whole and fsynced it before the rename.
+    if (!(await seg.txnIndex.load(seg.fs))) {
+      seg.txnIndex.reset()
+      for (const e of cleaned.txnIndex.all()) seg.txnIndex.append(e)
+    }
     const loaded = (await seg.offsetIndex.load(seg.fs, seg.sizeBytes)) && (await seg.timeIndex.load(seg.fs, seg.sizeBytes))
     if (!loaded) {
       await seg.recover()
@@ -406,6 +430,13 @@ export class LogSegment {
       const size = LOG_OVERHEAD + batchLength
       if (size > end - pos) return bad('partial', `batch of ${size} bytes runs past ${end}`)
       if (buf[rel + MAGIC_OFFSET] !== CURRENT_MAGIC) return bad('corrupt', `magic ${buf[rel + MAGIC_OFFSET]}`)
+      if (!verify && visit && rel + size > buf.length && (buf.readInt16BE(rel + ATTRIBUTES_OFFSET) & CONTROL_MASK) !== 0) {
+        // A marker is read whole (it is small): the visitor may need its record.
+        buf = await this.readAt(pos, Math.max(Math.min(chunkBytes, end - pos), size))
+        bufStart = pos
+        rel = 0
+        if (buf.length < size) return bad('partial', 'file shorter than expected')
+      }
       if (verify) {
         if (rel + size > buf.length) {
           buf = await this.readAt(pos, Math.max(Math.min(chunkBytes, end - pos), size))
@@ -508,12 +539,15 @@ export class LogSegment {
 
   /**
    * Full validating scan: keeps the longest valid prefix, truncates the file after it, rebuilds both
-   * indexes in memory (persisted by the next flush or close). Returns the bytes removed and why.
-   * onBatch sees each valid batch's header (recovery re-records leader epochs from them).
+   * indexes in memory (persisted by the next flush or close) and empties the transaction index.
+   * Returns the bytes removed and why. onBatch sees each valid batch whole (h.position within buf):
+   * recovery re-records leader epochs and replays the producer state from them, refilling the
+   * transaction index with the transactions their markers abort.
    */
-  async recover(onBatch?: (h: BatchHeader) => void): Promise<{ truncatedBytes: number; reason?: string }> {
+  async recover(onBatch?: (h: BatchHeader, buf: Buffer) => void): Promise<{ truncatedBytes: number; reason?: string }> {
     this.offsetIndex.reset()
     this.timeIndex.reset()
+    this.txnIndex.reset()
     this.maxTs = NO_TIMESTAMP
     this.maxTsOffset = -1
     this.bytesSinceLastIndexEntry = 0
@@ -522,9 +556,9 @@ export class LogSegment {
     this.lastBatchBaseOffset = -1
     const fh = await this.handle()
     const fileSize = await fh.size()
-    const r = await this.scan(0, fileSize, true, SCAN_CHUNK_BYTES, (h, pos) => {
+    const r = await this.scan(0, fileSize, true, SCAN_CHUNK_BYTES, (h, pos, buf) => {
       this.onBatch(h.baseOffset, h.baseOffset + h.lastOffsetDelta, h.maxTimestamp, pos, h.sizeBytes)
-      onBatch?.(h)
+      onBatch?.(h, buf)
       return true
     })
     if (r.position < fileSize) await fh.truncate(r.position)
@@ -546,6 +580,7 @@ export class LogSegment {
     this.size = loc.position
     await this.offsetIndex.truncateToOffset(this.fs, loc.header.baseOffset)
     await this.timeIndex.truncateToOffset(this.fs, loc.header.baseOffset)
+    await this.txnIndex.truncateTo(this.fs, loc.header.baseOffset)
     const r = await this.loadTail()
     if (r.stop !== 'end') throw new KafkaError('KAFKA_STORAGE_ERROR', `${this.logPath}: ${r.reason}`)
     return removed
@@ -556,9 +591,10 @@ export class LogSegment {
     if (this.removed) return
     await this.offsetIndex.persist(this.fs, sync)
     await this.timeIndex.persist(this.fs, sync)
+    await this.txnIndex.persist(this.fs, sync)
   }
 
-  /** fsyncs the .log and writes and fsyncs both indexes. */
+  /** fsyncs the .log and writes and fsyncs the indexes. */
   async flush(): Promise<void> {
     if (this.removed) return
     const fh = this.fh ?? (this.opening ? await this.opening : null)
@@ -600,6 +636,7 @@ export class LogSegment {
     this.path = to
     await this.offsetIndex.delete(this.fs)
     await this.timeIndex.delete(this.fs)
+    await this.txnIndex.delete(this.fs)
   }
 
   /**
@@ -612,6 +649,7 @@ export class LogSegment {
     if (this.removed) return
     await this.offsetIndex.delete(this.fs)
     await this.timeIndex.delete(this.fs)
+    await this.txnIndex.delete(this.fs)
   }
 }
 

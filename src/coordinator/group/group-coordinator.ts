@@ -4,8 +4,19 @@
 //
 // Parts: group.ts (a group and its members), rebalance.ts (the state machine's transitions and
 // timers), membership.ts (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), offsets.ts (commits,
-// fetches, deletes, retention). This file checks what every request shares — the coordinator's
-// own state, the group id (limits.ts) — and answers DescribeGroups and ListGroups.
+// fetches, deletes, retention), txn-offsets.ts (TxnOffsetCommit and the transactions' markers).
+// This file checks what every request shares — the coordinator's own state, the group id
+// (limits.ts) — and answers DescribeGroups and ListGroups.
+//
+// TxnOffsetCommit (Kafka's GroupCoordinatorService.commitTransactionalOffsets): the empty group
+// id is INVALID_GROUP_ID; ownership as any request; then the transaction verification the handler
+// passes (params.verify: the transaction coordinator confirms — or, transactions v2, adds — the
+// group's partition in the producer's transaction), after which ownership is checked again, since
+// the partition may have moved while the coordinator answered. completeTransaction: the marker
+// of a partition owned ends the producer's pending offsets there now; of a partition loading,
+// once the load is installed (the load may or may not have read the marker; ending twice is
+// harmless, as no later transaction of that producer can have written to the partition before
+// the marker's completion was reported); of any other partition, nothing (its leader loads it).
 //
 // Ownership (Kafka's GroupCoordinator.onElection / onResignation). A group belongs to one
 // `__consumer_offsets` partition (persistence.partitionFor) and is coordinated by that
@@ -39,7 +50,9 @@ import type {
   SyncGroupParams,
   SyncGroupResult,
   TopicPartitions,
+  TxnOffsetCommitParams,
 } from '../../ports/groups.js'
+import type { CommittedOffset } from './persistence.js'
 import { ErrorCode, type ErrorName } from '../../protocol/errors.js'
 import type { Clock, Timer } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
@@ -50,6 +63,7 @@ import { OffsetTable } from './offset-table.js'
 import { Offsets } from './offsets.js'
 import type { GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
+import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
 
 export type { GroupCoordinatorConfig } from './rebalance.js'
 
@@ -80,6 +94,8 @@ interface PartitionOwnership {
   /** The newest leader epoch heard of (election or resignation). */
   epoch: number
   state: 'loading' | 'owned' | 'failed' | 'resigned'
+  /** Markers reported while loading, ended once the load is installed. */
+  completions: Array<{ producerId: number; commit: boolean }>
 }
 
 const code = (name: ErrorName): number => ErrorCode[name].code
@@ -89,6 +105,7 @@ export class GroupCoordinator implements GroupService {
   private readonly rb: Rebalancer
   private readonly membership: Membership
   private readonly offsets: Offsets
+  private readonly txnOffsets: TxnOffsets
   private readonly groups = new Map<string, ClassicGroup>()
   private status: Status = 'ready'
   private retentionTimer: Timer | null = null
@@ -99,6 +116,7 @@ export class GroupCoordinator implements GroupService {
     this.rb = new Rebalancer(this.env)
     this.membership = new Membership(this.env, this.rb)
     this.offsets = new Offsets(this.env, this.rb)
+    this.txnOffsets = new TxnOffsets(this.env)
     this.scheduleRetentionCheck()
   }
 
@@ -159,10 +177,31 @@ export class GroupCoordinator implements GroupService {
     return this.offsets.commit(params)
   }
 
-  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, _requireStable: boolean): FetchOffsetsResult {
-    // require_stable (KIP-447): no transactional commit can be pending yet, so every offset is stable.
+  async txnOffsetCommit(params: TxnOffsetCommitParams): Promise<number[]> {
+    const all = (c: number) => params.offsets.map(() => c)
+    // Kafka refuses the empty group id here, unlike a plain OffsetCommit.
+    const error = this.refuse(params.groupId, 'membership')
+    if (error) return all(code(error))
+    if (params.verify) {
+      const verified = await params.verify(this.opts.persistence.partitionFor(params.groupId))
+      if (verified !== 0) return all(verified)
+      const again = this.refuse(params.groupId, 'membership')
+      if (again) return all(code(again))
+    }
+    return this.txnOffsets.commit(params)
+  }
+
+  completeTransaction(offsetsPartition: number, producerId: number, commit: boolean): void {
+    if (this.status === 'closed') return
+    const entry = this.partitions.get(offsetsPartition)
+    if (entry?.state === 'loading') entry.completions.push({ producerId, commit })
+    else if (entry?.state === 'owned') this.txnOffsets.complete(offsetsPartition, producerId, commit)
+    else this.opts.logger.debug('a transaction marker of a partition not coordinated here', { offsetsPartition, producerId })
+  }
+
+  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult {
     const error = this.refuse(groupId, 'offsets')
-    return error ? { errorCode: code(error), topics: [] } : this.offsets.fetch(groupId, topics)
+    return error ? { errorCode: code(error), topics: [] } : this.offsets.fetch(groupId, topics, requireStable)
   }
 
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult> {
@@ -252,13 +291,16 @@ export class GroupCoordinator implements GroupService {
   /** The replayed groups into memory (those known only by deleted offsets stay out). */
   private install(replay: Replay): number {
     let count = 0
-    for (const groupId of new Set([...replay.snapshots.keys(), ...replay.offsets.keys()])) {
+    for (const groupId of new Set([...replay.snapshots.keys(), ...replay.offsets.keys(), ...replay.pending.keys()])) {
       const snapshot = replay.snapshots.get(groupId) ?? null
       const table = replay.offsets.get(groupId)
-      if (!snapshot && (!table || table.isEmpty)) continue
+      const pending = replay.pending.get(groupId)
+      if (!snapshot && (!table || table.isEmpty) && !pending?.size) continue
       const group = this.restoreGroup(groupId, snapshot)
       for (const e of table?.entries() ?? []) group.offsets.set(e.topic, e.partition, e.value)
+      for (const [producerId, t] of pending ?? []) group.pendingTxn.set(producerId, t)
       this.groups.set(groupId, group)
+      this.txnOffsets.adopt(group)
       count++
     }
     return count
@@ -280,7 +322,7 @@ export class GroupCoordinator implements GroupService {
       current.epoch = leaderEpoch // led here throughout: what is in memory (or loading) stays
       return Promise.resolve()
     }
-    const entry: PartitionOwnership = { epoch: leaderEpoch, state: 'loading' }
+    const entry: PartitionOwnership = { epoch: leaderEpoch, state: 'loading', completions: [] }
     this.partitions.set(partition, entry)
     return this.loadPartition(partition, entry)
   }
@@ -297,7 +339,7 @@ export class GroupCoordinator implements GroupService {
       this.opts.logger.debug('ignoring a resignation of an older epoch', { partition, leaderEpoch, epoch: current.epoch })
       return
     }
-    this.partitions.set(partition, { epoch: leaderEpoch, state: 'resigned' })
+    this.partitions.set(partition, { epoch: leaderEpoch, state: 'resigned', completions: [] })
     const dropped = this.unloadPartition(partition)
     if (current?.state === 'owned' || current?.state === 'loading') {
       this.opts.logger.info('resigned as coordinator of an offsets partition', { partition, leaderEpoch, groups: dropped })
@@ -313,6 +355,7 @@ export class GroupCoordinator implements GroupService {
     } catch (err) {
       if (!current()) return
       entry.state = 'failed'
+      entry.completions.length = 0
       this.opts.logger.error('loading an offsets partition failed; its groups are not served here', { partition, err })
       return
     }
@@ -320,6 +363,7 @@ export class GroupCoordinator implements GroupService {
     this.unloadPartition(partition)
     const groups = this.install(replay)
     entry.state = 'owned'
+    for (const c of entry.completions.splice(0)) this.txnOffsets.complete(partition, c.producerId, c.commit)
     this.opts.logger.info('loaded an offsets partition', {
       partition,
       leaderEpoch: entry.epoch,
@@ -336,6 +380,7 @@ export class GroupCoordinator implements GroupService {
       this.rb.shutDownGroup(group, code('NOT_COORDINATOR'))
       group.transitionTo('Dead', this.opts.clock.now())
       this.groups.delete(group.groupId)
+      this.txnOffsets.forget(group.groupId)
       count++
     }
     return count
@@ -399,19 +444,60 @@ export class GroupCoordinator implements GroupService {
   }
 }
 
-/** What a load replays: the last group record and the live offsets of every group. */
+/**
+ * What a load replays: the last group record, the live offsets of every group, and the pending
+ * transactional offsets per group and producer — by the rules of txn-offsets.ts.
+ */
 class Replay {
   readonly snapshots = new Map<string, GroupSnapshot | null>()
   readonly offsets = new Map<string, OffsetTable>()
+  /** group id → producer id → pending offsets. */
+  readonly pending = new Map<string, Map<number, OffsetTable>>()
+  /** producer id → the groups it has pending offsets in. */
+  private readonly open = new Map<number, Set<string>>()
   readonly sink: LoadSink = {
     group: (groupId, snapshot) => {
       this.snapshots.set(groupId, snapshot)
+      // A deleted group's open transactions lose their offsets (as the coordinator drops them).
+      if (snapshot === null) this.pending.delete(groupId)
     },
-    offset: (groupId, topic, partition, value) => {
-      let table = this.offsets.get(groupId)
-      if (!table) this.offsets.set(groupId, (table = new OffsetTable()))
-      if (value) table.set(topic, partition, value)
-      else table.delete(topic, partition)
+    offset: (groupId, topic, partition, value, recordOffset) => {
+      const table = this.table(groupId)
+      if (value) table.set(topic, partition, withOffset(value, recordOffset))
+      else {
+        table.delete(topic, partition)
+        const pending = this.pending.get(groupId)
+        if (pending) dropPending(pending, topic, partition)
+      }
+    },
+    txnOffset: (producerId, groupId, topic, partition, value, recordOffset) => {
+      let byProducer = this.pending.get(groupId)
+      if (!byProducer) this.pending.set(groupId, (byProducer = new Map()))
+      let table = byProducer.get(producerId)
+      if (!table) byProducer.set(producerId, (table = new OffsetTable()))
+      table.set(topic, partition, withOffset(value, recordOffset))
+      let groups = this.open.get(producerId)
+      if (!groups) this.open.set(producerId, (groups = new Set()))
+      groups.add(groupId)
+    },
+    txnMarker: (producerId, commit) => {
+      for (const groupId of this.open.get(producerId) ?? []) {
+        const byProducer = this.pending.get(groupId)
+        const table = byProducer?.get(producerId)
+        if (!byProducer || !table) continue
+        byProducer.delete(producerId)
+        if (byProducer.size === 0) this.pending.delete(groupId)
+        if (commit) materialize(this.table(groupId), table)
+      }
+      this.open.delete(producerId)
     },
   }
+
+  private table(groupId: string): OffsetTable {
+    let table = this.offsets.get(groupId)
+    if (!table) this.offsets.set(groupId, (table = new OffsetTable()))
+    return table
+  }
 }
+
+const withOffset = (value: CommittedOffset, recordOffset: number): CommittedOffset => ({ ...value, recordOffset })

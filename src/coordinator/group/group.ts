@@ -15,7 +15,7 @@
 import type { JoinGroupResult, SyncGroupResult } from '../../ports/groups.js'
 import type { Timer } from '../../util/clock.js'
 import { decodeSubscriptionTopics } from '../../protocol/consumer-protocol.js'
-import { OffsetTable, OrderedWrites } from './offset-table.js'
+import { OffsetTable, OrderedWrites, txnOffsetKey } from './offset-table.js'
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead'
 export const GROUP_STATES: readonly GroupState[] = ['Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead']
@@ -113,6 +113,12 @@ export class ClassicGroup {
   readonly offsets = new OffsetTable()
   /** Offset writes in flight, applied to `offsets` in the order they were issued. */
   readonly writes = new OrderedWrites()
+  /**
+   * Transactional offsets awaiting their transaction's marker, per producer id (txn-offsets.ts).
+   * A producer stays here until its marker even once its table is empty (tombstones removed its
+   * offsets): its transaction is still open on this group, as Kafka's openTransactionsByGroup.
+   */
+  readonly pendingTxn = new Map<number, OffsetTable>()
 
   constructor(
     readonly groupId: string,
@@ -172,6 +178,18 @@ export class ClassicGroup {
   }
 
   /** Kafka's validateMember: the error name for a member that is fenced or unknown, else null. */
+  /** Some open transaction committed an offset of the partition, or is writing one now. */
+  hasPendingTxnOffset(topic: string, partition: number): boolean {
+    if (this.writes.isInFlight(txnOffsetKey(topic, partition))) return true
+    for (const table of this.pendingTxn.values()) if (table.get(topic, partition)) return true
+    return false
+  }
+
+  /** A transaction is open on the group (Kafka keeps such a group, and its offsets, from expiring). */
+  get hasOpenTransactions(): boolean {
+    return this.pendingTxn.size > 0 || this.writes.hasInFlightTxn
+  }
+
   memberError(memberId: string, groupInstanceId: string | null): 'UNKNOWN_MEMBER_ID' | 'FENCED_INSTANCE_ID' | null {
     if (groupInstanceId !== null) {
       const current = this.staticMembers.get(groupInstanceId)

@@ -3,21 +3,31 @@
 // them (last record per key wins, null removes). Values are copied in and out, so nothing the
 // coordinator later mutates can change what was "written".
 //
+// Each record takes log offsets as in `__consumer_offsets` (one per offset entry, one for a group
+// record or a marker), so replayed offsets carry their record offset. Transactional offsets are
+// kept with their producer; writeMarker() appends what the transaction coordinator's marker would
+// (it is written outside the GroupPersistence port), so a load replays it where it is.
+//
 // Test hooks: failNext() makes the next store call reject with the given error; pause() holds
 // store calls until resume(), to observe what happens while a write is in flight; holdLoads()
 // holds loadPartition calls until releaseLoads(), to observe a partition while it loads.
-import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink, OffsetEntry } from './persistence.js'
+import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink, OffsetEntry, TxnProducer } from './persistence.js'
 import { partitionForGroup } from './persistence.js'
 
-export type StoredRecord =
+export type StoredRecord = { baseOffset: number } & (
   | { kind: 'group'; groupId: string; snapshot: GroupSnapshot | null }
-  | { kind: 'offsets'; groupId: string; entries: OffsetEntry[] }
+  /** producer: a transactional batch (TxnOffsetCommit); null: committed offsets or tombstones. */
+  | { kind: 'offsets'; groupId: string; entries: OffsetEntry[]; producer: TxnProducer | null }
+  | { kind: 'marker'; partition: number; producerId: number; commit: boolean }
+)
 
 const copySnapshot = (s: GroupSnapshot | null): GroupSnapshot | null =>
   s && {
     ...s,
     members: s.members.map((m) => ({ ...m, subscription: Buffer.from(m.subscription), assignment: Buffer.from(m.assignment) })),
   }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
 const copyOffset = (v: CommittedOffset | null): CommittedOffset | null => v && { ...v }
 
@@ -31,6 +41,8 @@ export class MemoryGroupPersistence implements GroupPersistence {
   private openLoadGate: (() => void) | null = null
   /** Partitions asked for by loadPartition, in call order. */
   readonly partitionLoads: number[] = []
+  /** The log offset the next record gets. */
+  private nextOffset = 0
 
   constructor(private readonly numPartitions = 50) {}
 
@@ -44,13 +56,25 @@ export class MemoryGroupPersistence implements GroupPersistence {
 
   async storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void> {
     // Recorded at call time (the log's order is the call order), made visible after the gate.
-    const rec: StoredRecord = { kind: 'group', groupId, snapshot: copySnapshot(snapshot) }
-    await this.write(rec)
+    await this.write({ kind: 'group', groupId, snapshot: copySnapshot(snapshot) }, 1)
   }
 
-  async storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<void> {
-    const rec: StoredRecord = { kind: 'offsets', groupId, entries: entries.map((e) => ({ ...e, value: copyOffset(e.value) })) }
-    await this.write(rec)
+  storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<number> {
+    return this.storeBatch(groupId, entries, null)
+  }
+
+  storeTxnOffsets(groupId: string, producer: TxnProducer, entries: OffsetEntry[]): Promise<number> {
+    return this.storeBatch(groupId, entries, { ...producer })
+  }
+
+  private storeBatch(groupId: string, entries: OffsetEntry[], producer: TxnProducer | null): Promise<number> {
+    const copied = entries.map((e) => ({ ...e, value: copyOffset(e.value) }))
+    return this.write({ kind: 'offsets', groupId, entries: copied, producer }, Math.max(1, entries.length))
+  }
+
+  /** What the transaction coordinator's marker writes to the partition (it does not go through this port). */
+  writeMarker(partition: number, producerId: number, commit: boolean): void {
+    this.records.push({ kind: 'marker', partition, producerId, commit, baseOffset: this.nextOffset++ })
   }
 
   async load(sink: LoadSink): Promise<void> {
@@ -61,12 +85,28 @@ export class MemoryGroupPersistence implements GroupPersistence {
     this.partitionLoads.push(partition)
     if (this.loadGate) await this.loadGate
     // What was stored until the load completes, as a log read to its end would see it.
-    for (const r of this.records) if (this.partitionFor(r.groupId) === partition) this.replay(r, sink)
+    for (const r of this.records) if (this.partitionOf(r) === partition) this.replay(r, sink)
+  }
+
+  private partitionOf(r: StoredRecord): number {
+    return r.kind === 'marker' ? r.partition : this.partitionFor(r.groupId)
   }
 
   private replay(r: StoredRecord, sink: LoadSink): void {
-    if (r.kind === 'group') sink.group(r.groupId, copySnapshot(r.snapshot))
-    else for (const e of r.entries) sink.offset(r.groupId, e.topic, e.partition, copyOffset(e.value))
+    switch (r.kind) {
+      case 'group':
+        sink.group(r.groupId, copySnapshot(r.snapshot))
+        return
+      case 'marker':
+        sink.txnMarker(r.producerId, r.commit)
+        return
+      case 'offsets':
+        r.entries.forEach((e, i) => {
+          const at = r.baseOffset + i
+          if (r.producer && e.value) sink.txnOffset(r.producer.producerId, r.groupId, e.topic, e.partition, { ...e.value }, at)
+          else sink.offset(r.groupId, e.topic, e.partition, copyOffset(e.value), at)
+        })
+    }
   }
 
   /** The next store call rejects with err (queued: several calls fail in turn). */
@@ -109,10 +149,16 @@ export class MemoryGroupPersistence implements GroupPersistence {
     return out
   }
 
-  private async write(rec: StoredRecord): Promise<void> {
+  /** Resolves with the record's base offset. */
+  private async write(rec: DistributiveOmit<StoredRecord, 'baseOffset'>, offsets: number): Promise<number> {
     const failure = this.failures.shift()
-    if (!failure) this.records.push(rec)
+    const baseOffset = this.nextOffset
+    if (!failure) {
+      this.records.push({ ...rec, baseOffset } as StoredRecord)
+      this.nextOffset += offsets
+    }
     if (this.gate) await this.gate
     if (failure) throw failure
+    return baseOffset
   }
 }

@@ -59,6 +59,9 @@ export class OffsetTable {
   }
 }
 
+/** Starts every transactional in-flight key; no topic-partition key can (topic names have no NUL). */
+const TXN_KEY_PREFIX = '\u0000txn\u0000'
+
 /**
  * Applies the outcome of asynchronous writes in the order they were issued. Each write gets a
  * slot when issued; its outcome is applied once it and every earlier write have settled.
@@ -69,35 +72,35 @@ export class OrderedWrites {
   private readonly inFlight = new Map<string, number>()
 
   /**
-   * Issues `write` now and applies `onDone(error)` in issue order. Resolves (never rejects) with
-   * the write's error, or null, once applied.
+   * Issues `write` now and applies `onDone(error, result)` in issue order (result undefined when
+   * the write failed). Resolves (never rejects) with the write's error, or null, once applied.
    */
-  run(write: () => Promise<void>, onDone: (err: unknown) => void, keys: readonly string[] = []): Promise<unknown> {
+  run<T>(write: () => Promise<T>, onDone: (err: unknown, result: T | undefined) => void, keys: readonly string[] = []): Promise<unknown> {
     for (const k of keys) this.inFlight.set(k, (this.inFlight.get(k) ?? 0) + 1)
     return new Promise<unknown>((resolve) => {
       const slot = { settled: false, apply: () => {} }
       this.queue.push(slot)
-      const settle = (err: unknown) => {
+      const settle = (err: unknown, result?: T) => {
         for (const k of keys) {
           const n = (this.inFlight.get(k) ?? 1) - 1
           if (n === 0) this.inFlight.delete(k)
           else this.inFlight.set(k, n)
         }
         slot.apply = () => {
-          onDone(err)
+          onDone(err, result)
           resolve(err)
         }
         slot.settled = true
         this.drain()
       }
-      let p: Promise<void>
+      let p: Promise<T>
       try {
         p = write()
       } catch (err) {
         p = Promise.reject(err)
       }
       p.then(
-        () => settle(null),
+        (result) => settle(null, result),
         (err: unknown) => settle(err ?? new Error('write failed')),
       )
     })
@@ -112,9 +115,17 @@ export class OrderedWrites {
     return this.inFlight.has(key)
   }
 
+  /** A transactional commit (keys from txnOffsetKey) is in flight. */
+  get hasInFlightTxn(): boolean {
+    for (const k of this.inFlight.keys()) if (k.startsWith(TXN_KEY_PREFIX)) return true
+    return false
+  }
+
   private drain(): void {
     while (this.queue.length > 0 && this.queue[0]!.settled) this.queue.shift()!.apply()
   }
 }
 
 export const offsetKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`
+/** The in-flight key of a transactional commit of the partition (OffsetFetch's require_stable sees it). */
+export const txnOffsetKey = (topic: string, partition: number): string => `${TXN_KEY_PREFIX}${topic}\u0000${partition}`

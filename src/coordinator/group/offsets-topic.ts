@@ -25,20 +25,39 @@
 // watermark, as Kafka's coordinator loads: a replica just elected leader may not have heard yet
 // that the old leader's high watermark passed its last records — records the old coordinator
 // acknowledged — and its log is the partition's from now on. load() replays every partition led
-// here (a single node: all of them). Control batches are skipped; compressed batches are decoded
-// like any other; a record that does not decode is logged and skipped, never fatal.
+// here (a single node: all of them). Compressed batches are decoded like any other; a record that
+// does not decode is logged and skipped, never fatal.
+//
+// Transactions (as Kafka's group coordinator): storeTxnOffsets writes a TxnOffsetCommit's offsets
+// as one transactional batch of the producer (its id and epoch, base sequence -1) with the
+// append origin 'coordinator' — the log tracks it as the producer's open transaction without
+// checking sequences. The transaction coordinator then writes the marker (a control batch) to the
+// same partition itself (ReplicaService.writeTxnMarker). On load, the offset records of a
+// transactional batch go to sink.txnOffset (tombstones, never written so, to sink.offset); a
+// control batch's record key (int16 version, int16 type: 0 ABORT, 1 COMMIT) goes to
+// sink.txnMarker for the batch's producer; control records of any other type are skipped. A
+// transaction without its marker by the end of the load stays pending: its marker comes later.
+// Append errors of a transactional write that are the producer's (INVALID_PRODUCER_EPOCH,
+// PRODUCER_FENCED, INVALID_TXN_STATE, …) are answered as they are, as Kafka's coordinator does.
 import type { TopicRecord } from '../../ports/metadata-store.js'
 import type { ReplicaService } from '../../ports/replicas.js'
 import type { TopicService, TopicSpec } from '../../ports/topics.js'
 import type { AppendPolicy } from '../../ports/replicas.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
 import { buildRecordBatch, type RecordInput } from '../../protocol/records/builder.js'
-import type { BatchHeader } from '../../protocol/records/batch.js'
+import { type BatchHeader, TRANSACTIONAL_MASK } from '../../protocol/records/batch.js'
 import { iterateBatches, iterateRecords, type RecordView } from '../../protocol/records/iterator.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
 import { decodeRecord, groupMetadataRecord, type OffsetsRecord, OffsetsRecordError, offsetCommitRecord } from './offsets-records.js'
-import { type GroupPersistence, type GroupSnapshot, type LoadSink, type OffsetEntry, partitionForGroup } from './persistence.js'
+import {
+  type GroupPersistence,
+  type GroupSnapshot,
+  type LoadSink,
+  type OffsetEntry,
+  partitionForGroup,
+  type TxnProducer,
+} from './persistence.js'
 
 export const OFFSETS_TOPIC = '__consumer_offsets'
 /** Default read size while loading. */
@@ -78,7 +97,21 @@ export interface PartitionLoadStats {
   skipped: number
 }
 
-type StoreKind = 'group' | 'offsets'
+type StoreKind = 'group' | 'offsets' | 'txnOffsets'
+
+/** Kafka's ControlRecordType ids of transaction markers. */
+const CONTROL_TYPE_ABORT = 0
+const CONTROL_TYPE_COMMIT = 1
+
+/** A transactional write's refusals that concern the producer, answered to it as they are. */
+const PRODUCER_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
+  'INVALID_PRODUCER_EPOCH',
+  'PRODUCER_FENCED',
+  'INVALID_PRODUCER_ID_MAPPING',
+  'INVALID_TXN_STATE',
+  'TRANSACTION_ABORTABLE',
+  'TRANSACTION_COORDINATOR_FENCED',
+])
 
 /**
  * Kafka's GroupMetadataManager mapping of append errors: the coordinator is unavailable or gone
@@ -90,6 +123,7 @@ export function mapStoreError(kind: StoreKind, err: unknown): KafkaError {
   if (err instanceof OffsetsRecordError) return new KafkaError('INVALID_REQUEST', message)
   let name: ErrorName = 'UNKNOWN_SERVER_ERROR'
   if (err instanceof KafkaError) {
+    if (kind === 'txnOffsets' && PRODUCER_ERRORS.has(err.errorName)) return new KafkaError(err.errorName, message)
     switch (err.errorName) {
       case 'COORDINATOR_NOT_AVAILABLE':
       case 'UNKNOWN_TOPIC_OR_PARTITION':
@@ -106,11 +140,12 @@ export function mapStoreError(kind: StoreKind, err: unknown): KafkaError {
       case 'MESSAGE_TOO_LARGE':
       case 'RECORD_LIST_TOO_LARGE':
       case 'INVALID_FETCH_SIZE':
-        name = kind === 'offsets' ? 'INVALID_COMMIT_OFFSET_SIZE' : 'UNKNOWN_SERVER_ERROR'
+        name = kind === 'group' ? 'UNKNOWN_SERVER_ERROR' : 'INVALID_COMMIT_OFFSET_SIZE'
         break
     }
   }
-  return new KafkaError(name, `storing ${kind === 'group' ? 'group metadata' : 'offsets'} failed: ${message}`)
+  const what = kind === 'group' ? 'group metadata' : kind === 'offsets' ? 'offsets' : 'transactional offsets'
+  return new KafkaError(name, `storing ${what} failed: ${message}`)
 }
 
 export class OffsetsTopicPersistence implements GroupPersistence {
@@ -206,19 +241,35 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     }
   }
 
-  storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void> {
-    return this.store('group', groupId, () => [groupMetadataRecord(groupId, snapshot)])
+  async storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void> {
+    await this.store('group', groupId, () => [groupMetadataRecord(groupId, snapshot)])
   }
 
-  storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<void> {
-    if (entries.length === 0) return Promise.resolve()
+  storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<number> {
+    if (entries.length === 0) return Promise.resolve(-1)
     return this.store('offsets', groupId, () => entries.map((e) => offsetCommitRecord(groupId, e.topic, e.partition, e.value)))
   }
 
-  private store(kind: StoreKind, groupId: string, records: () => RecordInput[]): Promise<void> {
+  storeTxnOffsets(groupId: string, producer: TxnProducer, entries: OffsetEntry[]): Promise<number> {
+    if (entries.length === 0) return Promise.resolve(-1)
+    const records = () => entries.map((e) => offsetCommitRecord(groupId, e.topic, e.partition, e.value))
+    return this.store('txnOffsets', groupId, records, producer)
+  }
+
+  /** Resolves with the batch's base offset once the append is acknowledged. */
+  private store(kind: StoreKind, groupId: string, records: () => RecordInput[], producer?: TxnProducer): Promise<number> {
     let batch: Buffer
     try {
-      batch = buildRecordBatch({ baseTimestamp: this.opts.clock.now(), records: records() })
+      batch = buildRecordBatch({
+        baseTimestamp: this.opts.clock.now(),
+        records: records(),
+        ...(producer && {
+          producerId: producer.producerId,
+          producerEpoch: producer.producerEpoch,
+          baseSequence: -1,
+          attributes: TRANSACTIONAL_MASK,
+        }),
+      })
     } catch (err) {
       return Promise.reject(mapStoreError(kind, err))
     }
@@ -227,13 +278,14 @@ export class OffsetsTopicPersistence implements GroupPersistence {
       .then(() => this.ensureTopic())
       .then(() => {
         const p = this.opts.replicas.require(OFFSETS_TOPIC, partitionForGroup(groupId, this.partitions))
-        return { done: this.opts.replicas.append(p, batch, this.maxBatchBytes ?? Number.MAX_SAFE_INTEGER, this.appendPolicy()) }
+        const policy = this.appendPolicy(producer ? 'coordinator' : 'client')
+        return { done: this.opts.replicas.append(p, batch, this.maxBatchBytes ?? Number.MAX_SAFE_INTEGER, policy) }
       })
     this.issueTail = issued.catch(() => {})
     return issued
       .then((i) => i.done)
       .then(
-        () => undefined,
+        (r) => r.baseOffset,
         (err) => {
           const mapped = mapStoreError(kind, err)
           this.logger.warn('offsets topic append failed', { group: groupId, kind, error: err as Error, code: mapped.errorName })
@@ -243,9 +295,10 @@ export class OffsetsTopicPersistence implements GroupPersistence {
   }
 
   /** Kafka's appendForGroup: the coordinator's acks and timeout, the topic's min.insync.replicas. */
-  private appendPolicy(): AppendPolicy {
+  private appendPolicy(origin: 'client' | 'coordinator'): AppendPolicy {
     const topic = this.opts.topics.get(OFFSETS_TOPIC) ?? this.adopted
     return {
+      origin,
       logAppendTime: false,
       beforeMaxMs: Number.MAX_SAFE_INTEGER,
       afterMaxMs: Number.MAX_SAFE_INTEGER,
@@ -335,8 +388,11 @@ export class OffsetsTopicPersistence implements GroupPersistence {
         const batchEnd = batch.baseOffset + batch.lastOffsetDelta + 1
         if (batchEnd <= offset) continue
         next = batchEnd
-        if (batch.isControl) continue
         const recs = iterateRecords(records, batch.position)
+        if (batch.isControl) {
+          this.replayControl(batch, recs, sink, skip)
+          continue
+        }
         for (;;) {
           let r: IteratorResult<RecordView>
           try {
@@ -357,13 +413,40 @@ export class OffsetsTopicPersistence implements GroupPersistence {
           }
           stats.records++
           if (decoded.type === 'group') sink.group(decoded.group, decoded.snapshot)
-          else sink.offset(decoded.group, decoded.topic, decoded.partition, decoded.value)
+          else if (batch.isTransactional && decoded.value) {
+            sink.txnOffset(batch.producerId, decoded.group, decoded.topic, decoded.partition, decoded.value, at)
+          } else sink.offset(decoded.group, decoded.topic, decoded.partition, decoded.value, at)
         }
       }
       if (next === offset) break // nothing more below the end
       offset = next
     }
     return this.finishLoad(partition, stats)
+  }
+
+  /** A control batch: a transaction marker ends its producer's transaction (see the header). */
+  private replayControl(
+    batch: BatchHeader,
+    recs: Generator<RecordView>,
+    sink: LoadSink,
+    skip: (offset: number, reason: string) => void,
+  ): void {
+    let first: IteratorResult<RecordView>
+    try {
+      first = recs.next()
+    } catch (err) {
+      skip(batch.baseOffset, `control batch: ${(err as Error).message}`)
+      return
+    }
+    if (first.done) return
+    const key = first.value.key
+    if (!key || key.length < 4) {
+      skip(first.value.offset, 'a control record without its version and type')
+      return
+    }
+    const type = key.readInt16BE(2)
+    if (type !== CONTROL_TYPE_ABORT && type !== CONTROL_TYPE_COMMIT) return
+    sink.txnMarker(batch.producerId, type === CONTROL_TYPE_COMMIT)
   }
 
   private finishLoad(partition: number, stats: PartitionLoadStats): PartitionLoadStats {

@@ -13,20 +13,25 @@
 // - the accepted offsets are written with one storeOffsets call and answered once durable; a
 //   failed write answers its code (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, …) per partition.
 // OffsetFetch: a partition without a commit answers offset -1, leader epoch -1, metadata "";
-//   topics = null lists every committed offset. Without transactions no commit is ever pending,
-//   so require_stable never gets UNSTABLE_OFFSET_COMMIT.
+//   topics = null lists every committed offset. With require_stable (OffsetFetch v7+, KIP-447) a
+//   partition with a pending transactional offset (txn-offsets.ts) answers UNSTABLE_OFFSET_COMMIT
+//   (offset -1) on the partition, as Kafka; the group's error stays NONE. Without it, the
+//   committed offset is answered as if the transaction did not exist.
 // OffsetDelete: GROUP_ID_NOT_FOUND; an Empty group's offsets may all go; a non-empty consumer
 //   group's only for topics no member subscribes to (else GROUP_SUBSCRIBED_TO_TOPIC); any other
-//   non-empty group: NON_EMPTY_GROUP.
-// DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP unless Empty; tombstones for every offset
-//   and for the group.
+//   non-empty group: NON_EMPTY_GROUP. A partition with only pending transactional offsets gets a
+//   tombstone too, which drops them from their transactions (Kafka's deleteOffsets).
+// DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP unless Empty; tombstones for every offset,
+//   committed or pending in a transaction, and for the group.
 // Retention (KIP-211): every offsets.retention.check.interval.ms, offsets matching the group's
-//   expiration condition (offset-table.ts) get tombstones; an Empty group left without offsets
-//   (or members, or pending ids) becomes Dead and its group record gets a tombstone too.
+//   expiration condition (offset-table.ts) get tombstones — except those of a partition with a
+//   pending transactional offset; an Empty group left without offsets (or members, or pending
+//   ids, or open transactions) becomes Dead and its group record gets a tombstone too.
 import type { CommitOffsetsParams, DeleteOffsetsResult, FetchOffsetsResult, TopicPartitions } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
 import { ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
 import { offsetKey } from './offset-table.js'
+import { dropPending } from './txn-offsets.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv, Rebalancer } from './rebalance.js'
 
@@ -82,8 +87,14 @@ export class Offsets {
     const entries = accepted.map((a) => a.entry)
     const err = await g.writes.run(
       () => persistence.storeOffsets(p.groupId, entries),
-      (e) => {
-        if (!e) for (const x of entries) g.offsets.set(x.topic, x.partition, x.value)
+      (e, baseOffset) => {
+        if (e) return
+        entries.forEach((x, i) => {
+          g.offsets.set(x.topic, x.partition, {
+            ...x.value,
+            recordOffset: baseOffset !== undefined && baseOffset >= 0 ? baseOffset + i : -1,
+          })
+        })
       },
       entries.map((x) => offsetKey(x.topic, x.partition)),
     )
@@ -109,15 +120,18 @@ export class Offsets {
     return null
   }
 
-  fetch(groupId: string, topics: TopicPartitions[] | null): FetchOffsetsResult {
+  fetch(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult {
     const group = this.env.groups.get(groupId)
-    const row = (partitionIndex: number, v: CommittedOffset | undefined) => ({
-      partitionIndex,
-      committedOffset: v ? v.offset : -1,
-      committedLeaderEpoch: v ? v.leaderEpoch : -1,
-      metadata: v?.metadata ?? '',
-      errorCode: 0,
-    })
+    const row = (topic: string, partitionIndex: number, v: CommittedOffset | undefined) => {
+      const unstable = requireStable && group?.hasPendingTxnOffset(topic, partitionIndex) === true
+      return {
+        partitionIndex,
+        committedOffset: v && !unstable ? v.offset : -1,
+        committedLeaderEpoch: v && !unstable ? v.leaderEpoch : -1,
+        metadata: unstable ? '' : (v?.metadata ?? ''),
+        errorCode: unstable ? code('UNSTABLE_OFFSET_COMMIT') : 0,
+      }
+    }
     if (topics === null) {
       if (!group) return { errorCode: 0, topics: [] }
       return {
@@ -125,12 +139,12 @@ export class Offsets {
         topics: group.offsets
           .topics()
           .sort()
-          .map((name) => ({ name, partitions: group.offsets.partitions(name).map(([i, v]) => row(i, v)) })),
+          .map((name) => ({ name, partitions: group.offsets.partitions(name).map(([i, v]) => row(name, i, v)) })),
       }
     }
     return {
       errorCode: 0,
-      topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((i) => row(i, group?.offsets.get(t.name, i))) })),
+      topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((i) => row(t.name, i, group?.offsets.get(t.name, i))) })),
     }
   }
 
@@ -147,7 +161,9 @@ export class Offsets {
         name: t.name,
         partitions: t.partitions.map((partitionIndex) => {
           if (subscribed) return { partitionIndex, errorCode: code('GROUP_SUBSCRIBED_TO_TOPIC') }
-          if (group.offsets.get(t.name, partitionIndex)) tombstones.push({ topic: t.name, partition: partitionIndex, value: null })
+          if (group.offsets.get(t.name, partitionIndex) || group.hasPendingTxnOffset(t.name, partitionIndex)) {
+            tombstones.push({ topic: t.name, partition: partitionIndex, value: null })
+          }
           return { partitionIndex, errorCode: 0 }
         }),
       }
@@ -167,8 +183,14 @@ export class Offsets {
     return group.writes.run(
       () => this.env.persistence.storeOffsets(group.groupId, tombstones),
       (err) => {
-        if (err) this.env.logger.warn('failed to delete offsets', { group: group.groupId, err })
-        else for (const t of tombstones) group.offsets.delete(t.topic, t.partition)
+        if (err) {
+          this.env.logger.warn('failed to delete offsets', { group: group.groupId, err })
+          return
+        }
+        for (const t of tombstones) {
+          group.offsets.delete(t.topic, t.partition)
+          dropPending(group.pendingTxn, t.topic, t.partition)
+        }
       },
       tombstones.map((t) => offsetKey(t.topic, t.partition)),
     )
@@ -179,10 +201,20 @@ export class Offsets {
     const group = groups.get(groupId)
     if (!group || group.is('Dead')) return code('GROUP_ID_NOT_FOUND')
     if (!group.is('Empty')) return code('NON_EMPTY_GROUP')
-    const tombstones: OffsetEntry[] = [...group.offsets.entries()].map((e) => ({ topic: e.topic, partition: e.partition, value: null }))
+    // Kafka's deleteAllOffsets: the committed offsets, and the partitions only pending in a transaction.
+    const tombstones: OffsetEntry[] = []
+    const listed = new Set<string>()
+    for (const table of [group.offsets, ...group.pendingTxn.values()]) {
+      for (const e of table.entries()) {
+        const key = offsetKey(e.topic, e.partition)
+        if (listed.has(key)) continue
+        listed.add(key)
+        tombstones.push({ topic: e.topic, partition: e.partition, value: null })
+      }
+    }
     this.killEmptyGroup(group)
     // Both writes are issued now, so they land after anything this group wrote before.
-    const writes: Promise<void>[] = []
+    const writes: Promise<unknown>[] = []
     if (tombstones.length > 0) writes.push(persistence.storeOffsets(groupId, tombstones))
     writes.push(persistence.storeGroup(groupId, null))
     try {
@@ -194,10 +226,11 @@ export class Offsets {
     }
   }
 
-  /** An Empty group goes Dead and is forgotten (its pending ids with it). */
+  /** An Empty group goes Dead and is forgotten (its pending ids and transactional offsets with it). */
   private killEmptyGroup(group: ClassicGroup): void {
     this.rb.shutDownGroup(group, code('COORDINATOR_NOT_AVAILABLE'))
     group.offsets.clear()
+    group.pendingTxn.clear()
     group.transitionTo('Dead', this.env.clock.now())
     if (this.env.groups.get(group.groupId) === group) this.env.groups.delete(group.groupId)
   }
@@ -214,6 +247,8 @@ export class Offsets {
       if (base) {
         for (const { topic, partition, value } of group.offsets.entries()) {
           if (group.writes.isInFlight(offsetKey(topic, partition))) continue
+          // Kafka's cleanupExpiredOffsets: not while a transaction may still replace it.
+          if (group.hasPendingTxnOffset(topic, partition)) continue
           const at = base(topic, value)
           if (at === null) continue
           const due = value.expireTimestampMs !== -1 ? now >= value.expireTimestampMs : now - at >= config.offsetsRetentionMs
@@ -252,6 +287,7 @@ export class Offsets {
       group.size === 0 &&
       group.pendingMembers.size === 0 &&
       group.offsets.isEmpty &&
+      !group.hasOpenTransactions &&
       !group.writes.pending &&
       this.env.groups.get(group.groupId) === group
     if (!idle) return

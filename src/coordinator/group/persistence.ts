@@ -7,6 +7,16 @@
 // coordinator answers the client after that. load() replays in write order, so the last record
 // for a key wins, and a null value (tombstone) removes the key. loadPartition() does the same for
 // the groups of one partition (partitionFor), for a coordinator that owns only some partitions.
+//
+// Transactional offsets (TxnOffsetCommit): storeTxnOffsets writes them as one transactional batch
+// of the producer; the transaction's marker (a control batch written by the transaction
+// coordinator, not through this port) later commits or aborts every transactional offset of that
+// producer in the partition. The replay hands them over in the same order: txnOffset() for each
+// pending offset, txnMarker() where the marker is, so the sink keeps them pending per producer
+// until then. Each replayed offset carries its record's offset in the log: when a marker commits
+// a transactional offset, it replaces the committed one only if it was written later (Kafka's
+// OffsetMetadataManager.replayEndTransactionMarker compares the records' offsets), so a plain
+// commit written after the transactional one but before the marker wins.
 
 export interface MemberSnapshot {
   memberId: string
@@ -39,6 +49,11 @@ export interface CommittedOffset {
   commitTimestampMs: number
   /** -1: expires by offsets.retention.minutes once the group is empty. */
   expireTimestampMs: number
+  /**
+   * In memory only (not encoded): the offset of the record in `__consumer_offsets` (-1 or absent:
+   * unknown, older than any other), which orders it against transactional commits.
+   */
+  recordOffset?: number
 }
 
 export interface OffsetEntry {
@@ -53,8 +68,18 @@ export interface GroupPersistence {
   partitionFor(groupId: string): number
   /** Durably records the group after a rebalance completes, or null when the group is deleted. */
   storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void>
-  /** Durably records committed offsets (and tombstones). */
-  storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<void>
+  /**
+   * Durably records committed offsets (and tombstones), as one batch. Resolves with the log
+   * offset of the first entry's record (entry i is at that + i; -1 when unknown).
+   */
+  storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<number>
+  /**
+   * Durably records offsets committed inside the producer's transaction: one transactional batch
+   * (producer id and epoch, base sequence -1) that stays pending until the transaction's marker.
+   * Resolves as storeOffsets; rejects with the log's producer errors (INVALID_PRODUCER_EPOCH, …)
+   * as they are.
+   */
+  storeTxnOffsets(groupId: string, producer: TxnProducer, entries: OffsetEntry[]): Promise<number>
   /** Replays everything stored, in write order (a single node: every partition). */
   load(sink: LoadSink): Promise<void>
   /**
@@ -64,10 +89,20 @@ export interface GroupPersistence {
   loadPartition(partition: number, sink: LoadSink): Promise<unknown>
 }
 
+export interface TxnProducer {
+  producerId: number
+  producerEpoch: number
+}
+
 /** Receives the replayed records: the last one per key wins, null removes. */
 export interface LoadSink {
   group(groupId: string, snapshot: GroupSnapshot | null): void
-  offset(groupId: string, topic: string, partition: number, value: CommittedOffset | null): void
+  /** A committed offset, or a tombstone (which also removes the partition's pending transactional offsets). */
+  offset(groupId: string, topic: string, partition: number, value: CommittedOffset | null, recordOffset: number): void
+  /** An offset committed inside producerId's transaction: pending until its marker. */
+  txnOffset(producerId: number, groupId: string, topic: string, partition: number, value: CommittedOffset, recordOffset: number): void
+  /** producerId's transaction ended in this partition: its pending offsets are committed or dropped. */
+  txnMarker(producerId: number, commit: boolean): void
 }
 
 /**

@@ -215,7 +215,13 @@ describe('group coordinator: retention, deletion, restore', () => {
     assert.equal(committed(h, 'g', 't', 0).committedOffset, -1)
     const written = h.persistence.records.slice(before)
     assert.deepEqual(
-      written.map((r) => (r.kind === 'offsets' ? r.entries.map((e) => `${e.topic}-${e.partition}:${e.value}`) : `group:${r.snapshot}`)),
+      written.map((r) =>
+        r.kind === 'offsets'
+          ? r.entries.map((e) => `${e.topic}-${e.partition}:${e.value}`)
+          : r.kind === 'group'
+            ? `group:${r.snapshot}`
+            : r.kind,
+      ),
       [['t-0:null', 'u-0:null'], 'group:null'],
     )
     assert.equal(h.coordinator.describeGroups(['g'])[0]!.groupState, 'Dead')

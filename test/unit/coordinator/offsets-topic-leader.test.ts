@@ -69,9 +69,12 @@ function groupIn(p: OffsetsTopicPersistence, partition: number): string {
   for (let i = 0; ; i++) if (p.partitionFor(`g${i}`) === partition) return `g${i}`
 }
 
+/** The sink calls for transactions, ignored here. */
+const NO_TXN = { txnOffset: () => {}, txnMarker: () => {} }
+
 async function offsetsLoaded(p: OffsetsTopicPersistence, partition: number): Promise<number[]> {
   const out: number[] = []
-  await p.loadPartition(partition, { group: () => {}, offset: (_g, _t, _p, v) => out.push(v?.offset ?? -1) })
+  await p.loadPartition(partition, { ...NO_TXN, group: () => {}, offset: (_g, _t, _p, v) => out.push(v?.offset ?? -1) })
   return out
 }
 
@@ -148,7 +151,7 @@ describe('OffsetsTopicPersistence on a replicated partition', () => {
     await assert.rejects(p.storeOffsets(g1, [{ topic: 't', partition: 0, value: offset(21) }]), rejectsWith('NOT_COORDINATOR'))
     await assert.rejects(offsetsLoaded(p, 1), rejectsWith('NOT_LEADER_OR_FOLLOWER'))
     const seen: string[] = []
-    await p.load({ group: () => {}, offset: (g, _t, _p, v) => seen.push(`${g}=${v?.offset}`) })
+    await p.load({ ...NO_TXN, group: () => {}, offset: (g, _t, _p, v) => seen.push(`${g}=${v?.offset}`) })
     assert.deepEqual(seen, [`${g0}=10`])
   })
 

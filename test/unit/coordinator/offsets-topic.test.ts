@@ -87,12 +87,17 @@ function persistence(node: Node, clock: ManualClock, extra: Partial<OffsetsTopic
 type Event =
   | { kind: 'group'; group: string; snapshot: GroupSnapshot | null }
   | { kind: 'offset'; group: string; topic: string; partition: number; value: CommittedOffset | null }
+  | { kind: 'txnOffset'; producerId: number; group: string; topic: string; partition: number; value: CommittedOffset; at: number }
+  | { kind: 'txnMarker'; producerId: number; commit: boolean }
 
 async function replay(p: OffsetsTopicPersistence): Promise<Event[]> {
   const events: Event[] = []
   await p.load({
     group: (group, snapshot) => events.push({ kind: 'group', group, snapshot }),
     offset: (group, topic, partition, value) => events.push({ kind: 'offset', group, topic, partition, value }),
+    txnOffset: (producerId, group, topic, partition, value, at) =>
+      events.push({ kind: 'txnOffset', producerId, group, topic, partition, value, at }),
+    txnMarker: (producerId, commit) => events.push({ kind: 'txnMarker', producerId, commit }),
   })
   return events
 }
@@ -246,7 +251,7 @@ describe('OffsetsTopicPersistence', () => {
     const node = await open()
     const p = persistence(node, clock)
     // group-1 → partition 49; my-group and test-group share partition 12.
-    const writes: Array<{ group: string; run: () => Promise<void>; events: Event[] }> = []
+    const writes: Array<{ group: string; run: () => Promise<unknown>; events: Event[] }> = []
     const group = (g: string, s: GroupSnapshot | null) =>
       writes.push({ group: g, run: () => p.storeGroup(g, s), events: [{ kind: 'group', group: g, snapshot: s }] })
     const offsets = (g: string, entries: OffsetEntry[]) =>
@@ -389,6 +394,8 @@ describe('OffsetsTopicPersistence', () => {
         offset: () => {
           throw boom
         },
+        txnOffset: () => {},
+        txnMarker: () => {},
       }),
       (e) => e === boom,
     )

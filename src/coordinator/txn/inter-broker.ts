@@ -1,0 +1,144 @@
+// The transaction coordinator's requests to other brokers, over the inter-broker listener with
+// Tributary's own client connection (client/connection.ts): WriteTxnMarkers to a partition leader
+// (Kafka's TransactionMarkerChannelManager) and AddPartitionsToTxn v4+ in the broker form to a
+// transaction coordinator (Kafka's AddPartitionsToTxnManager, for the produce verification).
+// One connection per broker, opened on first use with version negotiation and dropped on any
+// failure (the next call reconnects); a broker without a known endpoint, or a failed connection,
+// answers every partition NETWORK_EXCEPTION (NOT_COORDINATOR for a verification), which the
+// callers retry. close() drops every connection.
+import { negotiateApiVersions } from '../../client/api-versions.js'
+import { Connection } from '../../client/connection.js'
+import type { MarkerPartition, MarkerResult, TxnMarker } from '../../ports/transactions.js'
+import { ErrorCode } from '../../protocol/errors.js'
+import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js'
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../../protocol/messages/27-write-txn-markers.js'
+import type { Logger } from '../../util/logger.js'
+
+export interface InterBrokerOptions {
+  nodeId: number
+  /** The broker's address on the inter-broker listener; undefined when it is not registered. */
+  endpointOf: (nodeId: number) => { host: string; port: number } | undefined
+  requestTimeoutMs: number
+  logger: Logger
+}
+
+export interface VerifyRequest {
+  transactionalId: string
+  producerId: number
+  producerEpoch: number
+  topic: string
+  partition: number
+  addPartition: boolean
+}
+
+export class InterBrokerTxnChannel {
+  private readonly conns = new Map<number, Promise<Connection>>()
+  private closed = false
+
+  constructor(private readonly opts: InterBrokerOptions) {}
+
+  private connection(nodeId: number): Promise<Connection> {
+    let c = this.conns.get(nodeId)
+    if (!c) {
+      const at = this.opts.endpointOf(nodeId)
+      if (!at || this.closed) return Promise.reject(new Error(`no endpoint for broker ${nodeId}`))
+      c = Connection.connect({
+        host: at.host,
+        port: at.port,
+        clientId: `tributary-txn-coordinator-${this.opts.nodeId}`,
+        requestTimeoutMs: this.opts.requestTimeoutMs,
+      }).then(async (conn) => {
+        conn.onClose(() => {
+          if (this.conns.get(nodeId) === c) this.conns.delete(nodeId)
+        })
+        try {
+          await negotiateApiVersions(conn)
+        } catch (err) {
+          conn.close()
+          throw err
+        }
+        return conn
+      })
+      c.catch(() => {
+        if (this.conns.get(nodeId) === c) this.conns.delete(nodeId)
+      })
+      this.conns.set(nodeId, c)
+    }
+    return c
+  }
+
+  private drop(nodeId: number): void {
+    const c = this.conns.get(nodeId)
+    this.conns.delete(nodeId)
+    c?.then((conn) => conn.close()).catch(() => {})
+  }
+
+  /** WriteTxnMarkers to `nodeId` for partitions it leads; one result per partition. */
+  async writeMarkers(nodeId: number, marker: TxnMarker, partitions: MarkerPartition[]): Promise<MarkerResult[]> {
+    const byTopic = new Map<string, number[]>()
+    for (const p of partitions) {
+      let list = byTopic.get(p.topic)
+      if (!list) byTopic.set(p.topic, (list = []))
+      list.push(p.partition)
+    }
+    try {
+      const conn = await this.connection(nodeId)
+      const version = conn.versions!.pick(WriteTxnMarkersRequest, WriteTxnMarkersResponse)
+      const res = await conn.request(WriteTxnMarkersRequest, WriteTxnMarkersResponse, version, {
+        markers: [
+          {
+            producerId: marker.producerId,
+            producerEpoch: marker.producerEpoch,
+            transactionResult: marker.commit,
+            topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+            coordinatorEpoch: marker.coordinatorEpoch,
+            transactionVersion: marker.transactionVersion,
+          },
+        ],
+      })
+      const codes = new Map<string, number>()
+      for (const m of res.markers) {
+        for (const t of m.topics) for (const p of t.partitions) codes.set(`${t.name}:${p.partitionIndex}`, p.errorCode)
+      }
+      return partitions.map((p) => ({ ...p, errorCode: codes.get(`${p.topic}:${p.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR.code }))
+    } catch (err) {
+      this.opts.logger.debug('WriteTxnMarkers failed', { nodeId, err })
+      this.drop(nodeId)
+      return partitions.map((p) => ({ ...p, errorCode: ErrorCode.NETWORK_EXCEPTION.code }))
+    }
+  }
+
+  /** AddPartitionsToTxn v5 (broker form) to the transaction coordinator `nodeId`: one partition's code. */
+  async verify(nodeId: number, req: VerifyRequest): Promise<number> {
+    try {
+      const conn = await this.connection(nodeId)
+      const version = conn.versions!.pick(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse)
+      if (version < 4) return ErrorCode.UNSUPPORTED_VERSION.code
+      const res = await conn.request(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, version, {
+        transactions: [
+          {
+            transactionalId: req.transactionalId,
+            producerId: req.producerId,
+            producerEpoch: req.producerEpoch,
+            verifyOnly: !req.addPartition,
+            topics: [{ name: req.topic, partitions: [req.partition] }],
+          },
+        ],
+      })
+      if (res.errorCode !== 0) return res.errorCode
+      const r = res.resultsByTransaction.find((t) => t.transactionalId === req.transactionalId)
+      const t = r?.topicResults.find((x) => x.name === req.topic)
+      const p = t?.resultsByPartition.find((x) => x.partitionIndex === req.partition)
+      return p?.partitionErrorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR.code
+    } catch (err) {
+      this.opts.logger.debug('AddPartitionsToTxn verification failed', { nodeId, err })
+      this.drop(nodeId)
+      return ErrorCode.NOT_COORDINATOR.code
+    }
+  }
+
+  close(): void {
+    this.closed = true
+    for (const nodeId of [...this.conns.keys()]) this.drop(nodeId)
+  }
+}
