@@ -9,7 +9,9 @@
 // Each time the transaction must end as a whole: once no partition has an open transaction any more
 // (read_committed end offsets = high watermarks, within the transaction timeout and then some), a
 // read_committed reader sees all of its records on every partition or none on any — and all when
-// the producer was told the commit succeeded.
+// the producer was told the commit succeeded. Before any kill, every send of the first half must have
+// been acknowledged (else the test would prove nothing), and a kill in the middle of the transaction
+// must not cost the commit: the coordinator's successor loads the open transaction and commits it.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTopics } from '../../src/client/admin.js'
@@ -47,6 +49,16 @@ async function txnCoordinator(c: Cluster, transactionalId: string): Promise<numb
     WAIT_MS,
     250,
   )
+}
+
+/** The produce errors the Java client retried, counted by error (from its WARN log). */
+function retries(stderr: string): string {
+  const counts = new Map<string, number>()
+  for (const m of stderr.matchAll(/Got error produce response .*?Error: (\w+)(?:\. Error Message: Unable to verify[^(\n]*\((\w+)\))?/g)) {
+    const key = m[2] ? `${m[1]}(${m[2]})` : m[1]!
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return counts.size === 0 ? 'no produce retries' : `produce retries: ${[...counts].map(([k, n]) => `${n}× ${k}`).join(', ')}`
 }
 
 describe('transaction coordinator killed with kill -9 mid-transaction and mid-commit (3 brokers, RF 3)', () => {
@@ -105,7 +117,13 @@ describe('transaction coordinator killed with kill -9 mid-transaction and mid-co
     try {
       await p.waitLine((l) => l === 'READY', 'initTransactions', WAIT_MS)
       const coordinator = await txnCoordinator(c, txnId)
-      await p.waitLine((l) => l === 'SENT', 'the first half sent', WAIT_MS)
+      const sent = await p.waitLine((l) => l.startsWith('SENT '), 'the first half sent', WAIT_MS)
+      // Before any kill: every record of the first half is acknowledged.
+      assert.equal(
+        sent.split(' ')[2],
+        '0',
+        `sends of the first half failed before any broker was killed (${sent}); ${retries(p.stderr)}: ${p.context()}`,
+      )
       if (killAt === 'SENT') {
         await c.kill9(coordinator)
         killed = coordinator
@@ -136,10 +154,13 @@ describe('transaction coordinator killed with kill -9 mid-transaction and mid-co
         perPartition.every((n) => n === 0) || perPartition.every((n) => n === each),
         `the transaction is half visible: ${total} of ${all} records, per partition ${perPartition}: ${context()}`,
       )
+      // A coordinator that moves in the middle of a transaction is invisible to the producer (its
+      // successor loads the transaction from __transaction_state): the commit succeeds.
+      if (killAt === 'SENT') assert.match(outcome, /^COMMITTED/, `the commit failed after the coordinator moved: ${context()}`)
       if (outcome.startsWith('COMMITTED'))
         assert.equal(total, all, `the commit succeeded but ${total} of ${all} records are visible: ${context()}`)
       console.log(
-        `cluster-txn-failover: coordinator ${killed} killed at ${killAt}: producer ${outcome.split(' ')[0]}, ${total} of ${all} records visible`,
+        `cluster-txn-failover: coordinator ${killed} killed at ${killAt}: ${total} of ${all} records visible; producer: ${p.lines.filter((l) => /^(SENT|COMMIT|ABORT)/.test(l)).join(' | ')}; ${retries(p.stderr)}`,
       )
     } finally {
       await p.kill9()

@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -16,6 +18,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -27,7 +30,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <ul>
  *   <li>{@code TxnFailover run HOST:PORT[,...] TOPIC_A TOPIC_B PARTITIONS TXN_ID PER_HALF}: initTransactions,
  *       prints {@code READY}; begins a transaction and sends PER_HALF records (values
- *       {@code TXN_ID-<i>}) over every partition of both topics, flushes, prints {@code SENT}; waits
+ *       {@code TXN_ID-<i>}) over every partition of both topics, flushes, prints {@code SENT <ms> <failed sends> <first error or ->}; waits
  *       for a line on stdin (the test kills the coordinator first when it tests a kill in the middle of
  *       the transaction); sends PER_HALF more, prints {@code COMMITTING} and commits (the test kills
  *       the coordinator on that line when it tests a kill during the commit). Prints
@@ -83,15 +86,26 @@ public final class TxnFailover {
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
       producer.initTransactions();
       say("READY");
+      long t0 = System.nanoTime();
       producer.beginTransaction();
       int n = 0;
-      for (; n < perHalf; n++) producer.send(new ProducerRecord<>(tps.get(n % tps.size()).topic(), tps.get(n % tps.size()).partition(), null, txnId + "-" + n));
+      List<Future<RecordMetadata>> first = new ArrayList<>();
+      for (; n < perHalf; n++) first.add(producer.send(new ProducerRecord<>(tps.get(n % tps.size()).topic(), tps.get(n % tps.size()).partition(), null, txnId + "-" + n)));
       producer.flush();
-      say("SENT");
+      int failed = 0;
+      String firstError = "-";
+      for (Future<RecordMetadata> f : first) {
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          if (failed++ == 0) firstError = String.valueOf(e.getCause()).replace('\n', ' ');
+        }
+      }
+      say("SENT " + (System.nanoTime() - t0) / 1_000_000 + " " + failed + " " + firstError);
       in.readLine();
       for (; n < 2 * perHalf; n++) producer.send(new ProducerRecord<>(tps.get(n % tps.size()).topic(), tps.get(n % tps.size()).partition(), null, txnId + "-" + n));
       say("COMMITTING");
-      long t0 = System.nanoTime();
+      t0 = System.nanoTime();
       try {
         producer.commitTransaction();
         say("COMMITTED " + (System.nanoTime() - t0) / 1_000_000);
