@@ -177,7 +177,12 @@ export class Broker {
 
       // The transaction coordinator on __transaction_state, following its leadership the same way.
       const producerIds = new ProducerIdManager(store)
-      const txnMarkers = new LocalTxnMarkerWriter({ replicas, groups, timeoutMs: TXN_REQUEST_TIMEOUT_MS, logger: logger.child('txn-markers') })
+      const txnMarkers = new LocalTxnMarkerWriter({
+        replicas,
+        groups,
+        timeoutMs: TXN_REQUEST_TIMEOUT_MS,
+        logger: logger.child('txn-markers'),
+      })
       const interBroker = new InterBrokerTxnChannel({
         nodeId,
         endpointOf: (id) => parts.endpointOf(id),
@@ -231,6 +236,7 @@ export class Broker {
             : -1,
         local: (req) => txnCoordinator.verifyLocal(req),
         remote: (id, req) => interBroker.verify(id, req),
+        clock,
       })
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)
 

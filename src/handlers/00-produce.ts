@@ -97,9 +97,15 @@ async function resolveTopic(ctx: RequestContext, t: { name: string; topicId: str
 
 /** Coordinator answers a producer should retry (Kafka's ReplicaManager answers them NOT_ENOUGH_REPLICAS). */
 const RETRY_LATER = new Set<number>(
-  (['CONCURRENT_TRANSACTIONS', 'NETWORK_EXCEPTION', 'COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR'] as const).map(
-    (n) => ErrorCode[n].code,
-  ),
+  (
+    [
+      'CONCURRENT_TRANSACTIONS',
+      'NETWORK_EXCEPTION',
+      'COORDINATOR_LOAD_IN_PROGRESS',
+      'COORDINATOR_NOT_AVAILABLE',
+      'NOT_COORDINATOR',
+    ] as const
+  ).map((n) => ErrorCode[n].code),
 )
 
 /**
@@ -136,7 +142,10 @@ async function verifyTransactional(
   })
   if (code === 0) return null
   if (RETRY_LATER.has(code)) {
-    return new KafkaError('NOT_ENOUGH_REPLICAS', `Unable to verify the partition has been added to the transaction (${errorByCode(code)?.name ?? code})`)
+    return new KafkaError(
+      'NOT_ENOUGH_REPLICAS',
+      `Unable to verify the partition has been added to the transaction (${errorByCode(code)?.name ?? code})`,
+    )
   }
   let name: ErrorName = (errorByCode(code)?.name as ErrorName | undefined) ?? 'UNKNOWN_SERVER_ERROR'
   if (name === 'TRANSACTION_ABORTABLE' && ctx.apiVersion < 11) name = 'INVALID_TXN_STATE'

@@ -7,10 +7,11 @@
 // recover after an error; an exhausted epoch moves to a new producer id.
 // Errors: INVALID_REQUEST (empty transactional id), INVALID_TRANSACTION_TIMEOUT (not in
 // (0, transaction.max.timeout.ms]), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
-// CONCURRENT_TRANSACTIONS, PRODUCER_FENCED.
+// CONCURRENT_TRANSACTIONS, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v4, txn-errors.ts).
 import { toErrorCode } from '../protocol/errors.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js'
 import { defineHandler } from './define.js'
+import { forVersion } from './txn-errors.js'
 
 export default defineHandler(InitProducerIdRequest, InitProducerIdResponse, { minVersion: 0, maxVersion: 5 }, async (ctx, req) => {
   if (req.transactionalId !== null) {
@@ -21,7 +22,7 @@ export default defineHandler(InitProducerIdRequest, InitProducerIdResponse, { mi
       producerEpoch: ctx.apiVersion >= 3 ? req.producerEpoch : -1,
       apiVersion: ctx.apiVersion,
     })
-    return { throttleTimeMs: 0, ...r }
+    return { throttleTimeMs: 0, ...r, errorCode: forVersion(r.errorCode, ctx.apiVersion, { producerFenced: 4 }) }
   }
   try {
     const id = await ctx.broker.producerIds.initProducerId()

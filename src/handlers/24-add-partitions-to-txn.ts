@@ -8,17 +8,21 @@
 // them. The top-level error code is 0; every code is per partition.
 // Errors: INVALID_REQUEST (empty transactional id), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
 // INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS (a transition is running,
-// or the transaction is completing).
+// or the transaction is completing); as each version knows them (txn-errors.ts).
 import type { TxnPartitions } from '../ports/transactions.js'
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../protocol/messages/24-add-partitions-to-txn.js'
 import { defineHandler } from './define.js'
+import { forVersion } from './txn-errors.js'
 
-function byTopic(results: Array<{ topic: string; partition: number; errorCode: number }>) {
+function byTopic(results: Array<{ topic: string; partition: number; errorCode: number }>, version: number) {
   const topics = new Map<string, Array<{ partitionIndex: number; partitionErrorCode: number }>>()
   for (const r of results) {
     let list = topics.get(r.topic)
     if (!list) topics.set(r.topic, (list = []))
-    list.push({ partitionIndex: r.partition, partitionErrorCode: r.errorCode })
+    list.push({
+      partitionIndex: r.partition,
+      partitionErrorCode: forVersion(r.errorCode, version, { producerFenced: 2, transactionAbortable: 5 }),
+    })
   }
   return [...topics].map(([name, resultsByPartition]) => ({ name, resultsByPartition }))
 }
@@ -37,7 +41,7 @@ export default defineHandler(AddPartitionsToTxnRequest, AddPartitionsToTxnRespon
       verifyOnly: false,
       apiVersion: ctx.apiVersion,
     })
-    return { throttleTimeMs: 0, resultsByTopicV3AndBelow: byTopic(results) }
+    return { throttleTimeMs: 0, resultsByTopicV3AndBelow: byTopic(results, ctx.apiVersion) }
   }
   const resultsByTransaction = await Promise.all(
     req.transactions.map(async (t) => ({
@@ -51,6 +55,7 @@ export default defineHandler(AddPartitionsToTxnRequest, AddPartitionsToTxnRespon
           verifyOnly: t.verifyOnly,
           apiVersion: ctx.apiVersion,
         }),
+        ctx.apiVersion,
       ),
     })),
   )

@@ -4,9 +4,11 @@
 // (KIP-890 part 2): the epoch is bumped at every EndTxn and the answer carries the producer id and
 // the epoch of the next transaction; a retry of a completed EndTxn is answered NONE with them.
 // Errors: INVALID_REQUEST, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
-// INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS, INVALID_TXN_STATE.
+// INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v2, txn-errors.ts),
+// CONCURRENT_TRANSACTIONS, INVALID_TXN_STATE.
 import { EndTxnRequest, EndTxnResponse } from '../protocol/messages/26-end-txn.js'
 import { defineHandler } from './define.js'
+import { forVersion } from './txn-errors.js'
 
 export default defineHandler(EndTxnRequest, EndTxnResponse, { minVersion: 0, maxVersion: 5 }, async (ctx, req) => {
   const r = await ctx.broker.transactions.endTxn({
@@ -16,5 +18,6 @@ export default defineHandler(EndTxnRequest, EndTxnResponse, { minVersion: 0, max
     commit: req.committed,
     apiVersion: ctx.apiVersion,
   })
-  return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: r.producerId, producerEpoch: r.producerEpoch }
+  const errorCode = forVersion(r.errorCode, ctx.apiVersion, { producerFenced: 2 })
+  return { throttleTimeMs: 0, errorCode, producerId: r.producerId, producerEpoch: r.producerEpoch }
 })

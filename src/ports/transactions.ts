@@ -122,7 +122,11 @@ export interface TransactionService {
  * What a partition leader asks before appending a producer's first transactional batch to a
  * partition (KIP-890 part 1; part 2 adds the partition implicitly): the coordinator of the
  * transactional id, local or on another broker, answers whether the partition is (now) part of the
- * producer's ongoing transaction. Resolves to an error code (0: append).
+ * producer's ongoing transaction. Resolves to an error code (0: append): TRANSACTION_ABORTABLE
+ * (not in the transaction), INVALID_PRODUCER_EPOCH (a fenced producer: the coordinator's
+ * PRODUCER_FENCED, as Kafka's AddPartitionsToTxnManager passes it on), INVALID_PRODUCER_ID_MAPPING,
+ * and the retriable CONCURRENT_TRANSACTIONS, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+ * COORDINATOR_NOT_AVAILABLE; each caller maps them for its API's versions.
  */
 export interface TxnProduceVerifier {
   verify(params: {

@@ -52,7 +52,6 @@ import type {
   TopicPartitions,
   TxnOffsetCommitParams,
 } from '../../ports/groups.js'
-import type { CommittedOffset } from './persistence.js'
 import { ErrorCode, type ErrorName } from '../../protocol/errors.js'
 import type { Clock, Timer } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
@@ -61,7 +60,7 @@ import { type GroupIdUse, groupIdError } from './limits.js'
 import { Membership } from './membership.js'
 import { OffsetTable } from './offset-table.js'
 import { Offsets } from './offsets.js'
-import type { GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
+import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
 import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
 

@@ -177,7 +177,6 @@ export class ClassicGroup {
     return current !== undefined && current !== memberId
   }
 
-  /** Kafka's validateMember: the error name for a member that is fenced or unknown, else null. */
   /** Some open transaction committed an offset of the partition, or is writing one now. */
   hasPendingTxnOffset(topic: string, partition: number): boolean {
     if (this.writes.isInFlight(txnOffsetKey(topic, partition))) return true
@@ -190,6 +189,7 @@ export class ClassicGroup {
     return this.pendingTxn.size > 0 || this.writes.hasInFlightTxn
   }
 
+  /** Kafka's validateMember: the error name for a member that is fenced or unknown, else null. */
   memberError(memberId: string, groupInstanceId: string | null): 'UNKNOWN_MEMBER_ID' | 'FENCED_INSTANCE_ID' | null {
     if (groupInstanceId !== null) {
       const current = this.staticMembers.get(groupInstanceId)

@@ -129,3 +129,7 @@ export class OrderedWrites {
 export const offsetKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`
 /** The in-flight key of a transactional commit of the partition (OffsetFetch's require_stable sees it). */
 export const txnOffsetKey = (topic: string, partition: number): string => `${TXN_KEY_PREFIX}${topic}\u0000${partition}`
+
+/** The log offset of entry `index` of a batch stored at `baseOffset` (-1: unknown). */
+export const recordOffsetAt = (baseOffset: number | undefined, index: number): number =>
+  baseOffset !== undefined && baseOffset >= 0 ? baseOffset + index : -1

@@ -34,8 +34,9 @@
 // checking sequences. The transaction coordinator then writes the marker (a control batch) to the
 // same partition itself (ReplicaService.writeTxnMarker). On load, the offset records of a
 // transactional batch go to sink.txnOffset (tombstones, never written so, to sink.offset); a
-// control batch's record key (int16 version, int16 type: 0 ABORT, 1 COMMIT) goes to
-// sink.txnMarker for the batch's producer; control records of any other type are skipped. A
+// control batch that is a transaction marker (protocol/records/control-record.ts: its record's
+// key type 0 ABORT, 1 COMMIT) goes to sink.txnMarker for the batch's producer; other control
+// records (and batches the cleaner emptied) are skipped. A
 // transaction without its marker by the end of the load stays pending: its marker comes later.
 // Append errors of a transactional write that are the producer's (INVALID_PRODUCER_EPOCH,
 // PRODUCER_FENCED, INVALID_TXN_STATE, …) are answered as they are, as Kafka's coordinator does.
@@ -46,6 +47,7 @@ import type { AppendPolicy } from '../../ports/replicas.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
 import { buildRecordBatch, type RecordInput } from '../../protocol/records/builder.js'
 import { type BatchHeader, TRANSACTIONAL_MASK } from '../../protocol/records/batch.js'
+import { type EndTxnMarker, readMarker } from '../../protocol/records/control-record.js'
 import { iterateBatches, iterateRecords, type RecordView } from '../../protocol/records/iterator.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
@@ -98,10 +100,6 @@ export interface PartitionLoadStats {
 }
 
 type StoreKind = 'group' | 'offsets' | 'txnOffsets'
-
-/** Kafka's ControlRecordType ids of transaction markers. */
-const CONTROL_TYPE_ABORT = 0
-const CONTROL_TYPE_COMMIT = 1
 
 /** A transactional write's refusals that concern the producer, answered to it as they are. */
 const PRODUCER_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
@@ -388,11 +386,11 @@ export class OffsetsTopicPersistence implements GroupPersistence {
         const batchEnd = batch.baseOffset + batch.lastOffsetDelta + 1
         if (batchEnd <= offset) continue
         next = batchEnd
-        const recs = iterateRecords(records, batch.position)
         if (batch.isControl) {
-          this.replayControl(batch, recs, sink, skip)
+          this.replayControl(records, batch, sink, skip)
           continue
         }
+        const recs = iterateRecords(records, batch.position)
         for (;;) {
           let r: IteratorResult<RecordView>
           try {
@@ -425,28 +423,15 @@ export class OffsetsTopicPersistence implements GroupPersistence {
   }
 
   /** A control batch: a transaction marker ends its producer's transaction (see the header). */
-  private replayControl(
-    batch: BatchHeader,
-    recs: Generator<RecordView>,
-    sink: LoadSink,
-    skip: (offset: number, reason: string) => void,
-  ): void {
-    let first: IteratorResult<RecordView>
+  private replayControl(records: Buffer, batch: BatchHeader, sink: LoadSink, skip: (offset: number, reason: string) => void): void {
+    let marker: EndTxnMarker | null
     try {
-      first = recs.next()
+      marker = readMarker(records, batch)
     } catch (err) {
       skip(batch.baseOffset, `control batch: ${(err as Error).message}`)
       return
     }
-    if (first.done) return
-    const key = first.value.key
-    if (!key || key.length < 4) {
-      skip(first.value.offset, 'a control record without its version and type')
-      return
-    }
-    const type = key.readInt16BE(2)
-    if (type !== CONTROL_TYPE_ABORT && type !== CONTROL_TYPE_COMMIT) return
-    sink.txnMarker(batch.producerId, type === CONTROL_TYPE_COMMIT)
+    if (marker) sink.txnMarker(batch.producerId, marker.commit)
   }
 
   private finishLoad(partition: number, stats: PartitionLoadStats): PartitionLoadStats {

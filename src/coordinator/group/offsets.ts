@@ -30,7 +30,7 @@
 import type { CommitOffsetsParams, DeleteOffsetsResult, FetchOffsetsResult, TopicPartitions } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
 import { ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
-import { offsetKey } from './offset-table.js'
+import { offsetKey, recordOffsetAt } from './offset-table.js'
 import { dropPending } from './txn-offsets.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv, Rebalancer } from './rebalance.js'
@@ -90,10 +90,7 @@ export class Offsets {
       (e, baseOffset) => {
         if (e) return
         entries.forEach((x, i) => {
-          g.offsets.set(x.topic, x.partition, {
-            ...x.value,
-            recordOffset: baseOffset !== undefined && baseOffset >= 0 ? baseOffset + i : -1,
-          })
+          g.offsets.set(x.topic, x.partition, { ...x.value, recordOffset: recordOffsetAt(baseOffset, i) })
         })
       },
       entries.map((x) => offsetKey(x.topic, x.partition)),

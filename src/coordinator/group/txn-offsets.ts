@@ -30,7 +30,7 @@
 import type { TxnOffsetCommitParams } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
 import { ClassicGroup } from './group.js'
-import { OffsetTable, txnOffsetKey } from './offset-table.js'
+import { OffsetTable, recordOffsetAt, txnOffsetKey } from './offset-table.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv } from './rebalance.js'
 
@@ -95,7 +95,7 @@ export class TxnOffsets {
       () => persistence.storeTxnOffsets(p.groupId, producer, entries),
       (e, baseOffset) => {
         // A group deleted (or unloaded) meanwhile keeps nothing: a load drops its pending offsets too.
-        if (!e && groups.get(p.groupId) === g) addPending(g, p.producerId, entries, baseOffset ?? -1)
+        if (!e && groups.get(p.groupId) === g) addPending(g, p.producerId, entries, baseOffset)
       },
       entries.map((x) => txnOffsetKey(x.topic, x.partition)),
     )
@@ -161,12 +161,12 @@ function addPending(
   group: ClassicGroup,
   producerId: number,
   entries: Array<OffsetEntry & { value: CommittedOffset }>,
-  baseOffset: number,
+  baseOffset: number | undefined,
 ): void {
   let table = group.pendingTxn.get(producerId)
   if (!table) group.pendingTxn.set(producerId, (table = new OffsetTable()))
   entries.forEach((e, i) => {
-    table.set(e.topic, e.partition, { ...e.value, recordOffset: baseOffset >= 0 ? baseOffset + i : -1 })
+    table.set(e.topic, e.partition, { ...e.value, recordOffset: recordOffsetAt(baseOffset, i) })
   })
 }
 

@@ -27,7 +27,11 @@ export class MarkerRouter implements MarkerSender {
     for (const p of partitions) {
       const leader = this.opts.leaderOf(p.topic, p.partition)
       if (leader === undefined) {
-        this.opts.logger.info('dropping the transaction marker of a deleted partition', { topic: p.topic, partition: p.partition, producerId: marker.producerId })
+        this.opts.logger.info('dropping the transaction marker of a deleted partition', {
+          topic: p.topic,
+          partition: p.partition,
+          producerId: marker.producerId,
+        })
         results.push({ ...p, errorCode: 0 })
       } else if (leader < 0) {
         results.push({ ...p, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER.code })

@@ -124,7 +124,11 @@ const endError = (name: ErrorName | null): EndResult => ({ error: name, producer
 const errorNameOf = (err: unknown): ErrorName => (err instanceof KafkaError ? err.errorName : 'UNKNOWN_SERVER_ERROR')
 
 /** Marker errors after which the coordinator stops writing markers for the transaction: it is stale. */
-const FENCING_MARKER_ERRORS = new Set<number>([code('INVALID_PRODUCER_EPOCH'), code('TRANSACTION_COORDINATOR_FENCED'), code('PRODUCER_FENCED')])
+const FENCING_MARKER_ERRORS = new Set<number>([
+  code('INVALID_PRODUCER_EPOCH'),
+  code('TRANSACTION_COORDINATOR_FENCED'),
+  code('PRODUCER_FENCED'),
+])
 /** Marker errors that are bugs (Kafka throws): never retried. */
 const FATAL_MARKER_ERRORS = new Set<number>([
   code('CORRUPT_MESSAGE'),
@@ -234,7 +238,12 @@ export class TransactionCoordinator implements TransactionService {
     for (const [id, v] of loaded) {
       const txn = fromLogValue(id, v)
       if (txn) entry.txns.set(id, txn)
-      else this.opts.logger.warn('skipping a transactional id in an unknown state', { partition, transactionalId: id, state: v.transactionStatus })
+      else
+        this.opts.logger.warn('skipping a transactional id in an unknown state', {
+          partition,
+          transactionalId: id,
+          state: v.transactionStatus,
+        })
     }
     entry.state = 'owned'
     let resumed = 0
@@ -275,7 +284,13 @@ export class TransactionCoordinator implements TransactionService {
    * Resolves with the error to answer (null: done). A failed write clears the pending state
    * unless keepPending (a completion is retried as it is).
    */
-  private async persist(transactionalId: string, part: Ownership, txn: TxnMetadata, transit: TxnTransit, keepPending = false): Promise<ErrorName | null> {
+  private async persist(
+    transactionalId: string,
+    part: Ownership,
+    txn: TxnMetadata,
+    transit: TxnTransit,
+    keepPending = false,
+  ): Promise<ErrorName | null> {
     try {
       await this.opts.log.store(transactionalId, transit.state === 'Dead' ? null : toLogValue(transit))
     } catch (err) {
@@ -360,7 +375,11 @@ export class TransactionCoordinator implements TransactionService {
       }
       const error = await this.persist(id, part, txn, decided)
       if (error) return initError(error)
-      this.opts.logger.info('initialized a transactional id', { transactionalId: id, producerId: decided.producerId, producerEpoch: decided.producerEpoch })
+      this.opts.logger.info('initialized a transactional id', {
+        transactionalId: id,
+        producerId: decided.producerId,
+        producerEpoch: decided.producerEpoch,
+      })
       return { errorCode: 0, producerId: decided.producerId, producerEpoch: decided.producerEpoch }
     }
   }
@@ -412,11 +431,16 @@ export class TransactionCoordinator implements TransactionService {
     const all = (name: ErrorName | null) => flat.map((p) => ({ ...p, errorCode: code(name) }))
     if (params.transactionalId === '') return all('INVALID_REQUEST')
     if (params.verifyOnly) {
-      return flat.map((p) => ({ ...p, errorCode: this.verifyPartition(params.transactionalId, params.producerId, params.producerEpoch, p.topic, p.partition) }))
+      return flat.map((p) => ({
+        ...p,
+        errorCode: this.verifyPartition(params.transactionalId, params.producerId, params.producerEpoch, p.topic, p.partition),
+      }))
     }
     if (params.apiVersion <= 3) {
       // A producer's request: unknown partitions fail it whole, as Kafka's KafkaApis answers.
-      const unknown = new Set(flat.filter((p) => !this.opts.partitionExists(p.topic, p.partition)).map((p) => partitionKey(p.topic, p.partition)))
+      const unknown = new Set(
+        flat.filter((p) => !this.opts.partitionExists(p.topic, p.partition)).map((p) => partitionKey(p.topic, p.partition)),
+      )
       if (unknown.size > 0) {
         return flat.map((p) => ({
           ...p,
@@ -436,7 +460,13 @@ export class TransactionCoordinator implements TransactionService {
     return code(await this.addToTransaction(params.transactionalId, params.producerId, params.producerEpoch, [key], 0))
   }
 
-  private async addToTransaction(id: string, producerId: number, producerEpoch: number, keys: string[], tv: number): Promise<ErrorName | null> {
+  private async addToTransaction(
+    id: string,
+    producerId: number,
+    producerEpoch: number,
+    keys: string[],
+    tv: number,
+  ): Promise<ErrorName | null> {
     const look = this.lookup(id)
     if ('error' in look) return look.error
     const { part, txn } = look
@@ -473,7 +503,14 @@ export class TransactionCoordinator implements TransactionService {
    * v1) or, with addPartition (Produce v12+, transactions v2), the partition added. Codes as the
    * coordinator answers AddPartitionsToTxn v5.
    */
-  async verifyLocal(params: { transactionalId: string; producerId: number; producerEpoch: number; topic: string; partition: number; addPartition: boolean }): Promise<number> {
+  async verifyLocal(params: {
+    transactionalId: string
+    producerId: number
+    producerEpoch: number
+    topic: string
+    partition: number
+    addPartition: boolean
+  }): Promise<number> {
     const { transactionalId: id, producerId, producerEpoch, topic, partition } = params
     if (id === '') return code('INVALID_REQUEST')
     if (!params.addPartition) return this.verifyPartition(id, producerId, producerEpoch, topic, partition)
@@ -489,7 +526,14 @@ export class TransactionCoordinator implements TransactionService {
     return { errorCode: code(r.error), producerId: r.producerId, producerEpoch: r.producerEpoch }
   }
 
-  private async endTransaction(id: string, producerId: number, producerEpoch: number, commit: boolean, fromClient: boolean, tv: number): Promise<EndResult> {
+  private async endTransaction(
+    id: string,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+    fromClient: boolean,
+    tv: number,
+  ): Promise<EndResult> {
     if (id === '') return endError('INVALID_REQUEST')
     let nextProducerId: number | null = null
     for (;;) {
@@ -641,7 +685,13 @@ export class TransactionCoordinator implements TransactionService {
   // -------------------------------------------------------------------------------------------
   // Markers and completion
 
-  private async writeMarkersAndComplete(id: string, part: Ownership, txn: TxnMetadata, commit: boolean, complete: TxnTransit): Promise<void> {
+  private async writeMarkersAndComplete(
+    id: string,
+    part: Ownership,
+    txn: TxnMetadata,
+    commit: boolean,
+    complete: TxnTransit,
+  ): Promise<void> {
     const marker: TxnMarker = {
       producerId: txn.producerId,
       producerEpoch: txn.producerEpoch,
@@ -681,7 +731,12 @@ export class TransactionCoordinator implements TransactionService {
       if (!this.owns(part, id, txn)) return
       const error = await this.persist(id, part, txn, complete, true)
       if (error === null) {
-        this.opts.logger.debug('completed a transaction', { transactionalId: id, commit, producerId: txn.producerId, producerEpoch: txn.producerEpoch })
+        this.opts.logger.debug('completed a transaction', {
+          transactionalId: id,
+          commit,
+          producerId: txn.producerId,
+          producerEpoch: txn.producerEpoch,
+        })
         return
       }
       if (error === 'NOT_COORDINATOR') return
@@ -701,7 +756,11 @@ export class TransactionCoordinator implements TransactionService {
         if (txn.pendingTransitionInProgress || txn.state !== 'Ongoing') continue
         if (txn.txnStartTimestamp + txn.txnTimeoutMs >= now) continue
         const fence = txn.prepareFenceProducerEpoch()
-        this.opts.logger.info('aborting a timed-out transaction', { transactionalId: id, producerId: fence.producerId, timeoutMs: txn.txnTimeoutMs })
+        this.opts.logger.info('aborting a timed-out transaction', {
+          transactionalId: id,
+          producerId: fence.producerId,
+          timeoutMs: txn.txnTimeoutMs,
+        })
         void this.endTransaction(id, fence.producerId, fence.producerEpoch, false, false, this.opts.transactionVersion()).then((r) => {
           if (r.error && r.error !== 'CONCURRENT_TRANSACTIONS' && r.error !== 'PRODUCER_FENCED') {
             this.opts.logger.warn('aborting a timed-out transaction failed', { transactionalId: id, error: r.error })

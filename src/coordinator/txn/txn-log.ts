@@ -147,7 +147,11 @@ export class TransactionStateTopic implements TxnStateLog {
     }
     try {
       this.adopt(await this.opts.topics.create(spec, false))
-      this.opts.logger.info('created the transaction state topic', { topic: TRANSACTION_STATE_TOPIC, partitions: numPartitions, replicationFactor })
+      this.opts.logger.info('created the transaction state topic', {
+        topic: TRANSACTION_STATE_TOPIC,
+        partitions: numPartitions,
+        replicationFactor,
+      })
     } catch (err) {
       const now = this.opts.topics.get(TRANSACTION_STATE_TOPIC)
       if (now) {
@@ -233,7 +237,11 @@ export class TransactionStateTopic implements TxnStateLog {
         try {
           b = batches.next()
         } catch (err) {
-          this.opts.logger.error('transaction state partition is unreadable from here; the rest is not loaded', { partition, offset: next, error: err as Error })
+          this.opts.logger.error('transaction state partition is unreadable from here; the rest is not loaded', {
+            partition,
+            offset: next,
+            error: err as Error,
+          })
           return loaded
         }
         if (b.done) break
@@ -250,7 +258,12 @@ export class TransactionStateTopic implements TxnStateLog {
             r = recs.next()
           } catch (err) {
             skipped++
-            if (skipped <= MAX_SKIP_WARNINGS) this.opts.logger.warn('skipping an undecodable batch of the transaction state topic', { partition, offset: batch.baseOffset, error: err as Error })
+            if (skipped <= MAX_SKIP_WARNINGS)
+              this.opts.logger.warn('skipping an undecodable batch of the transaction state topic', {
+                partition,
+                offset: batch.baseOffset,
+                error: err as Error,
+              })
             break
           }
           if (r.done) break
@@ -263,7 +276,12 @@ export class TransactionStateTopic implements TxnStateLog {
             v = decodeTxnValue(value)
           } catch (err) {
             skipped++
-            if (skipped <= MAX_SKIP_WARNINGS) this.opts.logger.warn('skipping an undecodable record of the transaction state topic', { partition, offset: at, error: err as Error })
+            if (skipped <= MAX_SKIP_WARNINGS)
+              this.opts.logger.warn('skipping an undecodable record of the transaction state topic', {
+                partition,
+                offset: at,
+                error: err as Error,
+              })
             continue
           }
           loaded++

@@ -162,7 +162,9 @@ export class TxnMetadata implements TxnTransit {
 
   private prepareTransitionTo(change: Partial<TxnTransit> & { state: TxnState }): TxnTransit {
     if (this.pendingState !== null) {
-      throw new IllegalTxnTransition(`${this.transactionalId}: a transition to ${this.pendingState} is pending; cannot start one to ${change.state}`)
+      throw new IllegalTxnTransition(
+        `${this.transactionalId}: a transition to ${this.pendingState} is pending; cannot start one to ${change.state}`,
+      )
     }
     if (!VALID_PREVIOUS[change.state].includes(this.state)) {
       throw new IllegalTxnTransition(`${this.transactionalId}: no transition from ${this.state} to ${change.state}`)

@@ -18,9 +18,15 @@
 // (so its offsets and the producer's last sequence survive, as Kafka's overrideLastOffset),
 // timestamps, headers, producer id/epoch/base sequence, leader epoch and codec (recompressed at
 // the codec's default level). A batch that loses every record goes, unless the caller needs its
-// offsets kept (emptyBatchOf). Control batches are kept as they are (there are no transactions
-// yet). A compressed batch that cannot be decoded — an unknown codec, or records larger than
-// tributary.max.decompressed.batch.bytes once decompressed — is kept whole, never dropped.
+// offsets kept (emptyBatchOf). A compressed batch that cannot be decoded — an unknown codec, or
+// records larger than tributary.max.decompressed.batch.bytes once decompressed — is kept whole,
+// never dropped.
+//
+// Transactions (the caller's verdict, cleaner/transactions.ts): a batch of an aborted transaction
+// loses all its records; a control batch keeps its records, and a marker that may go is stamped
+// with a delete horizon as a tombstone batch is (Kafka piggy-backs markers on tombstone
+// retention), so it stays delete.retention.ms more; the caller drops its records once the horizon
+// has passed.
 import { KafkaError } from '../../protocol/errors.js'
 import {
   ATTRIBUTES_OFFSET,
@@ -75,6 +81,16 @@ export interface FilteredBatch {
   undecodable: boolean
 }
 
+/** What the batch's transaction says (cleaner/transactions.ts). */
+export interface TxnVerdict {
+  /** Drop every record (an aborted transaction's batch, a marker past its delete horizon). */
+  discardRecords: boolean
+  /** A control batch that may go once a delete horizon has passed. */
+  markerRemovable: boolean
+}
+
+const KEEP: TxnVerdict = { discardRecords: false, markerRemovable: false }
+
 export function hasDeleteHorizon(h: BatchHeader): boolean {
   return (h.attributes & DELETE_HORIZON_MASK) !== 0
 }
@@ -106,7 +122,7 @@ function shouldRetain(r: RecordView, h: BatchHeader, ctx: FilterContext): boolea
   return !hasDeleteHorizon(h) || ctx.nowMs < h.baseTimestamp
 }
 
-export function filterBatch(buf: Buffer, h: BatchHeader, ctx: FilterContext): FilteredBatch {
+export function filterBatch(buf: Buffer, h: BatchHeader, ctx: FilterContext, txn: TxnVerdict = KEEP): FilteredBatch {
   const original = buf.subarray(h.position, h.position + h.sizeBytes)
   const whole = (undecodable: boolean, recordsRead: number): FilteredBatch => ({
     bytes: original,
@@ -116,7 +132,25 @@ export function filterBatch(buf: Buffer, h: BatchHeader, ctx: FilterContext): Fi
     deleteHorizonMs: -1,
     undecodable,
   })
-  if ((h.attributes & CONTROL_MASK) !== 0) return whole(false, h.recordCount)
+  if (txn.discardRecords) {
+    return {
+      bytes: null,
+      recordsRead: h.recordCount,
+      recordsKept: 0,
+      maxTimestamp: h.maxTimestamp,
+      deleteHorizonMs: -1,
+      undecodable: false,
+    }
+  }
+  if ((h.attributes & CONTROL_MASK) !== 0) {
+    if (!txn.markerRemovable) return whole(false, h.recordCount)
+    // An emptied control batch has nothing left to wait for (kept empty only if the caller must).
+    if (h.recordCount === 0) return { ...whole(false, 0), bytes: null }
+    if (hasDeleteHorizon(h)) return { ...whole(false, h.recordCount), deleteHorizonMs: h.baseTimestamp }
+    const horizon = ctx.nowMs + ctx.deleteRetentionMs
+    const bytes = rebuild(h, [...iterateRecords(buf, h.position, ctx.maxDecompressedBytes)], horizon)
+    return { ...whole(false, h.recordCount), bytes, deleteHorizonMs: horizon }
+  }
   const records = decodeRecords(buf, h, ctx.maxDecompressedBytes)
   if (records === null) return whole(true, h.recordCount)
   const kept: RecordView[] = []

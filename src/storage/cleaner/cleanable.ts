@@ -4,7 +4,7 @@
 // A compacted log is, from its start: the clean section [logStart, firstDirtyOffset) — already
 // compacted, firstDirtyOffset comes from cleaner-offset-checkpoint — then the dirty section up to
 // the first uncleanable offset, then the rest. The first uncleanable offset is the lowest of the
-// high watermark (no transactions yet, so the last stable offset), the active segment's base
+// last stable offset (no undecided transaction is cleaned), the active segment's base
 // offset (the active segment is never cleaned) and, with min.compaction.lag.ms, the first dirty
 // segment holding a record younger than the lag; it is rounded down to the start of its segment.
 // The dirty ratio is cleanable bytes / (clean + cleanable bytes), whole segments counted. A log is
@@ -72,7 +72,7 @@ export async function cleanableOffsets(
     forceUpdateCheckpoint = true
   }
   const active = segs[segs.length - 1]!
-  let uncleanable = Math.min(log.highWatermark, active.baseOffset)
+  let uncleanable = Math.min(log.lastStableOffset, active.baseOffset)
   if (config.minCompactionLagMs > 0) {
     for (const seg of nonActiveSegmentsFrom(segs, firstDirtyOffset)) {
       if ((await seg.largestTimestamp()) > nowMs - config.minCompactionLagMs) {

@@ -13,7 +13,16 @@
 // accounted for (Kafka likewise keeps the last batch of a cleaning round). So is, emptied if need
 // be, the last batch of each idempotent producer the log knows (Kafka's Cleaner retains it, RETAIN_EMPTY):
 // recovery replays batch headers into the producer state (storage/producer-state.ts), and without
-// it a producer whose last records were superseded would come back with an older sequence.
+// it a producer whose last records were superseded would come back with an older sequence. A
+// producer without a data batch left in its state (a transactions-v2 marker bumped its epoch) keeps
+// its last marker of that epoch instead, as Kafka's isBatchLastRecordOfProducer: it holds the epoch.
+//
+// Transactions (Kafka's transactional cleaning, cleaner/transactions.ts): the cleanable section ends
+// at the last stable offset (cleanable.ts), so every transaction in it is decided. The batches of
+// aborted transactions are dropped whatever their keys (and kept out of the key map); a marker
+// stays while batches of its transaction are in the log, then is stamped with a delete horizon and
+// removed by the first cleaning after delete.retention.ms. The cleaned segment's transaction index
+// holds the aborted transactions whose markers it keeps.
 //
 // Reads go through the segments' positional reads in chunks of log.cleaner.io.buffer.size
 // (larger for a larger batch); writes are buffered to that size. The log is not locked while
@@ -28,11 +37,12 @@ import type { Fs } from '../fs.js'
 import type { PartitionLog } from '../partition-log.js'
 import { segmentConfigOf } from '../recovery.js'
 import { LogSegment, MAX_RELATIVE_OFFSET, type SegmentBatch } from '../segment.js'
-import { decodeRecords, emptyBatchOf, filterBatch, type FilterContext } from './batch-filter.js'
+import { decodeRecords, emptyBatchOf, filterBatch, type FilterContext, hasDeleteHorizon } from './batch-filter.js'
 import { floorSegmentIndex } from '../segment.js'
 import { type LogToClean, segmentsInRange } from './cleanable.js'
 import type { CleanerConfig } from './config.js'
 import type { SkimpyOffsetMap } from './offset-map.js'
+import { CleanedTransactions } from './transactions.js'
 
 /** Thrown between batches when the cleaning must stop (Kafka's LogCleaningAbortedException). */
 export class CleaningAbortedError extends Error {
@@ -137,6 +147,8 @@ async function buildOffsetMap(ltc: LogToClean, ctx: CleanerContext, stats: Clean
   const end = ltc.firstUncleanableOffset
   map.clear()
   const dirty = segmentsInRange(ltc.segments, start, end)
+  const txns = new CleanedTransactions()
+  txns.addAborted(ltc.log.collectAbortedTransactions(start, end))
   // Nothing dirty: the map covers everything below firstDirty (every key unmapped), so a pass
   // for expired tombstones alone still rewrites the clean section.
   if (dirty.length === 0) map.updateLatestOffset(start - 1)
@@ -149,7 +161,11 @@ async function buildOffsetMap(ltc: LogToClean, ctx: CleanerContext, stats: Clean
       stats.mapBytesRead += h.sizeBytes
       const last = h.baseOffset + h.lastOffsetDelta
       if (last < start) continue
-      if (!h.isControl) {
+      // An aborted transaction's records go whatever their keys: they must not hide older values.
+      let aborted = false
+      if (h.isControl) txns.onControlBatch(h, buf)
+      else aborted = txns.onDataBatch(h)
+      if (!h.isControl && !aborted) {
         const records = decodeRecords(buf, h, ctx.config.maxDecompressedBytes)
         if (records === null) stats.undecodableBatches++
         for (const r of records ?? []) {
@@ -242,7 +258,13 @@ class CleanedWriter {
 }
 
 /** Kafka's cleanSegments: the group rewritten into one `.cleaned` segment, then swapped in. */
-async function cleanGroup(ltc: LogToClean, group: LogSegment[], ctx: CleanerContext, stats: CleanerStats): Promise<void> {
+async function cleanGroup(
+  ltc: LogToClean,
+  group: LogSegment[],
+  ctx: CleanerContext,
+  stats: CleanerStats,
+  txns: CleanedTransactions,
+): Promise<void> {
   const { log } = ltc
   // A failed log's directory may hold an unsettled swap: nothing more is written next to it.
   if (!log.usable) throw new CleaningAbortedError(`${log.dir} is closed or failed`)
@@ -258,20 +280,30 @@ async function cleanGroup(ltc: LogToClean, group: LogSegment[], ctx: CleanerCont
     // The last batch read, when nothing of it was kept (written empty if it ends the group).
     let lastDropped: BatchHeader | null = null
     const producersLast = new Set<number>()
+    const producersEpochOnly = new Map<number, number>()
     for (const e of log.producerEntries()) {
       const b = e.batches[e.batches.length - 1]
       if (b) producersLast.add(b.lastOffset)
+      else producersEpochOnly.set(e.producerId, e.epoch)
     }
-    for (const seg of group) {
+    const isProducersLast = (h: BatchHeader) =>
+      producersLast.has(h.baseOffset + h.lastOffsetDelta) || (h.isControl && producersEpochOnly.get(h.producerId) === h.producerEpoch)
+    txns.cleanedIndex = cleaned.txnIndex
+    for (let k = 0; k < group.length; k++) {
+      const seg = group[k]!
+      // Kafka collects over each whole segment: the cleaned segment's index is rebuilt from them.
+      txns.addAborted(log.collectAbortedTransactions(seg.baseOffset, k + 1 < group.length ? group[k + 1]!.baseOffset : seg.nextOffset))
       for await (const { h, buf } of batchesOf(seg, 0, ctx.config.ioBufferBytes, ctx)) {
         ctx.checkDone(log)
         stats.bytesRead += h.sizeBytes
-        const f = filterBatch(buf, h, filter)
+        const canDiscard = h.isControl ? txns.onControlBatch(h, buf) : txns.onDataBatch(h)
+        const discardRecords = h.isControl ? canDiscard && hasDeleteHorizon(h) && h.baseTimestamp <= filter.nowMs : canDiscard
+        const f = filterBatch(buf, h, filter, { discardRecords, markerRemovable: canDiscard && h.isControl })
         stats.recordsRead += f.recordsRead
         stats.recordsKept += f.recordsKept
         if (f.undecodable) stats.undecodableBatches++
         if (f.bytes === null) {
-          if (h.producerId >= 0 && producersLast.has(h.baseOffset + h.lastOffsetDelta)) {
+          if (h.producerId >= 0 && isProducersLast(h)) {
             lastDropped = null
             await out.append(emptyBatchOf(h), h.baseOffset, h.baseOffset + h.lastOffsetDelta, h.maxTimestamp)
             continue
@@ -347,7 +379,8 @@ export async function cleanLog(ltc: LogToClean, ctx: CleanerContext): Promise<Cl
   const upTo = Math.min(floorSegmentIndex(segs, endOffset - 1) + 1, segs.length - 1)
   const cleanable = endOffset > 0 ? segs.slice(0, upTo).filter((s) => s.baseOffset < endOffset) : []
   const groups = groupSegmentsBySize(cleanable, ltc.log.config.segmentBytes, ltc.log.config.maxIndexSizeBytes, ltc.firstUncleanableOffset)
-  for (const group of groups) await cleanGroup(ltc, group, ctx, stats)
+  const txns = new CleanedTransactions()
+  for (const group of groups) await cleanGroup(ltc, group, ctx, stats, txns)
   stats.endMs = ctx.clock.now()
   return stats
 }

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -19,16 +20,18 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 
 /**
- * Features the broker does not serve must make clients stop with a clear error, not retry forever.
+ * Transactional clients must start at once, never hang in a retry loop (as they did when
+ * FindCoordinator for a transactional id answered a retriable error).
  *
  * <p>Usage: {@code FailFast HOST:PORT INPUT_TOPIC} (created here). Two checks, each bounded in time:
  * <ol>
- *   <li>a transactional KafkaProducer: initTransactions() must throw within the bound (its own
- *       max.block.ms is set far above it, so a retry loop would show as a timeout);
+ *   <li>a transactional KafkaProducer: initTransactions() and one committed transaction must finish
+ *       within the bound (its own max.block.ms is set far above it, so a retry loop would show as a
+ *       timeout);
  *   <li>a Kafka Streams application with processing.guarantee=exactly_once_v2 reading INPUT_TOPIC:
- *       it must reach state ERROR (or report an uncaught exception) within the bound.
+ *       it must reach state RUNNING within the bound, without an error.
  * </ol>
- * Prints {@code FAILFAST <check> <ms> <error>} per check and {@code FAILFAST OK}, exit 0; or
+ * Prints {@code FAILFAST <check> <ms> <outcome>} per check and {@code FAILFAST OK}, exit 0; or
  * {@code FAILFAST FAIL ...}, exit 1.
  */
 public final class FailFast {
@@ -45,13 +48,13 @@ public final class FailFast {
     try (Admin admin = Admin.create(a)) {
       admin.createTopics(java.util.List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
     }
-    boolean ok = producer(bootstrap) & streams(bootstrap, topic);
+    boolean ok = producer(bootstrap, topic) & streams(bootstrap, topic);
     System.out.println(ok ? "FAILFAST OK" : "FAILFAST FAIL");
     System.out.flush();
     Runtime.getRuntime().halt(ok ? 0 : 1);
   }
 
-  static boolean producer(String bootstrap) {
+  static boolean producer(String bootstrap, String topic) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "failfast-tx");
@@ -63,6 +66,9 @@ public final class FailFast {
     Thread t = new Thread(() -> {
       try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
         producer.initTransactions();
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(topic, "k", "v")).get();
+        producer.commitTransaction();
       } catch (Throwable e) {
         failure.set(e);
       }
@@ -76,11 +82,11 @@ public final class FailFast {
     }
     long ms = (System.nanoTime() - t0) / 1_000_000;
     Throwable e = failure.get();
-    if (t.isAlive() || e == null) {
-      System.out.println("FAILFAST FAIL producer " + (t.isAlive() ? "still blocked after " + ms + " ms" : "initTransactions succeeded"));
+    if (t.isAlive() || e != null) {
+      System.out.println("FAILFAST FAIL producer " + (t.isAlive() ? "still blocked after " + ms + " ms" : describe(e)));
       return false;
     }
-    System.out.println("FAILFAST producer " + ms + " " + describe(e));
+    System.out.println("FAILFAST producer " + ms + " committed");
     return true;
   }
 
@@ -103,8 +109,12 @@ public final class FailFast {
       stopped.countDown();
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
     });
+    AtomicReference<KafkaStreams.State> reached = new AtomicReference<>();
     streams.setStateListener((now, before) -> {
-      if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.PENDING_ERROR) stopped.countDown();
+      if (now == KafkaStreams.State.RUNNING || now == KafkaStreams.State.ERROR || now == KafkaStreams.State.PENDING_ERROR) {
+        reached.compareAndSet(null, now);
+        stopped.countDown();
+      }
     });
     long t0 = System.nanoTime();
     streams.start();
@@ -116,7 +126,11 @@ public final class FailFast {
       return false;
     }
     Throwable e = failure.get();
-    System.out.println("FAILFAST streams " + ms + " " + (e == null ? "state ERROR" : describe(e)));
+    if (e != null || reached.get() != KafkaStreams.State.RUNNING) {
+      System.out.println("FAILFAST FAIL streams " + (e == null ? "state " + reached.get() : describe(e)));
+      return false;
+    }
+    System.out.println("FAILFAST streams " + ms + " RUNNING");
     return true;
   }
 
