@@ -114,8 +114,14 @@ describe('Java 4.4 transactions and Kafka Streams exactly_once_v2', () => {
         second.lines.some((l) => l === 'STATE RUNNING'),
         `the restarted application never reached RUNNING: ${context()}`,
       )
+      // A clean stop of the second instance says how many lines it processed: beyond the rest of
+      // the input, those the killed one had processed without committing (done again, counted once).
+      second.endInput()
+      const closed = await second.waitLine((l) => l.startsWith('WORDCOUNT closed after '), 'a clean close', 40_000)
+      const processedAfter = Number(closed.split(' ')[3])
       console.log(
-        `txn-java (${broker.kind}): word count killed after ${processedBefore} of ${LINES} lines, restarted: ` +
+        `txn-java (${broker.kind}): word count killed after ${processedBefore}+ of ${LINES} lines, restarted: ` +
+          `${processedAfter} lines processed after the restart (${processedBefore + processedAfter - LINES}+ processed again), ` +
           `${words} words, ${records} committed counts, ${abortedExtra} more only in read_uncommitted (aborted)`,
       )
     } finally {
