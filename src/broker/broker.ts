@@ -200,6 +200,7 @@ export class Broker {
           minIsr: config.get('transaction.state.log.min.isr'),
           segmentBytes: config.get('transaction.state.log.segment.bytes'),
           writeTimeoutMs: TXN_REQUEST_TIMEOUT_MS,
+          loadChunkBytes: config.get('transaction.state.log.load.buffer.size'),
           clock,
           logger: logger.child('txn-log'),
         }),

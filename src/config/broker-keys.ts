@@ -486,6 +486,14 @@ export const SERVICE_KEYS = [
     doc: 'Segment size of __transaction_state.',
   },
   {
+    name: 'transaction.state.log.load.buffer.size',
+    type: 'int',
+    default: '5242880',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'Read size while loading __transaction_state.',
+  },
+  {
     name: 'transaction.abort.timed.out.transaction.cleanup.interval.ms',
     type: 'int',
     default: '10000',

@@ -153,9 +153,11 @@ export class LogManager {
     return mgr
   }
 
-  private producerOptions(): { producerIdExpirationMs?: number } {
+  /** What every log is opened with: the producer settings, and the checkpoint after a truncation lowered its recovery point. */
+  private producerOptions(): { producerIdExpirationMs?: number; onRecoveryPointLowered: () => Promise<void> } {
     const ms = this.opts.producerIdExpirationMs
-    return ms === undefined ? {} : { producerIdExpirationMs: ms }
+    const onRecoveryPointLowered = () => this.checkpoint()
+    return ms === undefined ? { onRecoveryPointLowered } : { producerIdExpirationMs: ms, onRecoveryPointLowered }
   }
 
   private scheduleProducerExpiration(): void {

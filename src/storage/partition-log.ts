@@ -124,6 +124,12 @@ export interface PartitionLogOptions {
   highWatermark?: number
   /** producer.id.expiration.ms (default 86400000, Kafka's). */
   producerIdExpirationMs?: number
+  /**
+   * Called when a truncation lowered the recovery point, before the log takes anything else: the
+   * log manager writes recovery-point-offset-checkpoint at once (as Kafka's LogManager.truncateTo),
+   * so a crash never trusts rewritten offsets below a recovery point checkpointed before them.
+   */
+  onRecoveryPointLowered?: () => Promise<void>
 }
 
 const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
@@ -158,6 +164,7 @@ export class PartitionLog {
   private truncations = 0
   /** The idempotent producers' state and its snapshots, checked and updated by every append. */
   private readonly producers: ProducerLog
+  private readonly onRecoveryPointLowered: (() => Promise<void>) | undefined
 
   private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache, producers: ProducerStateManager) {
     this.fs = opts.fs
@@ -180,6 +187,7 @@ export class PartitionLog {
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
     this.producers = new ProducerLog(opts.fs, opts.dir, opts.logger, producers, loaded.snapshots)
     this.producers.onHighWatermarkUpdated(this.hw)
+    this.onRecoveryPointLowered = opts.onRecoveryPointLowered
   }
 
   /** Loads (and if needed recovers) the partition directory, which must exist. */
@@ -686,7 +694,8 @@ export class PartitionLog {
         if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`cannot truncate to ${offset}`)
         if (offset >= this.nextOffset) return
         this.truncations++
-        if (offset < this.startOffset) return this.truncateFullyAndStartAt(offset)
+        const recoveryPoint = this.flushedOffset
+        if (offset < this.startOffset) return this.truncateFullyAndStartAt(offset, recoveryPoint)
         const segs = this.segments
         const idx = floorSegmentIndex(segs, offset)
         for (let j = segs.length - 1; j > idx; j--) await segs[j]!.delete()
@@ -695,7 +704,13 @@ export class PartitionLog {
         this.afterTruncation()
         await this.leaderEpochs.truncateFromEnd(this.nextOffset)
         await this.producers.reload(this.segments, this.startOffset, this.nextOffset, this.clock.now())
+        // The replay completed transactions whose markers may be below the high watermark already.
+        this.producers.onHighWatermarkUpdated(this.hw)
         this.logger.info('truncated log', { dir: this.dir, offset, logEndOffset: this.nextOffset })
+        // Found by the transactions crash property test: a crash after offsets below the old
+        // checkpointed recovery point were written again recovered them as trusted, with their
+        // transaction index lost.
+        if (this.flushedOffset < recoveryPoint) await this.onRecoveryPointLowered?.()
       }),
     )
   }
@@ -710,12 +725,12 @@ export class PartitionLog {
         this.checkUsable()
         if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`cannot restart the log at ${offset}`)
         this.truncations++
-        await this.truncateFullyAndStartAt(offset)
+        await this.truncateFullyAndStartAt(offset, this.flushedOffset)
       }),
     )
   }
 
-  private async truncateFullyAndStartAt(offset: number): Promise<void> {
+  private async truncateFullyAndStartAt(offset: number, recoveryPoint: number): Promise<void> {
     for (let j = this.segments.length - 1; j >= 0; j--) await this.segments[j]!.delete()
     this.segments = [await LogSegment.create(this.fs, this.dir, offset, segmentConfigOf(this.cfg), this.clock.now())]
     this.startOffset = offset
@@ -723,6 +738,7 @@ export class PartitionLog {
     await this.leaderEpochs.truncateFromEnd(0)
     await this.producers.clear()
     this.logger.info('emptied log', { dir: this.dir, logStartOffset: offset })
+    if (this.flushedOffset < recoveryPoint) await this.onRecoveryPointLowered?.()
   }
 
   private afterTruncation(): void {

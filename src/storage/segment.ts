@@ -591,7 +591,8 @@ export class LogSegment {
     if (this.removed) return
     await this.offsetIndex.persist(this.fs, sync)
     await this.timeIndex.persist(this.fs, sync)
-    await this.txnIndex.persist(this.fs, sync)
+    // The transaction index's file comes and goes with its entries: its name needs the directory's fsync.
+    if ((await this.txnIndex.persist(this.fs, sync)) && sync) await this.fs.syncDir(this.dir)
   }
 
   /** fsyncs the .log and writes and fsyncs the indexes. */

@@ -78,6 +78,8 @@ export class TransactionIndex {
   private synced = 0
   /** The file does not hold a prefix of the entries (or should not exist): rewrite it whole. */
   private rewrite = false
+  /** The file was cut by a truncation not fsynced yet (a crash would bring the entries back). */
+  private cutUnsynced = false
 
   constructor(
     public path: string,
@@ -160,21 +162,30 @@ export class TransactionIndex {
       } finally {
         await fh.close()
       }
+      this.cutUnsynced = true
       this.persisted = keep
     }
   }
 
-  /** Writes the entries not yet in the file, fsyncing if asked; creates no file for a segment without entries. */
-  async persist(fs: Fs, sync: boolean): Promise<void> {
+  /**
+   * Writes the entries not yet in the file, fsyncing if asked; creates no file for a segment
+   * without entries (and removes one after a reset). Returns true when the file was created or
+   * removed: that change is durable only once the caller fsyncs the directory (a crash would
+   * otherwise lose a new index of a trusted segment, or bring back a stale one — found by the
+   * transactions crash property test).
+   */
+  async persist(fs: Fs, sync: boolean): Promise<boolean> {
     const to = this.list.length
     if (this.rewrite && to === 0) {
-      await unlinkIfExists(fs, this.path)
+      const existed = (await fs.stat(this.path)) !== null
+      if (existed) await unlinkIfExists(fs, this.path)
       this.rewrite = false
-      return
+      return existed
     }
     const from = this.rewrite ? 0 : this.persisted
-    if (from === to && !this.rewrite && (!sync || this.synced === to)) return
+    if (from === to && !this.rewrite && (!sync || (this.synced === to && !this.cutUnsynced))) return false
     const rewrite = this.rewrite
+    const created = from === 0 && (await fs.stat(this.path)) === null
     const fh = await fs.open(this.path, rewrite ? 'w' : 'a')
     try {
       const buf = encodeAbortedTxns(this.list.slice(from, to))
@@ -184,8 +195,12 @@ export class TransactionIndex {
       await fh.close()
     }
     this.persisted = to
-    if (sync) this.synced = to
+    if (sync) {
+      this.synced = to
+      this.cutUnsynced = false
+    }
     if (rewrite) this.rewrite = false
+    return created
   }
 
   async delete(fs: Fs): Promise<void> {

@@ -1,10 +1,11 @@
 // Transactions end to end against a real broker process, with the two Node clients: kafkajs 2.2.4
 // (transaction protocol v1: AddPartitionsToTxn v1, EndTxn v1, AddOffsetsToTxn + TxnOffsetCommit)
-// and @platformatic/kafka (AddPartitionsToTxn v5, EndTxn v4). A committed transaction is seen by a
+// and @platformatic/kafka (AddPartitionsToTxn v5, EndTxn v4), and transaction protocol v2 on the wire
+// (raw requests). A committed transaction is seen by a
 // read_committed consumer, an aborted one is not (a read_uncommitted consumer sees both: the
 // records are in the log, the ABORT marker hides them); offsets sent to a transaction become the
 // group's committed offsets only when it commits; a second producer with the same transactional id
-// fences the first; after a restart the coordinator reloads `__transaction_state`, and the next
+// fences the first; a transaction open past its timeout is aborted by the coordinator; after a restart the coordinator reloads `__transaction_state`, and the next
 // producer of the id aborts the transaction the old one left open, so read_committed readers move on.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -12,6 +13,17 @@ import { Producer as PlatformaticProducer } from '@platformatic/kafka'
 import { type Admin, Kafka, logLevel } from 'kafkajs'
 import { type BrokerProcess, makeTempDir, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { GROUP_BROKER_OVERRIDES } from '../helpers/groups.js'
+import { RawClient } from '../helpers/clients.js'
+import { type RunningBroker, startBroker } from '../../src/index.js'
+import { ErrorCode } from '../../src/protocol/errors.js'
+import { ProduceRequest, ProduceResponse } from '../../src/protocol/messages/00-produce.js'
+import { FetchRequest, FetchResponse, type FetchResponseData } from '../../src/protocol/messages/01-fetch.js'
+import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
+import { CreateTopicsRequest, CreateTopicsResponse } from '../../src/protocol/messages/19-create-topics.js'
+import { InitProducerIdRequest, InitProducerIdResponse } from '../../src/protocol/messages/22-init-producer-id.js'
+import { EndTxnRequest, EndTxnResponse } from '../../src/protocol/messages/26-end-txn.js'
+import { buildRecordBatch } from '../../src/protocol/records/builder.js'
+import { iterateBatches } from '../../src/protocol/records/iterator.js'
 
 const WAIT_MS = 30_000
 
@@ -22,7 +34,10 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
   const dir = makeTempDir('tributary-it-txn-')
 
   const start = async () => {
-    broker = await startBrokerProcess({ dataDir: dir.path, overrides: { ...GROUP_BROKER_OVERRIDES } })
+    broker = await startBrokerProcess({
+      dataDir: dir.path,
+      overrides: { ...GROUP_BROKER_OVERRIDES, 'transaction.abort.timed.out.transaction.cleanup.interval.ms': '500' },
+    })
     kafka = new Kafka({ clientId: 'it-txn', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING })
     admin = kafka.admin()
     await admin.connect()
@@ -161,6 +176,40 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
     assert.deepEqual(await consume(topic, true, 'r1'), ['p1', 'p2', 'q1', 'r1'])
   })
 
+  test('kafkajs: a transaction open longer than its timeout is aborted by the coordinator and its producer fenced', {
+    timeout: 120_000,
+  }, async () => {
+    const topic = 'it-txn-timeout'
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] })
+    const slow = kafka.producer({
+      transactionalId: 'it-txn-timeout',
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 1000,
+      retry: { retries: 1 },
+    })
+    await slow.connect()
+    try {
+      const t = await slow.transaction()
+      await t.send({ topic, messages: [{ value: 'too-slow' }] })
+      await new Promise((resolve) => setTimeout(resolve, 3000))
+      await assert.rejects(t.commit())
+    } finally {
+      await slow.disconnect().catch(() => {})
+    }
+    const next = kafka.producer({ transactionalId: 'it-txn-timeout', idempotent: true, maxInFlightRequests: 1 })
+    await next.connect()
+    try {
+      const t = await next.transaction()
+      await t.send({ topic, messages: [{ value: 'in-time' }] })
+      await t.commit()
+    } finally {
+      await next.disconnect()
+    }
+    assert.deepEqual(await consume(topic, false, 'in-time'), ['in-time'])
+    assert.deepEqual(await consume(topic, true, 'in-time'), ['too-slow', 'in-time'])
+  })
+
   test('kafkajs: after a restart, the next producer of the id aborts the open transaction the old one left', {
     timeout: 120_000,
   }, async () => {
@@ -187,5 +236,137 @@ describe('transactions: kafkajs and @platformatic/kafka', () => {
       await next.disconnect()
     }
     assert.deepEqual(await consume(topic, false, 'after'), ['before', 'after'])
+  })
+})
+
+// Transaction protocol v2 (KIP-890) on the wire, as the Java 4 client speaks it once
+// transaction.version 2 is finalized: Produce v12 adds the partition implicitly (no
+// AddPartitionsToTxn), EndTxn v5 answers the epoch of the next transaction, and a delayed write of
+// a finished transaction's epoch cannot slip into the next one (Jepsen's TV1 finding).
+describe('transactions v2 over the wire', () => {
+  let broker: RunningBroker
+  let c: RawClient
+  const TOPIC = 'it-tv2'
+  const ID = 'it-tv2-tx'
+
+  before(async () => {
+    broker = await startBroker({ storage: 'memory' })
+    c = await RawClient.connect(broker.host, broker.port)
+    const created = await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+      topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 5000,
+    })
+    assert.equal(created.topics[0]!.errorCode, 0)
+  })
+
+  after(async () => {
+    c?.close()
+    await broker?.close()
+  })
+
+  /** Retries while the coordinator is being created or loaded, as clients do. */
+  async function retrying<T extends { errorCode: number }>(call: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      const r = await call()
+      const retriable = [
+        ErrorCode.COORDINATOR_NOT_AVAILABLE.code,
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code,
+        ErrorCode.NOT_COORDINATOR.code,
+      ]
+      if (!retriable.includes(r.errorCode) || i > 100) return r
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  const produce = async (epoch: number, seq: number, value: string) => {
+    const records = buildRecordBatch({
+      records: [{ key: null, value: Buffer.from(value) }],
+      producerId: pid,
+      producerEpoch: epoch,
+      baseSequence: seq,
+      attributes: 0x10,
+      baseTimestamp: Date.now(),
+    })
+    const res = await c.request(ProduceRequest, ProduceResponse, 12, {
+      transactionalId: ID,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }],
+    })
+    return res.responses[0]!.partitionResponses[0]!.errorCode
+  }
+  const endTxn = (epoch: number, committed: boolean) =>
+    c.request(EndTxnRequest, EndTxnResponse, 5, { transactionalId: ID, producerId: pid, producerEpoch: epoch, committed })
+  let pid = -1
+
+  test('Produce v12 adds the partition, EndTxn v5 bumps the epoch, an old epoch is refused, read_committed hides the abort', async () => {
+    const found = await retrying(async () => {
+      const r = await c.request(FindCoordinatorRequest, FindCoordinatorResponse, 4, { keyType: 1, coordinatorKeys: [ID] })
+      return r.coordinators[0]!
+    })
+    assert.equal(found.errorCode, 0)
+    const init = await retrying(() =>
+      c.request(InitProducerIdRequest, InitProducerIdResponse, 5, {
+        transactionalId: ID,
+        transactionTimeoutMs: 60_000,
+        producerId: -1,
+        producerEpoch: -1,
+      }),
+    )
+    assert.equal(init.errorCode, 0)
+    pid = init.producerId
+    const e0 = init.producerEpoch
+
+    assert.equal(await produce(e0, 0, 'x1'), 0)
+    const first = await endTxn(e0, true)
+    assert.deepEqual([first.errorCode, first.producerId, first.producerEpoch], [0, pid, e0 + 1])
+
+    // A write of the finished transaction arriving late is fenced, not added to the next one.
+    assert.equal(await produce(e0, 1, 'late'), ErrorCode.INVALID_PRODUCER_EPOCH.code)
+
+    assert.equal(await produce(e0 + 1, 0, 'y1'), 0)
+    const second = await endTxn(e0 + 1, false)
+    assert.deepEqual([second.errorCode, second.producerEpoch], [0, e0 + 2])
+    // Its retry (the epoch before the bump) is answered as done, with the current epoch.
+    const retried = await endTxn(e0 + 1, false)
+    assert.deepEqual([retried.errorCode, retried.producerEpoch], [0, e0 + 2])
+
+    // x1 @0, COMMIT @1, y1 @2, ABORT @3: committed reads see all four, with y1's transaction aborted.
+    let part: FetchResponseData['responses'][number]['partitions'][number] | undefined
+    for (let i = 0; i < 100; i++) {
+      const res = await c.request(FetchRequest, FetchResponse, 11, {
+        replicaId: -1,
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        isolationLevel: 1,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [
+          {
+            topic: TOPIC,
+            partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1 << 20 }],
+          },
+        ],
+        forgottenTopicsData: [],
+        rackId: '',
+      })
+      part = res.responses[0]!.partitions[0]!
+      if (part.lastStableOffset === 4) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.equal(part!.errorCode, 0)
+    assert.equal(part!.lastStableOffset, 4)
+    assert.deepEqual(part!.abortedTransactions, [{ producerId: pid, firstOffset: 2 }])
+    const batches = [...iterateBatches(part!.records!)]
+    assert.deepEqual(
+      batches.map((b) => [b.baseOffset, b.isControl, b.producerEpoch]),
+      [
+        [0, false, e0],
+        [1, true, e0 + 1],
+        [2, false, e0 + 1],
+        [3, true, e0 + 2],
+      ],
+    )
   })
 })

@@ -1,7 +1,9 @@
 // The transaction coordinator (Kafka's TransactionCoordinator and TransactionStateManager), behind
 // the TransactionService port (ports/transactions.ts). Pure logic on a Clock: what is durable goes
 // through TxnStateLog (`__transaction_state`, txn-log.ts), markers through a MarkerSender
-// (marker-router.ts: this broker's partitions directly, the others as WriteTxnMarkers).
+// (marker-router.ts: this broker's partitions directly, the others as WriteTxnMarkers). The state
+// machine is txn-metadata.ts, the rules of InitProducerId and EndTxn txn-rules.ts, the filters of
+// ListTransactions txn-listing.ts; this file owns the state per partition and the order of writes.
 //
 // Ownership: a transactional id belongs to one `__transaction_state` partition and is served by
 // that partition's leader, only after onElection(partition, leaderEpoch) replayed it (meanwhile
@@ -46,21 +48,20 @@ import type { Logger } from '../../util/logger.js'
 import { OFFSETS_TOPIC } from '../group/offsets-topic.js'
 import type { TxnStateLog } from './txn-log.js'
 import {
+  fromLogValue,
   IllegalTxnTransition,
-  isTxnState,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
   partitionsByTopic,
   splitPartitionKey,
   supportsEpochBump,
-  TXN_STATE_IDS,
   TxnMetadata,
   type TxnTransit,
-  txnStateOf,
+  toLogValue,
 } from './txn-metadata.js'
 import type { TxnLogValue } from './txn-records.js'
-
-const SHORT_MAX = 32767
+import { listTransactions } from './txn-listing.js'
+import { decideEndV1, decideEndV2, decideInit, type EndResult, endError } from './txn-rules.js'
 
 export interface TxnCoordinatorConfig {
   /** transaction.max.timeout.ms (Kafka: 900000) */
@@ -112,15 +113,8 @@ interface Ownership {
 
 type Lookup = { error: ErrorName } | { part: Ownership; txn: TxnMetadata | undefined }
 
-interface EndResult {
-  error: ErrorName | null
-  producerId: number
-  producerEpoch: number
-}
-
 const code = (name: ErrorName | null): number => (name === null ? 0 : ErrorCode[name].code)
 const initError = (name: ErrorName): ProducerIdAndEpoch => ({ errorCode: code(name), producerId: -1, producerEpoch: -1 })
-const endError = (name: ErrorName | null): EndResult => ({ error: name, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH })
 const errorNameOf = (err: unknown): ErrorName => (err instanceof KafkaError ? err.errorName : 'UNKNOWN_SERVER_ERROR')
 
 /** Marker errors after which the coordinator stops writing markers for the transaction: it is stale. */
@@ -136,42 +130,6 @@ const FATAL_MARKER_ERRORS = new Set<number>([
   code('RECORD_LIST_TOO_LARGE'),
   code('INVALID_REQUIRED_ACKS'),
 ])
-
-export function toLogValue(t: TxnTransit): TxnLogValue {
-  return {
-    producerId: t.producerId,
-    previousProducerId: t.prevProducerId,
-    nextProducerId: t.nextProducerId,
-    producerEpoch: t.producerEpoch,
-    nextProducerEpoch: -1,
-    transactionTimeoutMs: t.txnTimeoutMs,
-    transactionStatus: TXN_STATE_IDS[t.state],
-    transactionPartitions: partitionsByTopic(t.partitions).map((x) => ({ topic: x.topic, partitionIds: x.partitions })),
-    transactionLastUpdateTimestampMs: t.txnLastUpdateTimestamp,
-    transactionStartTimestampMs: t.txnStartTimestamp,
-    clientTransactionVersion: t.clientTransactionVersion,
-  }
-}
-
-export function fromLogValue(transactionalId: string, v: TxnLogValue): TxnMetadata | undefined {
-  const state = txnStateOf(v.transactionStatus)
-  if (state === undefined) return undefined
-  const partitions = new Set<string>()
-  for (const t of v.transactionPartitions) for (const p of t.partitionIds) partitions.add(partitionKey(t.topic, p))
-  return new TxnMetadata(transactionalId, {
-    producerId: v.producerId,
-    prevProducerId: v.previousProducerId,
-    nextProducerId: v.nextProducerId,
-    producerEpoch: v.producerEpoch,
-    lastProducerEpoch: NO_PRODUCER_EPOCH,
-    txnTimeoutMs: v.transactionTimeoutMs,
-    state,
-    partitions,
-    txnStartTimestamp: v.transactionStartTimestampMs,
-    txnLastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
-    clientTransactionVersion: v.clientTransactionVersion,
-  })
-}
 
 export class TransactionCoordinator implements TransactionService {
   private readonly partitions = new Map<number, Ownership>()
@@ -349,7 +307,7 @@ export class TransactionCoordinator implements TransactionService {
       const { part, txn } = look as { part: Ownership; txn: TxnMetadata }
       let decided: TxnTransit | ErrorName | 'needProducerId'
       try {
-        decided = this.prepareInit(txn, timeoutMs, expected, rotationId)
+        decided = decideInit(txn, timeoutMs, expected, rotationId, this.opts.clock.now())
       } catch (err) {
         if (!(err instanceof IllegalTxnTransition)) throw err
         this.opts.logger.error('illegal transaction state on InitProducerId', { transactionalId: id, err })
@@ -381,45 +339,6 @@ export class TransactionCoordinator implements TransactionService {
         producerEpoch: decided.producerEpoch,
       })
       return { errorCode: 0, producerId: decided.producerId, producerEpoch: decided.producerEpoch }
-    }
-  }
-
-  private prepareInit(
-    txn: TxnMetadata,
-    timeoutMs: number,
-    expected: { producerId: number; producerEpoch: number } | null,
-    rotationId: number | null,
-  ): TxnTransit | ErrorName | 'needProducerId' {
-    if (txn.pendingTransitionInProgress) return 'CONCURRENT_TRANSACTIONS'
-    // KIP-360: a producer naming its id and epoch is fenced unless the metadata is new, the id is
-    // the current one, or it is the previous one at an exhausted epoch (a retried rotation).
-    if (
-      expected &&
-      !(
-        txn.producerEpoch === NO_PRODUCER_EPOCH ||
-        expected.producerId === txn.producerId ||
-        (expected.producerId === txn.prevProducerId && expected.producerEpoch >= SHORT_MAX - 1)
-      )
-    ) {
-      return 'PRODUCER_FENCED'
-    }
-    const now = this.opts.clock.now()
-    switch (txn.state) {
-      case 'PrepareAbort':
-      case 'PrepareCommit':
-        return 'CONCURRENT_TRANSACTIONS'
-      case 'CompleteAbort':
-      case 'CompleteCommit':
-      case 'Empty':
-        if (txn.isProducerEpochExhausted && (!expected || expected.producerEpoch === txn.producerEpoch)) {
-          if (rotationId === null) return 'needProducerId'
-          return txn.prepareProducerIdRotation(rotationId, timeoutMs, now, expected !== null)
-        }
-        return txn.prepareIncrementProducerEpoch(timeoutMs, expected?.producerEpoch ?? null, now)
-      case 'Ongoing':
-        return txn.prepareFenceProducerEpoch()
-      default:
-        throw new IllegalTxnTransition(`${txn.transactionalId} is ${txn.state}, which InitProducerId never meets`)
     }
   }
 
@@ -543,9 +462,10 @@ export class TransactionCoordinator implements TransactionService {
       if (!txn) return endError('INVALID_PRODUCER_ID_MAPPING')
       let decided: { transit: TxnTransit; isEpochFence: boolean } | EndResult | 'needProducerId'
       try {
+        const now = this.opts.clock.now()
         decided = supportsEpochBump(tv)
-          ? this.prepareEndV2(txn, producerId, producerEpoch, commit, fromClient, tv, nextProducerId)
-          : this.prepareEndV1(txn, producerId, producerEpoch, commit, fromClient)
+          ? decideEndV2(txn, producerId, producerEpoch, commit, fromClient, tv, nextProducerId, now)
+          : decideEndV1(txn, producerId, producerEpoch, commit, fromClient, now)
       } catch (err) {
         if (!(err instanceof IllegalTxnTransition)) throw err
         this.opts.logger.error('illegal transaction state on EndTxn', { transactionalId: id, err })
@@ -559,7 +479,12 @@ export class TransactionCoordinator implements TransactionService {
         }
         continue
       }
-      if (!('transit' in decided)) return decided
+      if (!('transit' in decided)) {
+        if (decided.error === 'INVALID_TXN_STATE') {
+          this.opts.logger.warn('EndTxn does not fit the transaction state', { transactionalId: id, state: txn.state, commit })
+        }
+        return decided
+      }
       const { transit, isEpochFence } = decided
       const error = await this.persist(id, part, txn, transit)
       if (error) {
@@ -569,116 +494,6 @@ export class TransactionCoordinator implements TransactionService {
       const complete = txn.prepareComplete(this.opts.clock.now())
       void this.writeMarkersAndComplete(id, part, txn, commit, complete)
       return { error: null, producerId: complete.producerId, producerEpoch: complete.producerEpoch }
-    }
-  }
-
-  private invalidState(txn: TxnMetadata, commit: boolean): EndResult {
-    this.opts.logger.warn('EndTxn does not fit the transaction state', { transactionalId: txn.transactionalId, state: txn.state, commit })
-    return endError('INVALID_TXN_STATE')
-  }
-
-  /** Transactions v1: the epoch stays; a repeated EndTxn of the finished outcome is answered NONE. */
-  private prepareEndV1(txn: TxnMetadata, producerId: number, producerEpoch: number, commit: boolean, fromClient: boolean) {
-    if (txn.producerId !== producerId) return endError('INVALID_PRODUCER_ID_MAPPING')
-    if ((fromClient && producerEpoch !== txn.producerEpoch) || producerEpoch < txn.producerEpoch) return endError('PRODUCER_FENCED')
-    if (txn.pendingTransitionInProgress && txn.pendingState !== 'PrepareEpochFence') return endError('CONCURRENT_TRANSACTIONS')
-    switch (txn.state) {
-      case 'Ongoing': {
-        const next = commit ? 'PrepareCommit' : 'PrepareAbort'
-        let isEpochFence = false
-        if (next === 'PrepareAbort' && txn.pendingState === 'PrepareEpochFence') {
-          isEpochFence = true
-          txn.abortPending()
-          txn.producerEpoch = producerEpoch
-          txn.lastProducerEpoch = NO_PRODUCER_EPOCH
-        }
-        return { transit: txn.prepareAbortOrCommit(next, 0, NO_PRODUCER_ID, this.opts.clock.now(), false), isEpochFence }
-      }
-      case 'CompleteCommit':
-        return commit ? endError(null) : this.invalidState(txn, commit)
-      case 'CompleteAbort':
-        return commit ? this.invalidState(txn, commit) : endError(null)
-      case 'PrepareCommit':
-        return commit ? endError('CONCURRENT_TRANSACTIONS') : this.invalidState(txn, commit)
-      case 'PrepareAbort':
-        return commit ? this.invalidState(txn, commit) : endError('CONCURRENT_TRANSACTIONS')
-      case 'Empty':
-        return this.invalidState(txn, commit)
-      default:
-        throw new IllegalTxnTransition(`${txn.transactionalId} is ${txn.state}, which EndTxn never meets`)
-    }
-  }
-
-  /**
-   * Transactions v2 (Kafka's table): Empty / CompleteAbort / CompleteCommit at the current epoch
-   * accept an abort (epoch bump, nothing to mark); a retry — the epoch one below the current, or
-   * the last epoch of a rotated id — of the finished outcome is answered NONE; every other epoch
-   * is PRODUCER_FENCED.
-   */
-  private prepareEndV2(
-    txn: TxnMetadata,
-    producerId: number,
-    producerEpoch: number,
-    commit: boolean,
-    fromClient: boolean,
-    tv: number,
-    nextProducerId: number | null,
-  ): { transit: TxnTransit; isEpochFence: boolean } | EndResult | 'needProducerId' {
-    const isEpochFence = txn.pendingState === 'PrepareEpochFence'
-    const retryOnOverflow = !isEpochFence && txn.prevProducerId === producerId && producerEpoch === SHORT_MAX - 1 && txn.producerEpoch === 0
-    const retryOnEpochBump = !isEpochFence && txn.producerEpoch === producerEpoch + 1
-    let isValidEpoch: boolean
-    if (isEpochFence) {
-      isValidEpoch = (!fromClient || producerEpoch === txn.producerEpoch) && producerEpoch >= txn.producerEpoch
-    } else {
-      switch (txn.state) {
-        case 'PrepareCommit':
-        case 'PrepareAbort':
-          isValidEpoch = retryOnEpochBump
-          break
-        case 'CompleteCommit':
-        case 'CompleteAbort':
-          isValidEpoch = retryOnEpochBump || retryOnOverflow || producerEpoch === txn.producerEpoch
-          break
-        default:
-          isValidEpoch = producerEpoch === txn.producerEpoch
-      }
-    }
-    const isRetry = retryOnEpochBump || retryOnOverflow
-    const current = (): EndResult => ({ error: null, producerId: txn.producerId, producerEpoch: txn.producerEpoch })
-    const complete = (next: 'PrepareCommit' | 'PrepareAbort', noPartitionAdded: boolean) => {
-      let rotateTo = NO_PRODUCER_ID
-      if (!isEpochFence && txn.isProducerEpochExhausted) {
-        if (nextProducerId === null) return 'needProducerId' as const
-        rotateTo = nextProducerId
-      }
-      if (next === 'PrepareAbort' && isEpochFence) {
-        txn.abortPending()
-        txn.producerEpoch = producerEpoch
-        txn.lastProducerEpoch = NO_PRODUCER_EPOCH
-      }
-      return { transit: txn.prepareAbortOrCommit(next, tv, rotateTo, this.opts.clock.now(), noPartitionAdded), isEpochFence }
-    }
-    if (txn.producerId !== producerId && !retryOnOverflow) return endError('INVALID_PRODUCER_ID_MAPPING')
-    if (!isValidEpoch) return endError('PRODUCER_FENCED')
-    if (txn.pendingTransitionInProgress && txn.pendingState !== 'PrepareEpochFence') return endError('CONCURRENT_TRANSACTIONS')
-    switch (txn.state) {
-      case 'Ongoing':
-        return complete(commit ? 'PrepareCommit' : 'PrepareAbort', false)
-      case 'CompleteCommit':
-        if (commit) return isRetry ? current() : this.invalidState(txn, commit)
-        return isRetry ? this.invalidState(txn, commit) : complete('PrepareAbort', true)
-      case 'CompleteAbort':
-        if (!commit) return isRetry ? current() : complete('PrepareAbort', true)
-        return this.invalidState(txn, commit)
-      case 'PrepareCommit':
-        return commit ? endError('CONCURRENT_TRANSACTIONS') : this.invalidState(txn, commit)
-      case 'PrepareAbort':
-        return commit ? this.invalidState(txn, commit) : endError('CONCURRENT_TRANSACTIONS')
-      case 'Empty':
-        return commit ? this.invalidState(txn, commit) : complete('PrepareAbort', true)
-      default:
-        throw new IllegalTxnTransition(`${txn.transactionalId} is ${txn.state}, which EndTxn never meets`)
     }
   }
 
@@ -798,11 +613,12 @@ export class TransactionCoordinator implements TransactionService {
       const fail = (name: ErrorName): DescribedTransaction => ({
         errorCode: code(name),
         transactionalId: id,
+        // Kafka sets only the code: the other fields keep their zero defaults.
         transactionState: '',
         transactionTimeoutMs: 0,
-        transactionStartTimeMs: -1,
-        producerId: -1,
-        producerEpoch: -1,
+        transactionStartTimeMs: 0,
+        producerId: 0,
+        producerEpoch: 0,
         topics: [],
       })
       if (this.closed) return fail('COORDINATOR_NOT_AVAILABLE')
@@ -827,33 +643,10 @@ export class TransactionCoordinator implements TransactionService {
   list(filter: ListTransactionsFilter): { errorCode: number; unknownStateFilters: string[]; transactions: ListedTransaction[] } {
     const none = (name: ErrorName) => ({ errorCode: code(name), unknownStateFilters: [], transactions: [] })
     if (this.closed) return none('COORDINATOR_NOT_AVAILABLE')
-    if ([...this.partitions.values()].some((p) => p.state === 'loading')) return none('COORDINATOR_LOAD_IN_PROGRESS')
-    let pattern: RegExp | null = null
-    if (filter.transactionalIdPattern !== null && filter.transactionalIdPattern !== '') {
-      try {
-        // Java's Matcher.matches(): the whole id must match.
-        pattern = new RegExp(`^(?:${filter.transactionalIdPattern})$`, 'u')
-      } catch {
-        return none('INVALID_REGULAR_EXPRESSION')
-      }
-    }
-    const unknownStateFilters = filter.states.filter((s) => !isTxnState(s))
-    const states = new Set(filter.states.filter(isTxnState))
-    const producerIds = new Set(filter.producerIds)
-    const now = this.opts.clock.now()
-    const transactions: ListedTransaction[] = []
-    for (const part of this.partitions.values()) {
-      if (part.state !== 'owned') continue
-      for (const [id, txn] of part.txns) {
-        if (txn.state === 'Dead') continue
-        if (producerIds.size > 0 && !producerIds.has(txn.producerId)) continue
-        if (filter.states.length > 0 && !states.has(txn.state)) continue
-        if (filter.durationFilterMs >= 0 && now - txn.txnStartTimestamp <= filter.durationFilterMs) continue
-        if (pattern && !pattern.test(id)) continue
-        transactions.push({ transactionalId: id, producerId: txn.producerId, transactionState: txn.state })
-      }
-    }
-    return { errorCode: 0, unknownStateFilters, transactions }
+    const parts = [...this.partitions.values()]
+    if (parts.some((p) => p.state === 'loading')) return none('COORDINATOR_LOAD_IN_PROGRESS')
+    const owned = parts.filter((p) => p.state === 'owned').map((p) => p.txns)
+    return listTransactions(owned, filter, this.opts.clock.now())
   }
 
   // -------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@
 // with one more; the next InitProducerId (or, with transactions v2, the next EndTxn) moves to a
 // new producer id at epoch 0.
 import { partitionKey } from '../../ports/replicas.js'
+import type { TxnLogValue } from './txn-records.js'
 
 export type TxnState =
   | 'Empty'
@@ -326,4 +327,42 @@ export function partitionsByTopic(partitions: Iterable<string>): Array<{ topic: 
 export function splitPartitionKey(key: string): { topic: string; partition: number } {
   const i = key.lastIndexOf(':')
   return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) }
+}
+
+/** The log record of a state (txn-records.ts). */
+export function toLogValue(t: TxnTransit): TxnLogValue {
+  return {
+    producerId: t.producerId,
+    previousProducerId: t.prevProducerId,
+    nextProducerId: t.nextProducerId,
+    producerEpoch: t.producerEpoch,
+    nextProducerEpoch: -1,
+    transactionTimeoutMs: t.txnTimeoutMs,
+    transactionStatus: TXN_STATE_IDS[t.state],
+    transactionPartitions: partitionsByTopic(t.partitions).map((x) => ({ topic: x.topic, partitionIds: x.partitions })),
+    transactionLastUpdateTimestampMs: t.txnLastUpdateTimestamp,
+    transactionStartTimestampMs: t.txnStartTimestamp,
+    clientTransactionVersion: t.clientTransactionVersion,
+  }
+}
+
+/** The state a log record holds; undefined for a state id this version does not know. */
+export function fromLogValue(transactionalId: string, v: TxnLogValue): TxnMetadata | undefined {
+  const state = txnStateOf(v.transactionStatus)
+  if (state === undefined) return undefined
+  const partitions = new Set<string>()
+  for (const t of v.transactionPartitions) for (const p of t.partitionIds) partitions.add(partitionKey(t.topic, p))
+  return new TxnMetadata(transactionalId, {
+    producerId: v.producerId,
+    prevProducerId: v.previousProducerId,
+    nextProducerId: v.nextProducerId,
+    producerEpoch: v.producerEpoch,
+    lastProducerEpoch: NO_PRODUCER_EPOCH,
+    txnTimeoutMs: v.transactionTimeoutMs,
+    state,
+    partitions,
+    txnStartTimestamp: v.transactionStartTimestampMs,
+    txnLastUpdateTimestamp: v.transactionLastUpdateTimestampMs,
+    clientTransactionVersion: v.clientTransactionVersion,
+  })
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { TXN_STATE_IDS as S } from '../../../../src/coordinator/txn/txn-metadata.js'
-import { toLogValue } from '../../../../src/coordinator/txn/txn-coordinator.js'
+import { toLogValue } from '../../../../src/coordinator/txn/txn-metadata.js'
 import type { ListTransactionsFilter } from '../../../../src/ports/transactions.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { MemoryTxnLog, settle, txnRig, type TxnRig } from './txn-helpers.js'

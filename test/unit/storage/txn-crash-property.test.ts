@@ -1,0 +1,173 @@
+// A property of the log's transactions across crashes (storage/recovery.ts, transaction-index.ts,
+// producer-state.ts): random histories of transactional batches of three producers, markers, plain
+// batches, flushes, checkpoints, truncations (a follower's), clean restarts and power cuts on the
+// crash file system (durable state only, or with a random part of the pending writes); after every
+// restart and truncation the aborted
+// transactions the log reports, its open transactions and its last stable offset are those a fresh
+// producer state finds by replaying the recovered log from its start.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { readBatchHeader, TRANSACTIONAL_MASK } from '../../../src/protocol/records/batch.js'
+import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
+import { CrashFs } from '../../../src/storage/crash-fs.js'
+import { defaultLogConfig } from '../../../src/storage/log-config.js'
+import { LogManager } from '../../../src/storage/log-manager.js'
+import type { PartitionLog } from '../../../src/storage/partition-log.js'
+import { ProducerStateManager } from '../../../src/storage/producer-state.js'
+import type { AbortedTxn } from '../../../src/storage/transaction-index.js'
+import { ManualClock } from '../../../src/util/clock.js'
+import { silentLogger } from '../../../src/util/logger.js'
+import { marker, T0 } from './txn-helpers.js'
+
+const DIR = '/data'
+// TXN_CRASH_RUNS and TXN_CRASH_SEED explore further (the defaults run in the unit suite).
+const RUNS = Number(process.env.TXN_CRASH_RUNS ?? 60)
+
+type Op =
+  | { t: 'data'; pid: number; n: number; transactional: boolean }
+  | { t: 'end'; pid: number; commit: boolean }
+  | { t: 'flush' }
+  | { t: 'checkpoint' }
+  | { t: 'restart' }
+  | { t: 'truncate'; fraction: number }
+  | { t: 'crash'; seed: number | null }
+
+const pidArb = fc.integer({ min: 1, max: 3 })
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      t: fc.constant('data' as const),
+      pid: pidArb,
+      n: fc.integer({ min: 1, max: 3 }),
+      transactional: fc.constant(true),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('data' as const),
+      pid: fc.constant(9),
+      n: fc.integer({ min: 1, max: 3 }),
+      transactional: fc.constant(false),
+    }),
+  },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('end' as const), pid: pidArb, commit: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.constant({ t: 'flush' as const }) },
+  { weight: 1, arbitrary: fc.constant({ t: 'checkpoint' as const }) },
+  { weight: 1, arbitrary: fc.constant({ t: 'restart' as const }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('truncate' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('crash' as const), seed: fc.option(fc.nat(), { nil: null }) }) },
+)
+const scenarioArb = fc.record({
+  segmentBytes: fc.integer({ min: 250, max: 1_500 }),
+  flushIntervalMessages: fc.oneof(fc.constant(Number.MAX_SAFE_INTEGER), fc.integer({ min: 1, max: 6 })),
+  ops: fc.array(opArb, { minLength: 10, maxLength: 80, size: 'max' }),
+})
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer S> ? S : never
+
+/** A batch as the coordinator would append one for pid (no sequence: the test is about transactions). */
+function dataBatch(pid: number, n: number, transactional: boolean, tag: string): Buffer {
+  return buildRecordBatch({
+    baseTimestamp: T0,
+    producerId: pid,
+    producerEpoch: 0,
+    baseSequence: -1,
+    attributes: transactional ? TRANSACTIONAL_MASK : 0,
+    records: Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`${tag}-${i}`), timestamp: T0 + i })),
+  })
+}
+
+/** What a fresh producer state finds replaying every batch of the log from its start. */
+async function replayed(log: PartitionLog) {
+  const state = new ProducerStateManager('t-0', 86_400_000)
+  const aborted: AbortedTxn[] = []
+  for (const seg of log.segmentsView()) {
+    const r = await seg.scan(0, seg.sizeBytes, false, 1 << 16, (h, _pos, buf) => {
+      const done = state.applyWritten(h, buf)
+      if (done) {
+        const lastStableOffset = state.completeTxn(done)
+        if (done.isAborted)
+          aborted.push({ producerId: done.producerId, firstOffset: done.firstOffset, lastOffset: done.lastOffset, lastStableOffset })
+      }
+      return true
+    })
+    assert.equal(r.stop, 'end', `${seg.logPath}: ${r.reason}`)
+  }
+  state.onHighWatermarkUpdated(log.logEndOffset)
+  return { aborted, ongoing: state.ongoingTransactions(), firstUnstable: state.firstUnstableOffset() }
+}
+
+async function check(log: PartitionLog, where: string): Promise<void> {
+  const want = await replayed(log)
+  assert.deepEqual(log.collectAbortedTransactions(0, log.logEndOffset), want.aborted, `${where}: aborted transactions`)
+  assert.deepEqual(log.ongoingTransactions(), want.ongoing, `${where}: open transactions`)
+  log.maybeIncrementHighWatermark(log.logEndOffset)
+  const lso = want.firstUnstable >= 0 ? Math.min(want.firstUnstable, log.highWatermark) : log.highWatermark
+  assert.equal(log.lastStableOffset, lso, `${where}: last stable offset`)
+}
+
+async function run(s: Scenario): Promise<void> {
+  const fs = new CrashFs()
+  await fs.mkdir(DIR)
+  await fs.syncDir('/')
+  const clock = new ManualClock(T0)
+  const open = () =>
+    LogManager.open({
+      fs,
+      clock,
+      logDir: DIR,
+      config: { ...defaultLogConfig, segmentBytes: s.segmentBytes, flushIntervalMessages: s.flushIntervalMessages },
+      logger: silentLogger,
+      checkpointIntervalMs: 0,
+    })
+  let mgr = await open()
+  let log = await mgr.create('t', 0, 'id')
+  await fs.syncDir(DIR)
+  for (const [i, op] of s.ops.entries()) {
+    switch (op.t) {
+      case 'data': {
+        const b = dataBatch(op.pid, op.n, op.transactional, `${i}`)
+        await log.append(b, [readBatchHeader(b, 0)], 0, { origin: 'coordinator' })
+        break
+      }
+      case 'end': {
+        const b = marker(op.pid, 0, op.commit)
+        await log.append(b, [readBatchHeader(b, 0)], 0, { origin: 'coordinator' })
+        break
+      }
+      case 'flush':
+        await log.flush()
+        break
+      case 'checkpoint':
+        await mgr.checkpoint()
+        break
+      case 'restart':
+        await mgr.close()
+        mgr = await open()
+        log = mgr.get('t', 0)!
+        await check(log, `after the clean restart at op ${i}`)
+        break
+      case 'truncate':
+        await log.truncateTo(Math.floor(op.fraction * log.logEndOffset))
+        await check(log, `after the truncation at op ${i}`)
+        break
+      case 'crash':
+        fs.crash(op.seed ?? undefined)
+        mgr = await open()
+        log = mgr.get('t', 0) ?? (await mgr.create('t', 0, 'id'))
+        await check(log, `after the crash at op ${i}`)
+        break
+    }
+  }
+  await check(log, 'at the end')
+  await mgr.close()
+}
+
+test('transactions across crashes: the recovered log reports the aborted and open transactions a replay of it finds', async () => {
+  await fc.assert(
+    fc.asyncProperty(scenarioArb, (s) => run(s)),
+    { numRuns: RUNS, seed: Number(process.env.TXN_CRASH_SEED ?? 15) },
+  )
+})
