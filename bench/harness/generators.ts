@@ -30,6 +30,9 @@ export interface ProducerOptions {
   batchSize: number
   /** records/s, -1 for unthrottled */
   throughput?: number
+  /** A transactional producer (ProducerPerformance --transactional-id): commits every transactionDurationMs. */
+  transactionalId?: string
+  transactionDurationMs?: number
 }
 
 export interface ProducerResult {
@@ -58,6 +61,9 @@ export async function producerPerformance(env: JavaEnv, bootstrap: string, o: Pr
     String(o.recordSize),
     '--throughput',
     String(o.throughput ?? -1),
+    ...(o.transactionalId
+      ? ['--transactional-id', o.transactionalId, '--transaction-duration-ms', String(o.transactionDurationMs ?? 100)]
+      : []),
     '--command-property',
     ...producerProps(o),
   ])
@@ -86,8 +92,17 @@ export interface ConsumerResult {
   rebalanceMs: number
 }
 
-/** Kafka's ConsumerPerformance (kafka-consumer-perf-test.sh), a new group each time, from the earliest offset. */
-export async function consumerPerformance(env: JavaEnv, bootstrap: string, topic: string, records: number): Promise<ConsumerResult> {
+/**
+ * Kafka's ConsumerPerformance (kafka-consumer-perf-test.sh), a new group each time, from the earliest
+ * offset; `props` are consumer settings (--command-property k=v), e.g. isolation.level=read_committed.
+ */
+export async function consumerPerformance(
+  env: JavaEnv,
+  bootstrap: string,
+  topic: string,
+  records: number,
+  props: string[] = [],
+): Promise<ConsumerResult> {
   const r = await java(env, 'org.apache.kafka.tools.ConsumerPerformance', [
     '--bootstrap-server',
     bootstrap,
@@ -97,6 +112,7 @@ export async function consumerPerformance(env: JavaEnv, bootstrap: string, topic
     String(records),
     '--timeout',
     '30000',
+    ...props.flatMap((p) => ['--command-property', p]),
   ])
   const lines = r.stdout.trim().split('\n')
   const hi = lines.findIndex((l) => l.startsWith('start.time'))

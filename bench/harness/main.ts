@@ -157,6 +157,7 @@ function summary(metrics: Record<string, number>): string {
   f('p99_ms', 'p99 ', ' ms')
   f('p999_ms', 'p99.9 ', ' ms')
   f('broker_cpu_s', 'broker CPU ', ' s')
+  f('broker_cpu_s_per_m', 'broker CPU per M records ', ' s')
   f('peak_rss_mb', 'peak RSS ', ' MiB')
   f('idle_rss_mb', 'RSS ', ' MiB')
   return parts.join(', ')
@@ -433,6 +434,7 @@ async function main(): Promise<number> {
             try {
               const m = await s.run(ctxFor(b, round))
               m.broker_cpu_s = cpuSecondsOf(broker.pid) - cpu0
+              if (s.recordsPerRun) m.broker_cpu_s_per_m = (m.broker_cpu_s / s.recordsPerRun) * 1e6
               m.peak_rss_mb = w.stop()
               r.runs[b].push(m)
               byRound.set(roundKey(s.name, b, round), m)

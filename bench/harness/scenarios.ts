@@ -115,6 +115,11 @@ export interface Scenario {
   relativeTo?: { scenario: string; of: string; key: string }
   /** Left out of a plain --quick run (it would take it past 2 minutes); runs with quick counts when named with --scenario. */
   fullOnly?: boolean
+  /**
+   * Records a run moves: with it, the run's broker CPU time is also given per million records
+   * (broker_cpu_s_per_m), the cost of the work regardless of how fast the generator pushed it.
+   */
+  recordsPerRun?: number
   /** Untimed set-up once per broker before the first run (fills the consume topic). */
   prepare?(ctx: RunContext): Promise<string>
   run(ctx: RunContext): Promise<Record<string, number>>
@@ -123,6 +128,8 @@ export interface Scenario {
 export const PEAK_RSS: Metric = { key: 'peak_rss_mb', label: 'broker peak RSS', unit: 'MiB', better: 'lower' }
 /** The broker process's CPU time during the run (all its threads): what it took from the two cores the generator shares. */
 export const BROKER_CPU: Metric = { key: 'broker_cpu_s', label: 'broker CPU time per run', unit: 's', better: 'lower' }
+/** BROKER_CPU per million records moved (scenarios with recordsPerRun). */
+export const BROKER_CPU_PER_M: Metric = { key: 'broker_cpu_s_per_m', label: 'broker CPU per million records', unit: 's', better: 'lower' }
 
 const RPS: Metric = { key: 'records_per_sec', label: 'throughput', unit: 'records/s', better: 'higher' }
 const MBPS: Metric = { key: 'mb_per_sec', label: 'throughput', unit: 'MB/s', better: 'higher' }
@@ -195,6 +202,96 @@ async function fillConsumeTopic(ctx: RunContext, records: number): Promise<strin
   const t0 = performance.now()
   const r = ctx.tools ? await producerPerformance(ctx.tools, ctx.broker.bootstrap, o) : await perfProduce(ctx.broker.bootstrap, o)
   return `filled ${CONSUME_TOPIC} with ${records.toLocaleString('en-US')} records in ${((performance.now() - t0) / 1000).toFixed(1)} s (${Math.round(r.recordsPerSec).toLocaleString('en-US')} records/s)`
+}
+
+const TXN_CONSUME_TOPIC = 'consume-100b-txn'
+/** Kafka's ProducerPerformance commits every 100 ms (issue 15's transactional produce scenario). */
+const TXN_DURATION_MS = 100
+
+/** Fills the read_committed topic through a transactional producer: committed data, with its markers. */
+async function fillTxnConsumeTopic(ctx: RunContext, records: number): Promise<string> {
+  const tools = needTools(ctx)
+  const o: ProducerOptions = {
+    topic: TXN_CONSUME_TOPIC,
+    records,
+    recordSize: 100,
+    acks: 'all',
+    lingerMs: 5,
+    batchSize: 65_536,
+    transactionalId: 'bench-fill-txn',
+    transactionDurationMs: TXN_DURATION_MS,
+  }
+  const t0 = performance.now()
+  const r = await producerPerformance(tools, ctx.broker.bootstrap, o)
+  return `filled ${TXN_CONSUME_TOPIC} with ${records.toLocaleString('en-US')} records in ${TXN_DURATION_MS} ms transactions in ${((performance.now() - t0) / 1000).toFixed(1)} s (${Math.round(r.recordsPerSec).toLocaleString('en-US')} records/s)`
+}
+
+/** Transactional produce and read_committed consume (issue 15), both through Kafka's Java tools. */
+function transactionScenarios(c: Counts): Scenario[] {
+  const base = { records: c.produce100, recordSize: 100, acks: 'all' as const, lingerMs: 5, batchSize: 65_536 }
+  return [
+    {
+      name: 'produce-100b-txn',
+      title: `100-byte records to 8 partitions in ${TXN_DURATION_MS} ms transactions (acks=all, RF 1)`,
+      generator: 'Kafka ProducerPerformance (Java producer, --transactional-id --transaction-duration-ms 100)',
+      needs: 'java',
+      partitions: 8,
+      recordsPerRun: c.produce100,
+      params: { ...base, partitions: 8, throughput: 'unthrottled', compression: 'none', transactionDurationMs: TXN_DURATION_MS },
+      metrics: produceMetrics,
+      topic: (round) => `produce-100b-txn-r${round}`,
+      async run(ctx) {
+        const o: ProducerOptions = {
+          ...base,
+          topic: this.topic(ctx.round),
+          transactionalId: `bench-txn-r${ctx.round}`,
+          transactionDurationMs: TXN_DURATION_MS,
+        }
+        const r = await producerPerformance(needTools(ctx), ctx.broker.bootstrap, o)
+        return {
+          records_per_sec: r.recordsPerSec,
+          mb_per_sec: r.mbPerSec,
+          p50_ms: r.p50Ms,
+          p99_ms: r.p99Ms,
+          avg_ms: r.avgMs,
+          p999_ms: r.p999Ms,
+        }
+      },
+    },
+    {
+      name: 'consume-100b-read-committed',
+      title: `consume ${c.consume.toLocaleString('en-US')} transactional 100-byte records from 8 partitions, read_committed (page cache)`,
+      generator: 'Kafka ConsumerPerformance (Java consumer, isolation.level=read_committed, new group per run)',
+      needs: 'java',
+      partitions: 8,
+      recordsPerRun: c.consume,
+      params: {
+        records: c.consume,
+        recordSize: 100,
+        partitions: 8,
+        fetchSize: 1_048_576,
+        isolation: 'read_committed',
+        filledBy: `ProducerPerformance, ${TXN_DURATION_MS} ms transactions`,
+      },
+      metrics: [
+        { ...RPS, label: 'throughput (fetch)' },
+        { key: 'overall_records_per_sec', label: 'throughput incl. group join', unit: 'records/s', better: 'higher' },
+      ],
+      topic: () => TXN_CONSUME_TOPIC,
+      prepare: (ctx) => fillTxnConsumeTopic(ctx, c.consume),
+      async run(ctx) {
+        const r = await consumerPerformance(needTools(ctx), ctx.broker.bootstrap, TXN_CONSUME_TOPIC, c.consume, [
+          'isolation.level=read_committed',
+        ])
+        return {
+          records_per_sec: r.recordsPerSec,
+          mb_per_sec: r.mbPerSec,
+          overall_records_per_sec: r.overallRecordsPerSec,
+          rebalance_ms: r.rebalanceMs,
+        }
+      },
+    },
+  ]
 }
 
 export function scenarios(c: Counts): Scenario[] {
@@ -363,7 +460,8 @@ export function scenarios(c: Counts): Scenario[] {
       },
     },
   )
-  for (const s of list) s.metrics = [...s.metrics, BROKER_CPU, PEAK_RSS]
+  list.push(...transactionScenarios(c))
+  for (const s of list) s.metrics = [...s.metrics, BROKER_CPU, ...(s.recordsPerRun ? [BROKER_CPU_PER_M] : []), PEAK_RSS]
   return list
 }
 
