@@ -190,7 +190,12 @@ public final class Interop {
           "describeFeatures: finalized metadata.version outside its supported range: " + features);
       check(features.finalizedFeaturesEpoch().isPresent() && features.finalizedFeaturesEpoch().get() >= 0,
           "describeFeatures: no finalized features epoch: " + features);
-      for (String off : List.of("transaction.version", "group.version", "share.version")) {
+      // Transactions v2 (KIP-890) is served: finalized at 2 within its supported 0-2.
+      FinalizedVersionRange tv = features.finalizedFeatures().get("transaction.version");
+      SupportedVersionRange tvRange = features.supportedFeatures().get("transaction.version");
+      check(tv != null && tv.maxVersionLevel() == 2 && tvRange != null && tvRange.maxVersion() == 2,
+          "describeFeatures: transaction.version not finalized at 2: " + features);
+      for (String off : List.of("group.version", "share.version")) {
         check(!features.finalizedFeatures().containsKey(off) && !features.supportedFeatures().containsKey(off),
             "describeFeatures: " + off + " advertised but not implemented: " + features);
       }
