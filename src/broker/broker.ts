@@ -103,12 +103,17 @@ export class Broker {
         producerIdExpirationMs: config.get('producer.id.expiration.ms'),
         producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms'),
       })
-      const replicas = new ReplicaManager(logs, clock, logger.child('replicas'), {
+      const replicas: ReplicaManager = new ReplicaManager(logs, clock, logger.child('replicas'), {
         maxDecompressedBatchBytes: config.get('tributary.max.decompressed.batch.bytes'),
         nodeId,
         // A leader whose registration may have lapsed writes nothing: another broker may lead now.
         leaseAlive: () => backend.membership?.leaseValid ?? false,
         partitionExists: (topic, partition) => store.partitionState(topic, partition) !== undefined,
+        // For the transaction markers' acks=-1. The controller is created below; markers come later.
+        minInsyncReplicas: (name: string): number => {
+          const topic = controller.get(name)
+          return topic ? controller.effectiveConfig(topic)['min.insync.replicas'] : 1
+        },
       })
       replicas.loadExisting()
       // Until this broker is registered (its ports are known only once the listeners are bound)
@@ -235,8 +240,8 @@ export class Broker {
           controller.get(TRANSACTION_STATE_TOPIC)
             ? (controller.partitionState(TRANSACTION_STATE_TOPIC, txnCoordinator.partitionFor(id))?.leader ?? -1)
             : -1,
-        local: (req) => txnCoordinator.verifyLocal(req),
-        remote: (id, req) => interBroker.verify(id, req),
+        local: (req) => txnCoordinator.verifyLocalPartitions(req),
+        remote: (id, req) => interBroker.verifyPartitions(id, req),
         clock,
       })
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)

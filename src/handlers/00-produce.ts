@@ -26,11 +26,15 @@
 // once; on a LogAppendTime topic the answer carries the broker time stamped on the batches.
 //
 // Transactions (KIP-890 part 1): before a transactional batch (with the request's transactional
-// id) is appended to a partition where its producer has no transaction open yet, the
+// id) is appended to a partition where its producer has no transaction of its epoch open yet, the
 // transactional id's coordinator is asked (ctx.broker.txnVerifier) whether the partition is in the
 // producer's ongoing transaction — from v12 it adds it; a v12 batch of a newer epoch than the
 // transaction open there (the previous transaction's marker not written yet) is answered
-// NOT_ENOUGH_REPLICAS, to be retried. The coordinator's refusal is the partition's answer, as
+// NOT_ENOUGH_REPLICAS, to be retried. The partition's log records the verification first
+// (ReplicaService.startTxnVerification), so that while it is pending or after it failed a later
+// batch of the producer is OUT_OF_ORDER_SEQUENCE_NUMBER rather than written ahead of it
+// (storage/producer-state.ts). The partitions of one request are verified in one call per
+// producer, so they never wait on each other at the coordinator. The coordinator's refusal is the partition's answer, as
 // Kafka's ReplicaManager maps it: INVALID_PRODUCER_EPOCH (a fenced producer), INVALID_TXN_STATE
 // (not in the transaction; TRANSACTION_ABORTABLE from v11), INVALID_PRODUCER_ID_MAPPING, and
 // NOT_ENOUGH_REPLICAS for what the producer should simply retry (the coordinator moving, loading or
@@ -110,56 +114,8 @@ const RETRY_LATER = new Set<number>(
   ).map((n) => ErrorCode[n].code),
 )
 
-/**
- * Whether the transaction the producer has open in the partition is of an older epoch than the
- * batch. Transactions v1 keep the epoch across transactions and the coordinator holds the next one
- * back until every marker of the last is written, so an open transaction is always the batch's.
- * Transactions v2 (Produce v12+) bump the epoch at each EndTxn and the producer starts the next
- * transaction at once: a batch of the new epoch may reach a partition before the last
- * transaction's marker does. It must not join that transaction; the producer retries it once the
- * marker is there (Kafka's partition leaders answer CONCURRENT_TRANSACTIONS, KAFKA-18575, which
- * Produce answers NOT_ENOUGH_REPLICAS).
- */
-function olderTransactionOpen(ctx: RequestContext, topic: string, index: number, producerId: number, producerEpoch: number): boolean {
-  if (ctx.apiVersion < 12) return false
-  return ctx.broker.replicas.activeProducers(topic, index).some((a) => a.producerId === producerId && a.producerEpoch < producerEpoch)
-}
-
-/**
- * The transaction coordinator's verdict on a transactional batch (see the header), or null when
- * the batch may be appended: not transactional, no transactional id, its producer's transaction
- * already open in the partition — or a partition or batch the append itself refuses.
- */
-async function verifyTransactional(
-  ctx: RequestContext,
-  transactionalId: string | null,
-  topic: string,
-  index: number,
-  records: Buffer | null,
-): Promise<KafkaError | null> {
-  if (transactionalId === null || records === null || records.length < BATCH_HEADER_SIZE) return null
-  const { replicas, txnVerifier } = ctx.broker
-  let header: ReturnType<typeof readBatchHeader>
-  let p: ReturnType<typeof replicas.require>
-  try {
-    header = readBatchHeader(records, 0)
-    if (!header.isTransactional) return null
-    p = replicas.require(topic, index)
-  } catch {
-    return null
-  }
-  if (replicas.hasOngoingTransaction(p, header.producerId)) {
-    if (!olderTransactionOpen(ctx, topic, index, header.producerId, header.producerEpoch)) return null
-    return new KafkaError('NOT_ENOUGH_REPLICAS', 'the previous transaction of this producer is still completing in this partition')
-  }
-  const code = await txnVerifier.verify({
-    transactionalId,
-    producerId: header.producerId,
-    producerEpoch: header.producerEpoch,
-    topic,
-    partition: index,
-    addPartition: ctx.apiVersion >= 12,
-  })
+/** The coordinator's answer for one partition as the partition's refusal (see the header); null: append. */
+function refusalOf(ctx: RequestContext, code: number): KafkaError | null {
   if (code === 0) return null
   if (RETRY_LATER.has(code)) {
     return new KafkaError(
@@ -170,6 +126,14 @@ async function verifyTransactional(
   let name: ErrorName = (errorByCode(code)?.name as ErrorName | undefined) ?? 'UNKNOWN_SERVER_ERROR'
   if (name === 'TRANSACTION_ABORTABLE' && ctx.apiVersion < 11) name = 'INVALID_TXN_STATE'
   return new KafkaError(name, name === 'INVALID_TXN_STATE' ? 'Partition was not added to the transaction' : undefined)
+}
+
+/** A partition of the request whose batch the coordinator must verify. */
+interface ToVerify {
+  topicIndex: number
+  partitionIndex: number
+  topic: string
+  partition: number
 }
 
 function appendOne(
@@ -211,20 +175,67 @@ function appendOne(
   }
 }
 
-/** The verification of every transactional batch of the request (null when it has no transactional id). */
+/**
+ * The verification of every transactional batch of the request (null when it has no transactional
+ * id): per topic and partition, the refusal, or null when the batch may be appended — not
+ * transactional, its producer's transaction of its epoch already open in the partition, verified —
+ * or when the append itself refuses the partition or batch. The log records each verification
+ * before the coordinator is asked (ReplicaService.startTxnVerification); the partitions of one
+ * producer go to the coordinator in one call.
+ */
 async function verifyAll(
   ctx: RequestContext,
   req: ProduceRequestData,
   resolved: Array<{ topic: TopicRecord | null }>,
 ): Promise<Array<Array<KafkaError | null>> | null> {
-  if (req.transactionalId === null) return null
-  return Promise.all(
-    req.topicData.map((t, i) => {
-      const topic = resolved[i]!.topic
-      if (!topic) return []
-      return Promise.all(t.partitionData.map((p) => verifyTransactional(ctx, req.transactionalId, topic.name, p.index, p.records)))
+  const transactionalId = req.transactionalId
+  if (transactionalId === null) return null
+  const { replicas, txnVerifier } = ctx.broker
+  const addPartition = ctx.apiVersion >= 12
+  const refusals = req.topicData.map((t) => t.partitionData.map((): KafkaError | null => null))
+  const byProducer = new Map<string, { producerId: number; producerEpoch: number; parts: ToVerify[] }>()
+  req.topicData.forEach((t, i) => {
+    const topic = resolved[i]!.topic
+    if (!topic) return
+    t.partitionData.forEach((d, j) => {
+      const records = d.records
+      if (records === null || records.length < BATCH_HEADER_SIZE) return
+      let header: ReturnType<typeof readBatchHeader>
+      let p: ReturnType<typeof replicas.require>
+      try {
+        header = readBatchHeader(records, 0)
+        if (!header.isTransactional) return
+        p = replicas.require(topic.name, d.index)
+      } catch {
+        return
+      }
+      try {
+        if (!replicas.startTxnVerification(p, header.producerId, header.baseSequence, header.producerEpoch, addPartition)) return
+      } catch (err) {
+        refusals[i]![j] = err instanceof KafkaError ? err : null
+        return
+      }
+      const key = `${header.producerId}:${header.producerEpoch}`
+      let group = byProducer.get(key)
+      if (!group) byProducer.set(key, (group = { producerId: header.producerId, producerEpoch: header.producerEpoch, parts: [] }))
+      group.parts.push({ topicIndex: i, partitionIndex: j, topic: topic.name, partition: d.index })
+    })
+  })
+  await Promise.all(
+    [...byProducer.values()].map(async (g) => {
+      const codes = await txnVerifier.verifyPartitions({
+        transactionalId,
+        producerId: g.producerId,
+        producerEpoch: g.producerEpoch,
+        partitions: g.parts.map((x) => ({ topic: x.topic, partition: x.partition })),
+        addPartition,
+      })
+      g.parts.forEach((x, k) => {
+        refusals[x.topicIndex]![x.partitionIndex] = refusalOf(ctx, codes[k] ?? ErrorCode.UNKNOWN_SERVER_ERROR.code)
+      })
     }),
   )
+  return refusals
 }
 
 export default defineHandler(

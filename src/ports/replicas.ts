@@ -152,7 +152,28 @@ export interface ReplicaService {
    * an older coordinator epoch TRANSACTION_COORDINATOR_FENCED (Kafka's ProducerAppendInfo).
    */
   writeTxnMarker(p: HostedReplica, marker: TxnMarker, timeoutMs: number): Promise<void>
-  /** The producer has a transaction open in this replica's log. */
-  hasOngoingTransaction(p: HostedReplica, producerId: number): boolean
+  /**
+   * The producer has a transaction open in this replica's log at that epoch (Kafka's
+   * UnifiedLog.hasOngoingTransaction: one of an older epoch may be over at the coordinator, so a
+   * batch of a newer epoch is verified).
+   */
+  hasOngoingTransaction(p: HostedReplica, producerId: number, producerEpoch: number): boolean
+  /**
+   * Before the produce path asks the coordinator about a transactional batch (Kafka's
+   * maybeStartTransactionVerification): false when its producer's transaction of its epoch is
+   * open in the partition already (nothing to verify); else the log records the verification —
+   * until the producer's first transactional batch is written, a batch of it at a higher sequence
+   * than this one is OUT_OF_ORDER_SEQUENCE_NUMBER (storage/producer-state.ts) — and true is
+   * returned. INVALID_PRODUCER_EPOCH when the epoch is below the producer's; with
+   * supportsEpochBump (Produce v12+, transactions v2) NOT_ENOUGH_REPLICAS while a transaction of
+   * an older epoch is still open there (its marker not written yet, KAFKA-18575), to be retried.
+   */
+  startTxnVerification(
+    p: HostedReplica,
+    producerId: number,
+    baseSequence: number,
+    producerEpoch: number,
+    supportsEpochBump: boolean,
+  ): boolean
   readonly waiters: AppendWaiting
 }

@@ -138,4 +138,16 @@ export interface TxnProduceVerifier {
     /** Produce v12+ (transactions v2): add the partition rather than only check it. */
     addPartition: boolean
   }): Promise<number>
+  /**
+   * The same for several partitions of one producer at once (one Produce request's), in one call
+   * to the coordinator, so they never collide there with each other: one code per partition, in
+   * the order given.
+   */
+  verifyPartitions(params: {
+    transactionalId: string
+    producerId: number
+    producerEpoch: number
+    partitions: Array<{ topic: string; partition: number }>
+    addPartition: boolean
+  }): Promise<number[]>
 }

@@ -347,8 +347,17 @@ export class ReplicaManager implements ReplicaService {
     checkIsr(p, minIsr, 'NOT_ENOUGH_REPLICAS_AFTER_APPEND')
   }
 
-  hasOngoingTransaction(p: Partition, producerId: number): boolean {
-    return p.log.hasOngoingTransaction(producerId)
+  hasOngoingTransaction(p: Partition, producerId: number, producerEpoch: number): boolean {
+    return p.log.hasOngoingTransaction(producerId, producerEpoch)
+  }
+
+  startTxnVerification(p: Partition, producerId: number, baseSequence: number, producerEpoch: number, supportsEpochBump: boolean): boolean {
+    const needed = p.log.startTxnVerification(producerId, baseSequence, producerEpoch, supportsEpochBump)
+    // Not open at this epoch, and an open one is never of a newer epoch (refused above): an older one.
+    if (needed && supportsEpochBump && p.log.hasOngoingTransaction(producerId)) {
+      throw new KafkaError('NOT_ENOUGH_REPLICAS', `the previous transaction of producer ${producerId} is still completing in ${p.key}`)
+    }
+    return needed
   }
 
   all(): Iterable<Partition> {

@@ -164,6 +164,8 @@ export class PartitionLog {
   private truncations = 0
   /** The idempotent producers' state and its snapshots, checked and updated by every append. */
   private readonly producers: ProducerLog
+  /** The state `producers` wraps (reloaded in place), for the produce path's transaction checks. */
+  private readonly producerState: ProducerStateManager
   private readonly onRecoveryPointLowered: (() => Promise<void>) | undefined
 
   private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache, producers: ProducerStateManager) {
@@ -186,6 +188,7 @@ export class PartitionLog {
     this.totalBytes = loaded.segments.reduce((n, s) => n + s.sizeBytes, 0)
     this.deleter = new SegmentDeleter(opts.clock, opts.logger, opts.dir)
     this.producers = new ProducerLog(opts.fs, opts.dir, opts.logger, producers, loaded.snapshots)
+    this.producerState = producers
     this.producers.onHighWatermarkUpdated(this.hw)
     this.onRecoveryPointLowered = opts.onRecoveryPointLowered
   }
@@ -240,9 +243,20 @@ export class PartitionLog {
     return this.producers.entries()
   }
 
-  /** The producer has a transaction open in this log. */
-  hasOngoingTransaction(producerId: number): boolean {
-    return this.producers.hasOngoingTransaction(producerId)
+  /** The producer has a transaction open in this log — at that epoch when one is given. */
+  hasOngoingTransaction(producerId: number, producerEpoch?: number): boolean {
+    return this.producerState.hasOngoingTransaction(producerId, producerEpoch)
+  }
+
+  /**
+   * The produce path is about to verify a transactional batch with the coordinator (Kafka's
+   * UnifiedLog.maybeStartTransactionVerification, producer-state.ts startVerification): false
+   * when the producer's transaction of that epoch is open here already; else the verification is
+   * recorded, so that a later batch of the producer waits for this one, and true is returned.
+   * INVALID_PRODUCER_EPOCH for an epoch below the producer's.
+   */
+  startTxnVerification(producerId: number, sequence: number, producerEpoch: number, supportsEpochBump: boolean): boolean {
+    return this.producerState.startVerification(producerId, sequence, producerEpoch, supportsEpochBump, this.clock.now())
   }
 
   /** The open transactions, oldest first. */

@@ -40,6 +40,18 @@
 // offset of the oldest transaction open or not yet replicated; the log's last stable offset is the
 // lower of it and the high watermark.
 //
+// Verification (KIP-890, Kafka's VerificationStateEntry): before a transactional batch of a
+// producer without a transaction open here at the batch's epoch is appended, the produce path asks
+// the transaction coordinator (startVerification first). The verification entry recorded then
+// holds the lowest sequence and the highest epoch seen while verifying, until a transactional batch
+// or a marker of the producer is written: a client batch of that producer at a higher sequence is
+// OUT_OF_ORDER_SEQUENCE_NUMBER, so a later batch already in flight cannot be written before an
+// earlier one whose verification failed with a retriable error (the producer retries the later one
+// once the earlier is in). From Produce v12 (transactions v2, where each transaction starts at
+// sequence 0 of a new epoch) a batch under verification of a producer without retained batches
+// must start at sequence 0. Entries older than producer.id.expiration.ms are dropped with the
+// expired producers.
+//
 // Expiration (producer.id.expiration.ms): a producer whose last batch's timestamp is that old is
 // forgotten, by the log manager's periodic check and when a snapshot is loaded — never one with an
 // open transaction. A producer whose batches fall below the log start stays (KIP-360: Kafka's
@@ -138,6 +150,16 @@ export interface TxnMetadata {
   lastOffset: number
 }
 
+/** A producer's verification in progress (Kafka's VerificationStateEntry): see the header. */
+export interface VerificationEntry {
+  /** When it was recorded (wall clock, ms). */
+  timestamp: number
+  lowestSequence: number
+  epoch: number
+  /** Recorded by a Produce v12+ (transactions v2) batch. */
+  supportsEpochBump: boolean
+}
+
 /** Who writes an append's batches: a producer (all checks) or the broker's own coordinator (no sequence checks). */
 export type AppendOrigin = 'client' | 'coordinator'
 
@@ -150,6 +172,8 @@ export interface PrepareOptions {
 /** What an append will change: per producer, the entry as it is after the append's batches, and the transactions it begins and ends. */
 export interface ProducerUpdates {
   entries: Map<number, ProducerEntry>
+  /** Producers with a transactional batch or a marker in the append: their verification is over. */
+  verified: Set<number>
   started: TxnMetadata[]
   completed: CompletedTxn[]
 }
@@ -163,6 +187,8 @@ export class ProducerStateManager {
   private ongoing: TxnMetadata[] = []
   /** Completed transactions whose marker is not below the high watermark yet, by first offset. */
   private unreplicated: TxnMetadata[] = []
+  /** Verifications in progress, by producer id. */
+  private readonly verifications = new Map<number, VerificationEntry>()
 
   constructor(
     /** `<topic>-<partition>`, for messages. */
@@ -207,7 +233,7 @@ export class ProducerStateManager {
         const dup = current.batches.find((b) => b.lastSeq === lastSeq && firstSeqOf(b) === h.baseSequence)
         if (dup) return { duplicate: { ...dup } }
       }
-      updates ??= { entries: new Map(), started: [], completed: [] }
+      updates ??= { entries: new Map(), verified: new Set(), started: [], completed: [] }
       let updated = updates.entries.get(h.producerId)
       if (!updated) {
         // As Kafka's ProducerAppendInfo: the entry being built starts without batches.
@@ -215,6 +241,7 @@ export class ProducerStateManager {
         updates.entries.set(h.producerId, updated)
       }
       if (h.isControl) {
+        updates.verified.add(h.producerId)
         const marker = readMarker(markerBuffer(records), h)
         if (marker === null) continue
         this.checkMarker(h, marker, updated, opts.transactionVersion ?? 0)
@@ -223,7 +250,13 @@ export class ProducerStateManager {
         continue
       }
       this.checkEpoch(h, updated)
-      if (origin === 'client') this.checkSequence(h, current, updated)
+      if (origin === 'client') {
+        // Once a transactional batch of the producer passed in this append, the next ones follow it.
+        const verification = updates.verified.has(h.producerId) ? undefined : this.verifications.get(h.producerId)
+        if (verification) this.checkVerification(h, current, verification)
+        this.checkSequence(h, current, updated)
+      }
+      if (h.isTransactional) updates.verified.add(h.producerId)
       addBatch(updated, h.producerEpoch, metadataOf(h))
       if (updated.currentTxnFirstOffset >= 0 && !h.isTransactional) {
         throw new KafkaError(
@@ -271,6 +304,23 @@ export class ProducerStateManager {
     }
   }
 
+  /** The verification's rules (see the header), before Kafka's checkSequence. */
+  private checkVerification(h: BatchHeader, current: ProducerEntry | undefined, v: VerificationEntry): void {
+    const at = `producer ${h.producerId} at offset ${h.baseOffset} in partition ${this.partition}`
+    if (v.supportsEpochBump && h.baseSequence !== 0 && (!current || current.batches.length === 0)) {
+      throw new KafkaError(
+        'OUT_OF_ORDER_SEQUENCE_NUMBER',
+        `invalid sequence number for ${at}: ${h.baseSequence} (incoming); a transactions v2 producer without state here must start at 0`,
+      )
+    }
+    if (h.baseSequence > v.lowestSequence) {
+      throw new KafkaError(
+        'OUT_OF_ORDER_SEQUENCE_NUMBER',
+        `out of order sequence number for ${at}: ${h.baseSequence} (incoming), ${v.lowestSequence} (earliest seen sequence)`,
+      )
+    }
+  }
+
   /** Kafka's ProducerAppendInfo.checkSequence, for a client's batch. */
   private checkSequence(h: BatchHeader, current: ProducerEntry | undefined, updated: ProducerEntry): void {
     const epoch = h.producerEpoch
@@ -304,6 +354,7 @@ export class ProducerStateManager {
    */
   commit(updates: ProducerUpdates | null): void {
     if (updates === null) return
+    for (const id of updates.verified) this.verifications.delete(id)
     for (const t of updates.started) insertByFirstOffset(this.ongoing, t)
     for (const u of updates.entries.values()) {
       const e = this.producers.get(u.producerId)
@@ -333,6 +384,7 @@ export class ProducerStateManager {
    */
   applyWritten(h: BatchHeader, buf?: Buffer): CompletedTxn | null {
     if (h.producerId === NO_PRODUCER_ID) return null
+    if (h.isTransactional) this.verifications.delete(h.producerId)
     let e = this.producers.get(h.producerId)
     if (h.isControl) {
       const marker = readMarker(markerBuffer(buf), h)
@@ -389,9 +441,48 @@ export class ProducerStateManager {
     return this.ongoing.map((t) => ({ ...t }))
   }
 
-  /** The producer has a transaction open in this log. */
-  hasOngoingTransaction(producerId: number): boolean {
-    return (this.producers.get(producerId)?.currentTxnFirstOffset ?? -1) >= 0
+  /**
+   * The producer has a transaction open in this log — at that epoch when one is given (Kafka's
+   * UnifiedLog.hasOngoingTransaction: one of an older epoch may be over already).
+   */
+  hasOngoingTransaction(producerId: number, producerEpoch?: number): boolean {
+    const e = this.producers.get(producerId)
+    if (!e || e.currentTxnFirstOffset < 0) return false
+    return producerEpoch === undefined || e.epoch === producerEpoch
+  }
+
+  /**
+   * Before a transactional batch is verified with the coordinator (Kafka's
+   * maybeStartTransactionVerification): INVALID_PRODUCER_EPOCH when its epoch is below the
+   * producer's; false when the producer's transaction of that epoch is open here already (nothing
+   * to verify); else the verification entry is recorded or updated (the lowest sequence of the
+   * epoch, a higher epoch resets it) and true is returned.
+   */
+  startVerification(producerId: number, sequence: number, epoch: number, supportsEpochBump: boolean, nowMs: number): boolean {
+    const e = this.producers.get(producerId)
+    if (e && epoch < e.epoch) {
+      throw new KafkaError(
+        'INVALID_PRODUCER_EPOCH',
+        `epoch of producer ${producerId} is ${epoch}, older than the last seen epoch ${e.epoch} in partition ${this.partition}`,
+      )
+    }
+    if (this.hasOngoingTransaction(producerId, epoch)) return false
+    const v = this.verifications.get(producerId)
+    if (!v) {
+      this.verifications.set(producerId, { timestamp: nowMs, lowestSequence: sequence, epoch, supportsEpochBump })
+    } else if (epoch > v.epoch) {
+      v.epoch = epoch
+      v.lowestSequence = sequence
+    } else if (epoch === v.epoch && sequence < v.lowestSequence) {
+      v.lowestSequence = sequence
+    }
+    return true
+  }
+
+  /** A copy of the producer's verification in progress, or undefined. */
+  verification(producerId: number): VerificationEntry | undefined {
+    const v = this.verifications.get(producerId)
+    return v && { ...v }
   }
 
   /** Loads entries (from a snapshot), skipping the expired ones; their open transactions become ongoing. */
@@ -407,6 +498,7 @@ export class ProducerStateManager {
 
   clear(): void {
     this.producers.clear()
+    this.verifications.clear()
     this.ongoing = []
     this.unreplicated = []
   }
@@ -415,8 +507,12 @@ export class ProducerStateManager {
     return e.currentTxnFirstOffset < 0 && nowMs - e.lastTimestamp >= this.expirationMs
   }
 
-  /** Forgets the producers idle for producer.id.expiration.ms (Kafka's removeExpiredProducers); returns how many. */
+  /**
+   * Forgets the producers idle for producer.id.expiration.ms (Kafka's removeExpiredProducers), and
+   * the verifications recorded that long ago; returns how many producers.
+   */
   removeExpired(nowMs: number): number {
+    for (const [id, v] of this.verifications) if (nowMs - v.timestamp >= this.expirationMs) this.verifications.delete(id)
     let n = 0
     for (const [id, e] of this.producers) {
       if (this.isExpired(e, nowMs)) {

@@ -1,7 +1,8 @@
 // The transaction coordinator's requests to other brokers, over the inter-broker listener with
 // Tributary's own client connection (client/connection.ts): WriteTxnMarkers to a partition leader
 // (Kafka's TransactionMarkerChannelManager) and AddPartitionsToTxn v4+ in the broker form to a
-// transaction coordinator (Kafka's AddPartitionsToTxnManager, for the produce verification).
+// transaction coordinator (Kafka's AddPartitionsToTxnManager, for the produce verification: one transaction entry with
+// every partition of a Produce request).
 // One connection per broker, opened on first use with version negotiation and dropped on any
 // failure (the next call reconnects); a broker without a known endpoint, or a failed connection,
 // answers every partition NETWORK_EXCEPTION (NOT_COORDINATOR for a verification), which the
@@ -29,6 +30,21 @@ export interface VerifyRequest {
   topic: string
   partition: number
   addPartition: boolean
+}
+
+/** A verification of several partitions of one producer (one Produce request's). */
+export interface VerifyBatchRequest {
+  transactionalId: string
+  producerId: number
+  producerEpoch: number
+  partitions: Array<{ topic: string; partition: number }>
+  addPartition: boolean
+}
+
+/** The single form as a batch of one. */
+export function batchOf(req: VerifyRequest): VerifyBatchRequest {
+  const { topic, partition, ...rest } = req
+  return { ...rest, partitions: [{ topic, partition }] }
 }
 
 export class InterBrokerTxnChannel {
@@ -110,10 +126,22 @@ export class InterBrokerTxnChannel {
 
   /** AddPartitionsToTxn v5 (broker form) to the transaction coordinator `nodeId`: one partition's code. */
   async verify(nodeId: number, req: VerifyRequest): Promise<number> {
+    return (await this.verifyPartitions(nodeId, batchOf(req)))[0]!
+  }
+
+  /** AddPartitionsToTxn v5 (broker form), one transaction with every partition: one code per partition, in order. */
+  async verifyPartitions(nodeId: number, req: VerifyBatchRequest): Promise<number[]> {
+    const all = (code: number) => req.partitions.map(() => code)
+    const byTopic = new Map<string, number[]>()
+    for (const p of req.partitions) {
+      let list = byTopic.get(p.topic)
+      if (!list) byTopic.set(p.topic, (list = []))
+      if (!list.includes(p.partition)) list.push(p.partition)
+    }
     try {
       const conn = await this.connection(nodeId)
       const version = conn.versions!.pick(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse)
-      if (version < 4) return ErrorCode.UNSUPPORTED_VERSION.code
+      if (version < 4) return all(ErrorCode.UNSUPPORTED_VERSION.code)
       const res = await conn.request(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, version, {
         transactions: [
           {
@@ -121,19 +149,21 @@ export class InterBrokerTxnChannel {
             producerId: req.producerId,
             producerEpoch: req.producerEpoch,
             verifyOnly: !req.addPartition,
-            topics: [{ name: req.topic, partitions: [req.partition] }],
+            topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
           },
         ],
       })
-      if (res.errorCode !== 0) return res.errorCode
+      if (res.errorCode !== 0) return all(res.errorCode)
       const r = res.resultsByTransaction.find((t) => t.transactionalId === req.transactionalId)
-      const t = r?.topicResults.find((x) => x.name === req.topic)
-      const p = t?.resultsByPartition.find((x) => x.partitionIndex === req.partition)
-      return p?.partitionErrorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR.code
+      return req.partitions.map((q) => {
+        const t = r?.topicResults.find((x) => x.name === q.topic)
+        const p = t?.resultsByPartition.find((x) => x.partitionIndex === q.partition)
+        return p?.partitionErrorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR.code
+      })
     } catch (err) {
       this.opts.logger.debug('AddPartitionsToTxn verification failed', { nodeId, err })
       this.drop(nodeId)
-      return ErrorCode.NOT_COORDINATOR.code
+      return all(ErrorCode.NOT_COORDINATOR.code)
     }
   }
 

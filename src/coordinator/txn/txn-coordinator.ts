@@ -432,10 +432,28 @@ export class TransactionCoordinator implements TransactionService {
     partition: number
     addPartition: boolean
   }): Promise<number> {
-    const { transactionalId: id, producerId, producerEpoch, topic, partition } = params
-    if (id === '') return code('INVALID_REQUEST')
-    if (!params.addPartition) return this.verifyPartition(id, producerId, producerEpoch, topic, partition)
-    return code(await this.addToTransaction(id, producerId, producerEpoch, [partitionKey(topic, partition)], 2))
+    const { topic, partition, ...rest } = params
+    return (await this.verifyLocalPartitions({ ...rest, partitions: [{ topic, partition }] }))[0]!
+  }
+
+  /**
+   * verifyLocal for several partitions of one producer at once (one Produce request's): with
+   * addPartition they are added together, in one transition, as AddPartitionsToTxn v5 adds the
+   * partitions of one transaction entry. One code per partition, in order.
+   */
+  async verifyLocalPartitions(params: {
+    transactionalId: string
+    producerId: number
+    producerEpoch: number
+    partitions: Array<{ topic: string; partition: number }>
+    addPartition: boolean
+  }): Promise<number[]> {
+    const { transactionalId: id, producerId, producerEpoch, partitions } = params
+    if (id === '') return partitions.map(() => code('INVALID_REQUEST'))
+    if (!params.addPartition) return partitions.map((p) => this.verifyPartition(id, producerId, producerEpoch, p.topic, p.partition))
+    const keys = [...new Set(partitions.map((p) => partitionKey(p.topic, p.partition)))]
+    const result = code(await this.addToTransaction(id, producerId, producerEpoch, keys, 2))
+    return partitions.map(() => result)
   }
 
   // -------------------------------------------------------------------------------------------

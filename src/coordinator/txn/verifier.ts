@@ -9,10 +9,14 @@
 // transaction is still completing (CONCURRENT_TRANSACTIONS), the add is retried here every 20 ms
 // for up to 100 ms before that answer goes back (Kafka's add.partitions.to.txn.retry.backoff.ms
 // and .max.ms defaults), so the producer rarely sees the retriable error.
+// The partitions of one Produce request go to the coordinator together (verifyPartitions: one
+// AddPartitionsToTxn transaction entry, or one local add), as Kafka's AddPartitionsToTxnManager
+// batches them, so they never make each other wait as CONCURRENT_TRANSACTIONS; only the
+// partitions answered so are asked again.
 import type { TxnProduceVerifier } from '../../ports/transactions.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import type { Clock } from '../../util/clock.js'
-import type { VerifyRequest } from './inter-broker.js'
+import { batchOf, type VerifyBatchRequest, type VerifyRequest } from './inter-broker.js'
 
 export const ADD_PARTITION_RETRY_BACKOFF_MS = 20
 export const ADD_PARTITION_RETRY_MAX_MS = 100
@@ -21,8 +25,9 @@ export interface TxnVerifierOptions {
   nodeId: number
   /** The coordinator's node for the id (-1: none now). */
   coordinatorOf: (transactionalId: string) => number
-  local: (req: VerifyRequest) => Promise<number>
-  remote: (nodeId: number, req: VerifyRequest) => Promise<number>
+  /** One code per partition of the request, in order. */
+  local: (req: VerifyBatchRequest) => Promise<number[]>
+  remote: (nodeId: number, req: VerifyBatchRequest) => Promise<number[]>
   clock: Clock
 }
 
@@ -30,21 +35,35 @@ export class TxnVerifier implements TxnProduceVerifier {
   constructor(private readonly opts: TxnVerifierOptions) {}
 
   async verify(req: VerifyRequest): Promise<number> {
+    return (await this.verifyPartitions(batchOf(req)))[0]!
+  }
+
+  async verifyPartitions(req: VerifyBatchRequest): Promise<number[]> {
+    const codes: number[] = req.partitions.map(() => ErrorCode.UNKNOWN_SERVER_ERROR.code)
+    if (req.partitions.length === 0) return codes
     const start = this.opts.clock.monotonic()
+    let pending = req.partitions.map((_, i) => i)
     for (;;) {
-      const code = await this.ask(req)
+      const answers = await this.ask({ ...req, partitions: pending.map((i) => req.partitions[i]!) })
+      const again: number[] = []
+      pending.forEach((i, k) => {
+        const code = answers[k] ?? ErrorCode.UNKNOWN_SERVER_ERROR.code
+        codes[i] = code === ErrorCode.PRODUCER_FENCED.code ? ErrorCode.INVALID_PRODUCER_EPOCH.code : code
+        if (code === ErrorCode.CONCURRENT_TRANSACTIONS.code) again.push(i)
+      })
       const retry =
         req.addPartition &&
-        code === ErrorCode.CONCURRENT_TRANSACTIONS.code &&
+        again.length > 0 &&
         this.opts.clock.monotonic() - start + ADD_PARTITION_RETRY_BACKOFF_MS <= ADD_PARTITION_RETRY_MAX_MS
-      if (!retry) return code === ErrorCode.PRODUCER_FENCED.code ? ErrorCode.INVALID_PRODUCER_EPOCH.code : code
+      if (!retry) return codes
+      pending = again
       await new Promise<void>((resolve) => this.opts.clock.setTimeout(resolve, ADD_PARTITION_RETRY_BACKOFF_MS))
     }
   }
 
-  private ask(req: VerifyRequest): Promise<number> {
+  private ask(req: VerifyBatchRequest): Promise<number[]> {
     const node = this.opts.coordinatorOf(req.transactionalId)
-    if (node < 0) return Promise.resolve(ErrorCode.COORDINATOR_NOT_AVAILABLE.code)
+    if (node < 0) return Promise.resolve(req.partitions.map(() => ErrorCode.COORDINATOR_NOT_AVAILABLE.code))
     return node === this.opts.nodeId ? this.opts.local(req) : this.opts.remote(node, req)
   }
 }

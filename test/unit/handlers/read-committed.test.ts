@@ -142,15 +142,27 @@ describe('read_committed: Fetch and ListOffsets', () => {
     assert.equal((await listAt(7, 0, -3)).offset, 5)
   })
 
+  it('startTxnVerification: nothing to verify at the open transaction epoch; a newer one is verified, or waits for the marker at v12', async () => {
+    assert.equal(replicas.startTxnVerification(p, 2, 1, 0, true), false)
+    assert.equal(replicas.startTxnVerification(p, 2, 0, 1, false), true, 'transactions v1: the coordinator decides')
+    assert.equal(
+      await errorOf(Promise.resolve().then(() => replicas.startTxnVerification(p, 2, 0, 1, true))),
+      'NOT_ENOUGH_REPLICAS',
+      'transactions v2: the previous transaction marker is not written yet (KAFKA-18575)',
+    )
+    assert.equal(replicas.startTxnVerification(p, 3, 0, 0, true), true, 'a producer without state')
+  })
+
   it('writeTxnMarker: epochs fenced as Kafka, min.insync.replicas, leaders only; the LSO then reaches the HW', async () => {
-    assert.ok(replicas.hasOngoingTransaction(p, 2))
-    assert.equal(replicas.hasOngoingTransaction(p, 1), false)
+    assert.ok(replicas.hasOngoingTransaction(p, 2, 0))
+    assert.equal(replicas.hasOngoingTransaction(p, 1, 0), false)
+    assert.equal(replicas.hasOngoingTransaction(p, 2, 1), false, 'not at another epoch')
     assert.equal(
       await errorOf(replicas.writeTxnMarker(p, markerOf(2, true, { producerEpoch: 0, transactionVersion: 2 }), 1_000)),
       'INVALID_PRODUCER_EPOCH',
     )
     await replicas.writeTxnMarker(p, markerOf(2, true, { coordinatorEpoch: 4 }), 1_000) // 6
-    assert.equal(replicas.hasOngoingTransaction(p, 2), false)
+    assert.equal(replicas.hasOngoingTransaction(p, 2, 0), false)
     await replicas.append(p, batch(2, 1, 1, TS + 40, true), 1 << 20) // 7
     assert.equal(
       await errorOf(replicas.writeTxnMarker(p, markerOf(2, false, { coordinatorEpoch: 3 }), 1_000)),

@@ -230,10 +230,12 @@ describe('Produce: verification of transactional batches', () => {
       baseTimestamp: 1,
     })
 
-  function produceBroker(opts: { ongoing: boolean; verdict: number; ongoingEpoch?: number }) {
+  function produceBroker(opts: { ongoing: boolean; verdict: number | ((partition: number) => number); ongoingEpoch?: number }) {
     const asked: unknown[] = []
+    const started: string[] = []
     const appended: string[] = []
-    const topic = { name: 'orders', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: 2, configs: {} }
+    const topic = { name: 'orders', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: 3, configs: {} }
+    const openEpoch = opts.ongoingEpoch ?? 3
     const b = broker({
       topics: {
         get: (name: string) => (name === 'orders' ? topic : undefined),
@@ -251,30 +253,31 @@ describe('Produce: verification of transactional batches', () => {
       },
       replicas: {
         require: (t: string, p: number) => ({ topic: t, index: p }),
-        hasOngoingTransaction: () => opts.ongoing,
-        activeProducers: () => [
-          {
-            producerId: 42,
-            producerEpoch: opts.ongoingEpoch ?? 3,
-            lastSequence: 0,
-            lastTimestamp: 1,
-            coordinatorEpoch: 0,
-            currentTxnStartOffset: 0,
-          },
-        ],
+        hasOngoingTransaction: (_p: unknown, _id: number, epoch: number) => opts.ongoing && epoch === openEpoch,
+        // As ReplicaManager.startTxnVerification: an open transaction of an older epoch at v12 waits for its marker.
+        startTxnVerification: (p: { topic: string; index: number }, id: number, seq: number, epoch: number, bump: boolean) => {
+          if (opts.ongoing && epoch === openEpoch) return false
+          started.push(`${p.topic}-${p.index} ${id} ${seq} ${epoch} ${bump}`)
+          if (opts.ongoing && bump) throw new KafkaError('NOT_ENOUGH_REPLICAS', 'the previous transaction is still completing')
+          return true
+        },
         append: async (p: { topic: string; index: number }) => {
           appended.push(`${p.topic}-${p.index}`)
           return { baseOffset: 0, logAppendTimeMs: -1, logStartOffset: 0 }
         },
       },
       txnVerifier: {
-        verify: async (q: unknown) => {
+        verify: async () => {
+          throw new Error('Produce verifies its partitions together')
+        },
+        verifyPartitions: async (q: { partitions: Array<{ topic: string; partition: number }> }) => {
           asked.push(q)
-          return opts.verdict
+          const v = opts.verdict
+          return q.partitions.map((p) => (typeof v === 'number' ? v : v(p.partition)))
         },
       },
     })
-    return { b, asked, appended }
+    return { b, asked, started, appended }
   }
 
   const request = (transactionalId: string | null, records: Buffer) => ({
@@ -286,14 +289,65 @@ describe('Produce: verification of transactional batches', () => {
 
   it('asks the coordinator for a transactional batch of a producer with no transaction open there; v12 adds the partition', async () => {
     for (const version of [11, 12]) {
-      const { b, asked, appended } = produceBroker({ ongoing: false, verdict: 0 })
+      const { b, asked, started, appended } = produceBroker({ ongoing: false, verdict: 0 })
       const res = await callHandler(b, produce, version, request('tx', batch(TRANSACTIONAL)))
       assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, 0)
+      assert.deepEqual(started, [`orders-1 42 0 3 ${version >= 12}`], 'the log records the verification first')
       assert.deepEqual(asked, [
-        { transactionalId: 'tx', producerId: 42, producerEpoch: 3, topic: 'orders', partition: 1, addPartition: version >= 12 },
+        {
+          transactionalId: 'tx',
+          producerId: 42,
+          producerEpoch: 3,
+          partitions: [{ topic: 'orders', partition: 1 }],
+          addPartition: version >= 12,
+        },
       ])
       assert.deepEqual(appended, ['orders-1'])
     }
+  })
+
+  it('verifies the partitions of one request in one call, each answered by its own verdict, appended in request order', async () => {
+    const { b, asked, appended } = produceBroker({
+      ongoing: false,
+      verdict: (partition) => (partition === 1 ? E('TRANSACTION_ABORTABLE') : 0),
+    })
+    const res = await callHandler(b, produce, 12, {
+      transactionalId: 'tx',
+      acks: -1,
+      timeoutMs: 1000,
+      topicData: [
+        {
+          name: 'orders',
+          partitionData: [
+            { index: 2, records: batch(TRANSACTIONAL) },
+            { index: 1, records: batch(TRANSACTIONAL) },
+            { index: 0, records: batch(TRANSACTIONAL) },
+          ],
+        },
+      ],
+    })
+    assert.deepEqual(asked, [
+      {
+        transactionalId: 'tx',
+        producerId: 42,
+        producerEpoch: 3,
+        partitions: [
+          { topic: 'orders', partition: 2 },
+          { topic: 'orders', partition: 1 },
+          { topic: 'orders', partition: 0 },
+        ],
+        addPartition: true,
+      },
+    ])
+    assert.deepEqual(
+      res.responses[0]!.partitionResponses.map((p: { index: number; errorCode: number }) => [p.index, p.errorCode]),
+      [
+        [2, 0],
+        [1, E('TRANSACTION_ABORTABLE')],
+        [0, 0],
+      ],
+    )
+    assert.deepEqual(appended, ['orders-2', 'orders-0'])
   })
 
   it('does not ask for a non-transactional batch, without a transactional id, or when the transaction is already open there', async () => {
@@ -316,16 +370,17 @@ describe('Produce: verification of transactional batches', () => {
     assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, E('NOT_ENOUGH_REPLICAS'))
     assert.equal(older.asked.length, 0)
     assert.deepEqual(older.appended, [])
-    // The same epoch is the open transaction's own batch; before v12 the epoch never moves on.
-    for (const [version, ongoingEpoch] of [
-      [12, 3],
-      [11, 2],
-    ] as const) {
-      const same = produceBroker({ ongoing: true, ongoingEpoch, verdict: E('CONCURRENT_TRANSACTIONS') })
-      const r = await callHandler(same.b, produce, version, request('tx', batch(TRANSACTIONAL)))
-      assert.equal(r.responses[0]!.partitionResponses[0]!.errorCode, 0, `v${version}`)
-      assert.equal(same.asked.length, 0)
-    }
+    // The same epoch is the open transaction's own batch: nothing to verify.
+    const same = produceBroker({ ongoing: true, ongoingEpoch: 3, verdict: E('CONCURRENT_TRANSACTIONS') })
+    const r = await callHandler(same.b, produce, 12, request('tx', batch(TRANSACTIONAL)))
+    assert.equal(r.responses[0]!.partitionResponses[0]!.errorCode, 0)
+    assert.equal(same.asked.length, 0)
+    // Before v12, an open transaction of an older epoch (a fenced producer's) is verified, as Kafka's
+    // hasOngoingTransaction(producerId, epoch) requires.
+    const v11 = produceBroker({ ongoing: true, ongoingEpoch: 2, verdict: E('CONCURRENT_TRANSACTIONS') })
+    const r11 = await callHandler(v11.b, produce, 11, request('tx', batch(TRANSACTIONAL)))
+    assert.equal(r11.responses[0]!.partitionResponses[0]!.errorCode, E('NOT_ENOUGH_REPLICAS'))
+    assert.equal(v11.asked.length, 1)
   })
 
   it('refuses the batch with the coordinator’s verdict, mapped as Kafka does, and appends nothing', async () => {
@@ -427,13 +482,13 @@ describe('marker writer, router and verifier', () => {
     const v = new TxnVerifier({
       nodeId: 0,
       coordinatorOf: () => coordinator,
-      local: async () => {
+      local: async (req) => {
         seen.push('local')
-        return E('PRODUCER_FENCED')
+        return req.partitions.map(() => E('PRODUCER_FENCED'))
       },
-      remote: async (node) => {
-        seen.push(`remote ${node}`)
-        return 0
+      remote: async (node, req) => {
+        seen.push(`remote ${node} ${req.partitions.length}`)
+        return req.partitions.map(() => 0)
       },
       clock: new ManualClock(),
     })
@@ -441,9 +496,17 @@ describe('marker writer, router and verifier', () => {
     assert.equal(await v.verify(q), E('INVALID_PRODUCER_EPOCH'))
     coordinator = 3
     assert.equal(await v.verify(q), 0)
+    const two = [
+      { topic: 'a', partition: 0 },
+      { topic: 'b', partition: 1 },
+    ]
+    assert.deepEqual(
+      await v.verifyPartitions({ transactionalId: 't', producerId: 1, producerEpoch: 0, partitions: two, addPartition: true }),
+      [0, 0],
+    )
     coordinator = -1
     assert.equal(await v.verify(q), E('COORDINATOR_NOT_AVAILABLE'))
-    assert.deepEqual(seen, ['local', 'remote 3'])
+    assert.deepEqual(seen, ['local', 'remote 3 1', 'remote 3 2'])
   })
 
   it('the verifier retries an add that meets the previous transaction completing, every 20 ms for up to 100 ms', async () => {
@@ -453,11 +516,11 @@ describe('marker writer, router and verifier', () => {
     const v = new TxnVerifier({
       nodeId: 0,
       coordinatorOf: () => 0,
-      local: async () => {
+      local: async (req) => {
         asked++
-        return answer
+        return req.partitions.map(() => answer)
       },
-      remote: async () => 0,
+      remote: async (_node, req) => req.partitions.map(() => 0),
       clock,
     })
     const q = { transactionalId: 't', producerId: 1, producerEpoch: 0, topic: 'a', partition: 0, addPartition: true }
@@ -482,5 +545,33 @@ describe('marker writer, router and verifier', () => {
     asked = 0
     assert.equal(await v.verify({ ...q, addPartition: false }), E('CONCURRENT_TRANSACTIONS'))
     assert.equal(asked, 1)
+  })
+
+  it('the verifier asks again only for the partitions answered CONCURRENT_TRANSACTIONS', async () => {
+    const clock = new ManualClock()
+    const asks: string[][] = []
+    const v = new TxnVerifier({
+      nodeId: 0,
+      coordinatorOf: () => 0,
+      local: async (req) => {
+        asks.push(req.partitions.map((p) => `${p.topic}-${p.partition}`))
+        return req.partitions.map((p) =>
+          asks.length === 1 && p.partition === 1 ? E('CONCURRENT_TRANSACTIONS') : p.partition === 2 ? E('TRANSACTION_ABORTABLE') : 0,
+        )
+      },
+      remote: async (_node, req) => req.partitions.map(() => 0),
+      clock,
+    })
+    const pending = v.verifyPartitions({
+      transactionalId: 't',
+      producerId: 1,
+      producerEpoch: 0,
+      partitions: [0, 1, 2].map((partition) => ({ topic: 'a', partition })),
+      addPartition: true,
+    })
+    await settle()
+    clock.advance(20)
+    assert.deepEqual(await pending, [0, 0, E('TRANSACTION_ABORTABLE')])
+    assert.deepEqual(asks, [['a-0', 'a-1', 'a-2'], ['a-1']])
   })
 })

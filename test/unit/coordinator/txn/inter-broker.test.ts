@@ -75,6 +75,15 @@ describe('InterBrokerTxnChannel', () => {
     assert.equal(await channel.verify(0, { ...q, addPartition: false }), 0)
     assert.equal(await channel.verify(0, { ...q, transactionalId: 'nobody', addPartition: false }), E('INVALID_PRODUCER_ID_MAPPING'))
     assert.equal(await channel.verify(0, { ...q, producerEpoch: producerEpoch + 1, addPartition: false }), E('PRODUCER_FENCED'))
+    // Several partitions in one transaction entry, each answered in the order asked.
+    const { topic: _t, partition: _p, ...id } = q
+    const partitions = [
+      { topic: TOPIC, partition: 1 },
+      { topic: TOPIC, partition: 0 },
+    ]
+    assert.deepEqual(await channel.verifyPartitions(0, { ...id, partitions, addPartition: false }), [E('TRANSACTION_ABORTABLE'), 0])
+    assert.deepEqual(await channel.verifyPartitions(0, { ...id, partitions, addPartition: true }), [0, 0])
+    assert.deepEqual(await channel.verifyPartitions(0, { ...id, partitions, addPartition: false }), [0, 0])
   })
 
   it('WriteTxnMarkers ends the producer’s transaction in the partition: the last stable offset passes it', async () => {

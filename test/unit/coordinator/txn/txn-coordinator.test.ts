@@ -191,6 +191,34 @@ describe('transaction coordinator: AddPartitionsToTxn / AddOffsetsToTxn', () => 
     assert.deepEqual(rig.log.last(ID)?.transactionPartitions, [{ topic: '__consumer_offsets', partitionIds: [7] }])
   })
 
+  it('verification of a Produce request’s partitions together: added in one transition, each answered', async () => {
+    const rig = await started()
+    await init(rig)
+    const q = { transactionalId: ID, producerId: 1000, producerEpoch: 0 }
+    const partitions = [
+      { topic: 'orders', partition: 2 },
+      { topic: 'orders', partition: 0 },
+      { topic: 'audit', partition: 1 },
+    ]
+    assert.deepEqual(await rig.coordinator.verifyLocalPartitions({ ...q, partitions, addPartition: false }), [
+      E('TRANSACTION_ABORTABLE'),
+      E('TRANSACTION_ABORTABLE'),
+      E('TRANSACTION_ABORTABLE'),
+    ])
+    assert.deepEqual(await rig.coordinator.verifyLocalPartitions({ ...q, partitions, addPartition: true }), [0, 0, 0])
+    assert.deepEqual(rig.log.statesOf(ID), [S.Empty, S.Ongoing], 'one write for the three partitions')
+    const added = rig.log.last(ID)?.transactionPartitions ?? []
+    assert.deepEqual(added.flatMap((t) => t.partitionIds.map((i) => `${t.topic}-${i}`)).sort(), ['audit-1', 'orders-0', 'orders-2'])
+    assert.deepEqual(
+      await rig.coordinator.verifyLocalPartitions({
+        ...q,
+        partitions: [...partitions, { topic: 'orders', partition: 5 }],
+        addPartition: false,
+      }),
+      [0, 0, 0, E('TRANSACTION_ABORTABLE')],
+    )
+  })
+
   it('verification (KIP-890): verify-only answers TRANSACTION_ABORTABLE for a partition not in the transaction; adding puts it in (transactions v2)', async () => {
     const rig = await started()
     await init(rig)
