@@ -33,6 +33,8 @@ export interface ProducerOptions {
   /** A transactional producer (ProducerPerformance --transactional-id): commits every transactionDurationMs. */
   transactionalId?: string
   transactionDurationMs?: number
+  /** false: enable.idempotence=false (the Java producer is idempotent by default with acks=all). */
+  idempotence?: boolean
 }
 
 export interface ProducerResult {
@@ -46,7 +48,12 @@ export interface ProducerResult {
   p999Ms: number
 }
 
-export const producerProps = (o: ProducerOptions) => [`acks=${o.acks}`, `linger.ms=${o.lingerMs}`, `batch.size=${o.batchSize}`]
+export const producerProps = (o: ProducerOptions) => [
+  `acks=${o.acks}`,
+  `linger.ms=${o.lingerMs}`,
+  `batch.size=${o.batchSize}`,
+  ...(o.idempotence === false ? ['enable.idempotence=false'] : []),
+]
 
 /** Kafka's ProducerPerformance (kafka-producer-perf-test.sh). */
 export async function producerPerformance(env: JavaEnv, bootstrap: string, o: ProducerOptions): Promise<ProducerResult> {
