@@ -1,7 +1,7 @@
 // Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and the retention
 // sweep, as Kafka's GroupCoordinator / GroupMetadataManager answer them.
 //
-// OffsetCommit (Kafka's validateOffsetCommit):
+// OffsetCommit (Kafka's validateOffsetCommit; the group look-up and metadata check in commit-offsets.ts):
 // - generation -1 into an Empty group: accepted from anyone (simple consumers, admin resets to
 //   earliest/latest/a timestamp/an offset); a group that does not exist is created Empty;
 // - otherwise the member must be current: UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
@@ -29,9 +29,10 @@
 //   ids, or open transactions) becomes Dead and its group record gets a tombstone too.
 import type { CommitOffsetsParams, DeleteOffsetsResult, FetchOffsetsResult, TopicPartitions } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
-import { ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
+import { type ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
 import { offsetKey, recordOffsetAt } from './offset-table.js'
 import { dropPending } from './txn-offsets.js'
+import { acceptOffsets, groupForCommit } from './commit-offsets.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv, Rebalancer } from './rebalance.js'
 
@@ -44,14 +45,10 @@ export class Offsets {
   ) {}
 
   async commit(p: CommitOffsetsParams): Promise<number[]> {
-    const { groups, clock, config, persistence } = this.env
+    const { clock, config, persistence } = this.env
     const all = (c: number) => p.offsets.map(() => c)
-    let group = groups.get(p.groupId)
-    if (!group) {
-      if (p.generationId >= 0) return all(code(p.apiVersion >= 9 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION'))
-      group = new ClassicGroup(p.groupId, 'Empty', clock.now())
-      groups.set(p.groupId, group)
-    }
+    const group = groupForCommit(this.env, p, 9)
+    if (typeof group === 'string') return all(code(group))
     const error = this.validateCommit(group, p)
     if (error) return all(code(error))
     const member = group.get(p.memberId)
@@ -59,29 +56,14 @@ export class Offsets {
 
     const codes = all(0)
     const now = clock.now()
-    const accepted: Array<{ index: number; entry: OffsetEntry & { value: CommittedOffset } }> = []
-    p.offsets.forEach((o, index) => {
-      const metadata = o.metadata ?? ''
-      if (metadata.length > config.offsetMetadataMaxBytes) {
-        codes[index] = code('OFFSET_METADATA_TOO_LARGE')
-        return
-      }
-      accepted.push({
-        index,
-        entry: {
-          topic: o.topic,
-          partition: o.partition,
-          value: {
-            offset: o.offset,
-            leaderEpoch: o.leaderEpoch,
-            metadata,
-            commitTimestampMs: now,
-            // OffsetCommit v2–4 may set a retention; -1 = the broker's (KIP-211).
-            expireTimestampMs: p.retentionTimeMs === -1 ? -1 : now + p.retentionTimeMs,
-          },
-        },
-      })
-    })
+    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, (o, metadata) => ({
+      offset: o.offset,
+      leaderEpoch: o.leaderEpoch,
+      metadata,
+      commitTimestampMs: now,
+      // OffsetCommit v2–4 may set a retention; -1 = the broker's (KIP-211).
+      expireTimestampMs: p.retentionTimeMs === -1 ? -1 : now + p.retentionTimeMs,
+    }))
     if (accepted.length === 0) return codes
     const g = group
     const entries = accepted.map((a) => a.entry)

@@ -29,7 +29,8 @@
 // a producer stays open on a group until its marker, even once tombstones emptied its offsets.
 import type { TxnOffsetCommitParams } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
-import { ClassicGroup } from './group.js'
+import { acceptOffsets, groupForCommit } from './commit-offsets.js'
+import type { ClassicGroup } from './group.js'
 import { OffsetTable, recordOffsetAt, txnOffsetKey } from './offset-table.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv } from './rebalance.js'
@@ -65,27 +66,20 @@ export class TxnOffsets {
   async commit(p: TxnOffsetCommitParams): Promise<number[]> {
     const { groups, clock, config, persistence } = this.env
     const all = (c: number) => p.offsets.map(() => c)
-    let group = groups.get(p.groupId)
-    if (!group) {
-      if (p.generationId >= 0) return all(code(p.apiVersion >= 6 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION'))
-      group = new ClassicGroup(p.groupId, 'Empty', clock.now())
-      groups.set(p.groupId, group)
-    }
+    const group = groupForCommit(this.env, p, 6)
+    if (typeof group === 'string') return all(code(group))
     const error = validateTxnCommit(group, p)
     if (error) return all(code(error))
 
     const codes = all(0)
     const now = clock.now()
-    const accepted: Array<{ index: number; entry: OffsetEntry & { value: CommittedOffset } }> = []
-    p.offsets.forEach((o, index) => {
-      const metadata = o.metadata ?? ''
-      if (metadata.length > config.offsetMetadataMaxBytes) {
-        codes[index] = code('OFFSET_METADATA_TOO_LARGE')
-        return
-      }
-      const value = { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata, commitTimestampMs: now, expireTimestampMs: -1 }
-      accepted.push({ index, entry: { topic: o.topic, partition: o.partition, value } })
-    })
+    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, (o, metadata) => ({
+      offset: o.offset,
+      leaderEpoch: o.leaderEpoch,
+      metadata,
+      commitTimestampMs: now,
+      expireTimestampMs: -1,
+    }))
     if (accepted.length === 0) return codes
     const g = group
     const entries = accepted.map((a) => a.entry)
