@@ -129,13 +129,16 @@ export interface TransactionService {
  * COORDINATOR_NOT_AVAILABLE; each caller maps them for its API's versions.
  */
 export interface TxnProduceVerifier {
-  verify(params: {
-    transactionalId: string
-    producerId: number
-    producerEpoch: number
-    topic: string
-    partition: number
-    /** Produce v12+ (transactions v2): add the partition rather than only check it. */
-    addPartition: boolean
-  }): Promise<number>
+  verify(params: TxnVerifyParams): Promise<number>
+}
+
+/** What a produce verification asks about: the producer's transaction and one partition. */
+export interface TxnVerifyParams {
+  transactionalId: string
+  producerId: number
+  producerEpoch: number
+  topic: string
+  partition: number
+  /** Produce v12+ (transactions v2): add the partition rather than only check it. */
+  addPartition: boolean
 }
