@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { TXN_STATE_IDS as S } from '../../../../src/coordinator/txn/txn-metadata.js'
-import { toLogValue } from '../../../../src/coordinator/txn/txn-metadata.js'
 import type { ListTransactionsFilter } from '../../../../src/ports/transactions.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { MemoryTxnLog, settle, txnRig, type TxnRig } from './txn-helpers.js'
@@ -113,24 +112,7 @@ describe('transaction coordinator: InitProducerId', () => {
 
   it('moves to a new producer id at epoch 0 when the epoch is exhausted', async () => {
     const log = new MemoryTxnLog()
-    log.records.set(log.partitionFor(ID), [
-      {
-        id: ID,
-        value: toLogValue({
-          producerId: 77,
-          prevProducerId: -1,
-          nextProducerId: -1,
-          producerEpoch: 32766,
-          lastProducerEpoch: -1,
-          txnTimeoutMs: 60_000,
-          state: 'CompleteCommit',
-          partitions: new Set(),
-          txnStartTimestamp: 1,
-          txnLastUpdateTimestamp: 1,
-          clientTransactionVersion: 0,
-        }),
-      },
-    ])
+    log.seed(ID, { producerId: 77, producerEpoch: 32766, state: 'CompleteCommit', txnStartTimestamp: 1, txnLastUpdateTimestamp: 1 })
     const rig = txnRig({}, log)
     await rig.electAll()
     const r = await init(rig)
@@ -404,24 +386,15 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
 
   it('rotates to a new producer id when the bumped epoch would be exhausted; the retry is recognised', async () => {
     const log = new MemoryTxnLog()
-    log.records.set(log.partitionFor(ID), [
-      {
-        id: ID,
-        value: toLogValue({
-          producerId: 77,
-          prevProducerId: -1,
-          nextProducerId: -1,
-          producerEpoch: 32766,
-          lastProducerEpoch: -1,
-          txnTimeoutMs: 60_000,
-          state: 'Ongoing',
-          partitions: new Set(['orders:0']),
-          txnStartTimestamp: Date.now(),
-          txnLastUpdateTimestamp: Date.now(),
-          clientTransactionVersion: 2,
-        }),
-      },
-    ])
+    log.seed(ID, {
+      producerId: 77,
+      producerEpoch: 32766,
+      state: 'Ongoing',
+      partitions: new Set(['orders:0']),
+      txnStartTimestamp: Date.now(),
+      txnLastUpdateTimestamp: Date.now(),
+      clientTransactionVersion: 2,
+    })
     const rig = txnRig({}, log)
     rig.clock.advance(0)
     await rig.electAll()
