@@ -37,14 +37,15 @@ export interface AcceptedOffset {
 }
 
 /**
- * The offsets that may be written, each valued by `toValue`; a refused one gets its code in
- * `codes` (same indexes as `offsets`).
+ * The offsets that may be written, committed at `now` and expiring at `expireTimestampMs` (-1: by
+ * offsets.retention.minutes); a refused one gets its code in `codes` (same indexes as `offsets`).
  */
 export function acceptOffsets(
   offsets: readonly OffsetToCommit[],
   metadataMaxBytes: number,
   codes: number[],
-  toValue: (o: OffsetToCommit, metadata: string) => CommittedOffset,
+  now: number,
+  expireTimestampMs: number,
 ): AcceptedOffset[] {
   const accepted: AcceptedOffset[] = []
   offsets.forEach((o, index) => {
@@ -53,7 +54,8 @@ export function acceptOffsets(
       codes[index] = ErrorCode.OFFSET_METADATA_TOO_LARGE.code
       return
     }
-    accepted.push({ index, entry: { topic: o.topic, partition: o.partition, value: toValue(o, metadata) } })
+    const value = { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata, commitTimestampMs: now, expireTimestampMs }
+    accepted.push({ index, entry: { topic: o.topic, partition: o.partition, value } })
   })
   return accepted
 }

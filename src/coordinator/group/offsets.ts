@@ -56,14 +56,9 @@ export class Offsets {
 
     const codes = all(0)
     const now = clock.now()
-    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, (o, metadata) => ({
-      offset: o.offset,
-      leaderEpoch: o.leaderEpoch,
-      metadata,
-      commitTimestampMs: now,
-      // OffsetCommit v2–4 may set a retention; -1 = the broker's (KIP-211).
-      expireTimestampMs: p.retentionTimeMs === -1 ? -1 : now + p.retentionTimeMs,
-    }))
+    // OffsetCommit v2–4 may set a retention; -1 = the broker's (KIP-211).
+    const expireTimestampMs = p.retentionTimeMs === -1 ? -1 : now + p.retentionTimeMs
+    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, now, expireTimestampMs)
     if (accepted.length === 0) return codes
     const g = group
     const entries = accepted.map((a) => a.entry)

@@ -73,13 +73,7 @@ export class TxnOffsets {
 
     const codes = all(0)
     const now = clock.now()
-    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, (o, metadata) => ({
-      offset: o.offset,
-      leaderEpoch: o.leaderEpoch,
-      metadata,
-      commitTimestampMs: now,
-      expireTimestampMs: -1,
-    }))
+    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, now, -1)
     if (accepted.length === 0) return codes
     const g = group
     const entries = accepted.map((a) => a.entry)
