@@ -42,6 +42,11 @@ async function end(rig: TxnRig, producerId: number, producerEpoch: number, commi
   return rig.coordinator.endTxn({ transactionalId: id, producerId, producerEpoch, commit, apiVersion })
 }
 
+/** The produce verification of transactions v2: adds orders-`partition` to ID's transaction. */
+function addVerified(rig: TxnRig, producerId: number, producerEpoch: number, partition = 0) {
+  return rig.coordinator.verifyLocal({ transactionalId: ID, producerId, producerEpoch, topic: 'orders', partition, addPartition: true })
+}
+
 async function started(): Promise<TxnRig> {
   const rig = txnRig()
   await rig.electAll()
@@ -291,14 +296,7 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
   it('bumps the epoch at each EndTxn: the answer and the markers carry it; the old epoch is fenced afterwards', async () => {
     const rig = await started()
     await init(rig)
-    await rig.coordinator.verifyLocal({
-      transactionalId: ID,
-      producerId: 1000,
-      producerEpoch: 0,
-      topic: 'orders',
-      partition: 0,
-      addPartition: true,
-    })
+    await addVerified(rig, 1000, 0, 0)
     const r = await end(rig, 1000, 0, true, 5)
     assert.deepEqual(r, { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     await settle()
@@ -310,42 +308,15 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
     assert.deepEqual(await end(rig, 1000, 0, true, 5), { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     assert.equal((await end(rig, 1000, 0, false, 5)).errorCode, E('INVALID_TXN_STATE'))
     // A delayed write of the old transaction cannot join the next one.
-    assert.equal(
-      await rig.coordinator.verifyLocal({
-        transactionalId: ID,
-        producerId: 1000,
-        producerEpoch: 0,
-        topic: 'orders',
-        partition: 0,
-        addPartition: true,
-      }),
-      E('PRODUCER_FENCED'),
-    )
-    assert.equal(
-      await rig.coordinator.verifyLocal({
-        transactionalId: ID,
-        producerId: 1000,
-        producerEpoch: 1,
-        topic: 'orders',
-        partition: 0,
-        addPartition: true,
-      }),
-      0,
-    )
+    assert.equal(await addVerified(rig, 1000, 0, 0), E('PRODUCER_FENCED'))
+    assert.equal(await addVerified(rig, 1000, 1, 0), 0)
     assert.deepEqual(await end(rig, 1000, 1, false, 5), { errorCode: 0, producerId: 1000, producerEpoch: 2 })
   })
 
   it('an empty abort right after a commit waits for the commit to complete (CONCURRENT_TRANSACTIONS), never fencing its own producer', async () => {
     const rig = await started()
     await init(rig)
-    await rig.coordinator.verifyLocal({
-      transactionalId: ID,
-      producerId: 1000,
-      producerEpoch: 0,
-      topic: 'orders',
-      partition: 0,
-      addPartition: true,
-    })
+    await addVerified(rig, 1000, 0, 0)
     rig.markers.script.set('orders:0', [E('NOT_LEADER_OR_FOLLOWER')])
     assert.deepEqual(await end(rig, 1000, 0, true, 5), { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     await settle()
@@ -360,14 +331,7 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
     const rig = txnRig()
     await rig.electAll()
     await init(rig, ID, { transactionTimeoutMs: 1000 })
-    await rig.coordinator.verifyLocal({
-      transactionalId: ID,
-      producerId: 1000,
-      producerEpoch: 0,
-      topic: 'orders',
-      partition: 0,
-      addPartition: true,
-    })
+    await addVerified(rig, 1000, 0, 0)
     rig.clock.advance(10_000)
     await settle()
     assert.equal(rig.log.last(ID)?.transactionStatus, S.CompleteAbort)
