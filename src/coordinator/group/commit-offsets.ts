@@ -1,6 +1,6 @@
 // The steps a plain commit (offsets.ts) and a transactional one (txn-offsets.ts) share, as Kafka's
-// group coordinator takes them for both: the group the commit goes to, and which of its offsets
-// may be written.
+// group coordinator takes them for both: the group the commit goes to, whether the committer may
+// commit to it, and which of its offsets may be written.
 //
 // An unknown group with generation -1 is created Empty (simple consumers, admin resets, a producer
 // without its consumer's group metadata); with a generation it is refused — ILLEGAL_GENERATION, or
@@ -28,6 +28,32 @@ export function groupForCommit(env: CoordinatorEnv, p: CommitTarget, groupIdNotF
   const group = new ClassicGroup(p.groupId, 'Empty', env.clock.now())
   env.groups.set(p.groupId, group)
   return group
+}
+
+/**
+ * Kafka's ClassicGroup.validateOffsetCommit. A commit naming a generation, member or instance id
+ * must come from the current member of that generation (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
+ * ILLEGAL_GENERATION); generation -1 without them is accepted by an Empty group. A plain commit
+ * is also refused without a member by a non-empty group (UNKNOWN_MEMBER_ID) and while the group
+ * is CompletingRebalance (REBALANCE_IN_PROGRESS); a transactional one is not. A Dead group:
+ * COORDINATOR_NOT_AVAILABLE.
+ */
+export function validateCommit(
+  group: ClassicGroup,
+  p: { generationId: number; memberId: string; groupInstanceId: string | null },
+  transactional: boolean,
+): ErrorName | null {
+  if (group.is('Dead')) return 'COORDINATOR_NOT_AVAILABLE'
+  if (p.generationId < 0 && group.is('Empty')) return null
+  if (p.generationId >= 0 || p.memberId !== '' || p.groupInstanceId !== null) {
+    const error = group.memberError(p.memberId, p.groupInstanceId)
+    if (error) return error
+    if (p.generationId !== group.generationId) return 'ILLEGAL_GENERATION'
+  } else if (!transactional && !group.is('Empty')) {
+    return 'UNKNOWN_MEMBER_ID'
+  }
+  if (!transactional && group.is('CompletingRebalance')) return 'REBALANCE_IN_PROGRESS'
+  return null
 }
 
 export interface AcceptedOffset {

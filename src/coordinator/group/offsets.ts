@@ -1,7 +1,7 @@
 // Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and the retention
 // sweep, as Kafka's GroupCoordinator / GroupMetadataManager answer them.
 //
-// OffsetCommit (Kafka's validateOffsetCommit; the group look-up and metadata check in commit-offsets.ts):
+// OffsetCommit (Kafka's validateOffsetCommit; the checks shared with TxnOffsetCommit in commit-offsets.ts):
 // - generation -1 into an Empty group: accepted from anyone (simple consumers, admin resets to
 //   earliest/latest/a timestamp/an offset); a group that does not exist is created Empty;
 // - otherwise the member must be current: UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
@@ -32,7 +32,7 @@ import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js
 import { type ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
 import { offsetKey, recordOffsetAt } from './offset-table.js'
 import { dropPending } from './txn-offsets.js'
-import { acceptOffsets, groupForCommit } from './commit-offsets.js'
+import { acceptOffsets, groupForCommit, validateCommit } from './commit-offsets.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv, Rebalancer } from './rebalance.js'
 
@@ -49,7 +49,7 @@ export class Offsets {
     const all = (c: number) => p.offsets.map(() => c)
     const group = groupForCommit(this.env, p, 9)
     if (typeof group === 'string') return all(code(group))
-    const error = this.validateCommit(group, p)
+    const error = validateCommit(group, p, false)
     if (error) return all(code(error))
     const member = group.get(p.memberId)
     if (member && (group.is('Stable') || group.is('PreparingRebalance'))) this.rb.touch(group, member)
@@ -77,21 +77,6 @@ export class Offsets {
       for (const a of accepted) codes[a.index] = toErrorCode(err)
     }
     return codes
-  }
-
-  /** Kafka's ClassicGroup.validateOffsetCommit (non-transactional). */
-  private validateCommit(group: ClassicGroup, p: CommitOffsetsParams): ErrorName | null {
-    if (group.is('Dead')) return 'COORDINATOR_NOT_AVAILABLE'
-    if (p.generationId < 0 && group.is('Empty')) return null
-    if (p.generationId >= 0 || p.memberId !== '' || p.groupInstanceId !== null) {
-      const error = group.memberError(p.memberId, p.groupInstanceId)
-      if (error) return error
-      if (p.generationId !== group.generationId) return 'ILLEGAL_GENERATION'
-    } else if (!group.is('Empty')) {
-      return 'UNKNOWN_MEMBER_ID'
-    }
-    if (group.is('CompletingRebalance')) return 'REBALANCE_IN_PROGRESS'
-    return null
   }
 
   fetch(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult {

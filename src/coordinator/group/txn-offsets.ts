@@ -12,7 +12,7 @@
 // one, before the marker, wins) — ABORT drops them. A load replays the same rules (Replay in
 // group-coordinator.ts), so memory is always what a restart would rebuild.
 //
-// Validation (Kafka's validateTransactionalOffsetCommit and ClassicGroup.validateOffsetCommit with
+// Validation (commit-offsets.ts: Kafka's validateTransactionalOffsetCommit and ClassicGroup.validateOffsetCommit with
 // isTransactional): an unknown group with generation -1 is created empty (a producer that does
 // not pass its consumer's group metadata, v0–2 always); an unknown group with a generation:
 // ILLEGAL_GENERATION (GROUP_ID_NOT_FOUND from v6, as TxnOffsetCommit v6 declares); a Dead group:
@@ -29,7 +29,7 @@
 // a producer stays open on a group until its marker, even once tombstones emptied its offsets.
 import type { TxnOffsetCommitParams } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
-import { acceptOffsets, groupForCommit } from './commit-offsets.js'
+import { acceptOffsets, groupForCommit, validateCommit } from './commit-offsets.js'
 import type { ClassicGroup } from './group.js'
 import { OffsetTable, recordOffsetAt, txnOffsetKey } from './offset-table.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
@@ -68,7 +68,7 @@ export class TxnOffsets {
     const all = (c: number) => p.offsets.map(() => c)
     const group = groupForCommit(this.env, p, 6)
     if (typeof group === 'string') return all(code(group))
-    const error = validateTxnCommit(group, p)
+    const error = validateCommit(group, p, true)
     if (error) return all(code(error))
 
     const codes = all(0)
@@ -131,18 +131,6 @@ export class TxnOffsets {
     if (!set) this.byProducer.set(producerId, (set = new Set()))
     set.add(groupId)
   }
-}
-
-/** Kafka's ClassicGroup.validateOffsetCommit for a transactional commit. */
-function validateTxnCommit(group: ClassicGroup, p: TxnOffsetCommitParams): ErrorName | null {
-  if (group.is('Dead')) return 'COORDINATOR_NOT_AVAILABLE'
-  if (p.generationId < 0 && group.is('Empty')) return null
-  if (p.generationId >= 0 || p.memberId !== '' || p.groupInstanceId !== null) {
-    const error = group.memberError(p.memberId, p.groupInstanceId)
-    if (error) return error
-    if (p.generationId !== group.generationId) return 'ILLEGAL_GENERATION'
-  }
-  return null
 }
 
 function addPending(
