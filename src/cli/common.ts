@@ -11,12 +11,10 @@
 import type { Command } from 'commander'
 import { KafkaClient } from '../client/client.js'
 import { ClientError } from '../client/errors.js'
-import { bootstrapDefault, intOption, splitBootstrap, UsageError } from './options.js'
+import { bootstrapDefault, INT16_MAX, INT32_MAX, intOption, splitBootstrap, UsageError } from './options.js'
 import type { CliDeps } from './deps.js'
 
-export { intOption, UsageError }
-
-const INT32_MAX = 0x7fffffff
+export { INT16_MAX, INT32_MAX, intOption, UsageError }
 
 /** A failure to report without a stack trace (exit 1); `hint` says what to do about it. */
 export class ToolError extends Error {
@@ -43,9 +41,19 @@ export function withConnectionOptions(cmd: Command, clientId = 'tributary-cli'):
     .option('--request-timeout-ms <ms>', 'timeout of each request', intOption(1, INT32_MAX), 30_000)
 }
 
+/** What withJsonOption adds. */
+export interface JsonOption {
+  json: boolean
+}
+
 /** Adds --json. */
 export function withJsonOption(cmd: Command): Command {
   return cmd.option('--json', 'machine-readable JSON output on stdout', false)
+}
+
+/** A subcommand of an admin command (topic, group, cluster, …): connection options, --json, examples. */
+export function adminCommand(parent: Command, spec: string, description: string, examples: string[]): Command {
+  return withExamples(withJsonOption(withConnectionOptions(parent.command(spec).description(description))), examples)
 }
 
 /** Appends an "Examples:" block to a command's --help. */

@@ -33,18 +33,18 @@ import type { KafkaClient } from '../client/client.js'
 import { ClientError } from '../client/errors.js'
 import type { ErrorName } from '../protocol/errors.js'
 import {
-  type ConnectionOptions,
+  adminCommand,
   collect,
+  type ConnectionOptions,
   intOption,
+  type JsonOption,
   runTool,
-  type ToolIo,
   table,
   ToolError,
+  type ToolIo,
   UsageError,
   withClient,
-  withConnectionOptions,
   withExamples,
-  withJsonOption,
 } from './common.js'
 import {
   mergeTopicSelections,
@@ -57,10 +57,6 @@ import {
   type TopicSelection,
 } from './group-reset-plan.js'
 import type { CliDeps } from './deps.js'
-
-interface JsonOption {
-  json: boolean
-}
 
 interface ResetOptions extends ConnectionOptions, JsonOption {
   topic: string[]
@@ -96,12 +92,12 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     'tributary group reset-offsets billing --topic events --to-earliest --execute',
   ])
 
-  command(group, 'list', 'list every consumer group with its state', [
+  adminCommand(group, 'list', 'list every consumer group with its state', [
     'tributary group list',
     'tributary group list --json | jq -r ".[].groupId"',
   ]).action((opts: ConnectionOptions & JsonOption) => runTool(deps, 'group list', (io) => runList(opts, io)))
 
-  command(group, 'describe', "show a group's members, committed offsets and lag", [
+  adminCommand(group, 'describe', "show a group's members, committed offsets and lag", [
     'tributary group describe billing',
     'tributary group describe billing --json | jq .totalLag',
   ])
@@ -110,7 +106,7 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
       runTool(deps, 'group describe', (io) => runDescribe(groupId, opts, io)),
     )
 
-  command(group, 'reset-offsets', "move a group's committed offsets (the group must have no active members)", [
+  adminCommand(group, 'reset-offsets', "move a group's committed offsets (the group must have no active members)", [
     'tributary group reset-offsets billing --topic events --to-earliest            # dry run: prints the plan',
     'tributary group reset-offsets billing --topic events --to-earliest --execute',
     'tributary group reset-offsets billing --topic events:0,2 --to-offset 1000 --execute',
@@ -131,7 +127,7 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     .option('--execute', 'apply the plan (without it nothing changes)', false)
     .action((groupId: string, opts: ResetOptions) => runTool(deps, 'group reset-offsets', (io) => runReset(groupId, opts, io)))
 
-  command(group, 'delete', 'delete groups and their committed offsets (each group must have no active members)', [
+  adminCommand(group, 'delete', 'delete groups and their committed offsets (each group must have no active members)', [
     'tributary group delete billing',
     'tributary group delete old-a old-b',
   ])
@@ -140,7 +136,7 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
       runTool(deps, 'group delete', (io) => runDelete(groupIds, opts, io)),
     )
 
-  command(group, 'delete-offsets', "delete a group's committed offsets for topics it no longer consumes", [
+  adminCommand(group, 'delete-offsets', "delete a group's committed offsets for topics it no longer consumes", [
     'tributary group delete-offsets billing --topic old-events',
     'tributary group delete-offsets billing --topic old-events:0,1',
   ])
@@ -149,10 +145,6 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     .action((groupId: string, opts: DeleteOffsetsOptions) =>
       runTool(deps, 'group delete-offsets', (io) => runDeleteOffsets(groupId, opts, io)),
     )
-}
-
-function command(parent: Command, name: string, description: string, examples: string[]): Command {
-  return withExamples(withJsonOption(withConnectionOptions(parent.command(name).description(description))), examples)
 }
 
 const printJson = (io: ToolIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`)

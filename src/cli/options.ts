@@ -9,6 +9,10 @@ export class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/** Bounds of the protocol's int32 and int16 fields, for intOption. */
+export const INT32_MAX = 0x7fffffff
+export const INT16_MAX = 0x7fff
+
 export const COMPRESSION_TYPES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const
 
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {

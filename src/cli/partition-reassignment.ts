@@ -28,24 +28,19 @@ import type { ClusterMetadata } from '../client/metadata.js'
 import { describeImbalance, proposeRebalance } from '../cluster/placement.js'
 import { KafkaError } from '../protocol/errors.js'
 import {
-  type ConnectionOptions,
+  adminCommand,
   collect,
+  type ConnectionOptions,
   intOption,
+  type JsonOption,
   runTool,
-  type ToolIo,
   table,
   ToolError,
+  type ToolIo,
   UsageError,
   withClient,
-  withConnectionOptions,
-  withExamples,
-  withJsonOption,
 } from './common.js'
 import type { CliDeps } from './deps.js'
-
-interface JsonOption {
-  json: boolean
-}
 
 interface RebalanceOptions extends ConnectionOptions, JsonOption {
   execute: boolean
@@ -67,7 +62,7 @@ const FOLLOW_HINT = 'the moves continue in the background; follow them with: tri
 const ELECTION_ATTEMPTS = 5
 
 export function registerReassignmentCommands(cluster: Command, deps: CliDeps): void {
-  command(cluster, 'rebalance', 'spread replicas and preferred leaders evenly over the live brokers (dry run unless --execute)', [
+  adminCommand(cluster, 'rebalance', 'spread replicas and preferred leaders evenly over the live brokers (dry run unless --execute)', [
     'tributary cluster rebalance                        # prints the plan, changes nothing',
     'tributary cluster rebalance --execute',
     'tributary cluster rebalance --exclude-broker 3 --execute   # move everything off broker 3',
@@ -94,7 +89,7 @@ export function registerReassignmentCommands(cluster: Command, deps: CliDeps): v
     )
     .action((opts: RebalanceOptions) => runTool(deps, 'cluster rebalance', (io) => runRebalance(opts, io)))
 
-  command(cluster, 'reassignments', 'list the partition reassignments in progress', [
+  adminCommand(cluster, 'reassignments', 'list the partition reassignments in progress', [
     'tributary cluster reassignments',
     'tributary cluster reassignments --json',
   ])
@@ -104,7 +99,7 @@ export function registerReassignmentCommands(cluster: Command, deps: CliDeps): v
     )
     .action((opts: ConnectionOptions & JsonOption) => runTool(deps, 'cluster reassignments', (io) => runList(opts, io)))
 
-  command(cluster, 'elect-leaders', 'elect preferred (or, with --unclean, any live) replicas as partition leaders', [
+  adminCommand(cluster, 'elect-leaders', 'elect preferred (or, with --unclean, any live) replicas as partition leaders', [
     'tributary cluster elect-leaders                            # every partition not led by its preferred replica',
     'tributary cluster elect-leaders --topic orders',
     'tributary cluster elect-leaders --topic orders --partition 3 --unclean',
@@ -119,10 +114,6 @@ export function registerReassignmentCommands(cluster: Command, deps: CliDeps): v
         '(ELECTION_NOT_NEEDED is not a failure).\n',
     )
     .action((opts: ElectOptions) => runTool(deps, 'cluster elect-leaders', (io) => runElect(opts, io)))
-}
-
-function command(parent: Command, name: string, description: string, examples: string[]): Command {
-  return withExamples(withJsonOption(withConnectionOptions(parent.command(name).description(description))), examples)
 }
 
 const printJson = (io: ToolIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`)

@@ -6,12 +6,10 @@
 // command's onStop); a second one exits 1 at once — runTool exits, and the handler registered here
 // first (so it runs first) reports how many records were read but not acknowledged.
 import { type Command, Option } from 'commander'
-import { collect, intOption, runTool, withConnectionOptions, withExamples, withJsonOption } from './common.js'
+import { collect, INT32_MAX, intOption, runTool, withConnectionOptions, withExamples, withJsonOption } from './common.js'
 import { acksOption, COMPRESSION_TYPES, compressionOption } from './options.js'
 import { type ProduceCliOptions, type ProduceState, runProduce } from './produce/run.js'
 import type { CliDeps } from './deps.js'
-
-const INT32_MAX = 0x7fffffff
 
 export function registerProduceCommand(program: Command, deps: CliDeps): void {
   const cmd = program

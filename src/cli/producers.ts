@@ -8,16 +8,16 @@ import type { Command } from 'commander'
 import { describeProducers, type PartitionProducers } from '../client/admin-producers.js'
 import { ClientError } from '../client/errors.js'
 import {
+  adminCommand,
   type ConnectionOptions,
+  INT32_MAX,
   intOption,
   runTool,
   type ToolIo,
   table,
   ToolError,
   withClient,
-  withConnectionOptions,
   withExamples,
-  withJsonOption,
 } from './common.js'
 import type { CliDeps } from './deps.js'
 
@@ -30,14 +30,13 @@ export function registerProducersCommand(program: Command, deps: CliDeps): void 
   const producers = withExamples(program.command('producers').description("show the producers a topic's partitions know"), [
     'tributary producers describe events',
   ])
-  withExamples(withJsonOption(withConnectionOptions(producers.command('describe'))), [
+  adminCommand(producers, 'describe', "list each partition's active idempotent producers: id, epoch, last sequence and last write", [
     'tributary producers describe events',
     'tributary producers describe events --partition 0',
     'tributary producers describe events --json | jq ".partitions[].producers[].producerId"',
   ])
-    .description("list each partition's active idempotent producers: id, epoch, last sequence and last write")
     .argument('<topic>', 'topic name')
-    .option('--partition <n>', 'only this partition', intOption(0, 0x7fffffff))
+    .option('--partition <n>', 'only this partition', intOption(0, INT32_MAX))
     .action((topic: string, opts: DescribeOptions) => runTool(deps, 'producers describe', (io) => runDescribe(topic, opts, io)))
 }
 

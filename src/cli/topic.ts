@@ -21,28 +21,23 @@ import {
 import type { KafkaClient } from '../client/client.js'
 import { ClientError } from '../client/errors.js'
 import {
-  type ConnectionOptions,
+  adminCommand,
   collect,
+  type ConnectionOptions,
+  INT16_MAX,
+  INT32_MAX,
   intOption,
+  type JsonOption,
   keyValues,
   runTool,
+  table,
   ToolError,
   type ToolIo,
-  table,
   UsageError,
   withClient,
-  withConnectionOptions,
   withExamples,
-  withJsonOption,
 } from './common.js'
 import type { CliDeps } from './deps.js'
-
-const INT32_MAX = 0x7fffffff
-const INT16_MAX = 0x7fff
-
-interface JsonOption {
-  json: boolean
-}
 
 const LIST_HINT = 'list topics with: tributary topic list'
 const notFound = (name: string) => new ToolError(`topic '${name}' does not exist`, LIST_HINT)
@@ -57,7 +52,7 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     'tributary topic delete events',
   ])
 
-  command(topic, 'create <name>', 'create a topic (CreateTopics, sent to the controller)', [
+  adminCommand(topic, 'create <name>', 'create a topic (CreateTopics, sent to the controller)', [
     'tributary topic create events',
     'tributary topic create events --partitions 6 --replication-factor 3 --config cleanup.policy=compact',
     'tributary topic create events --if-not-exists --json',
@@ -73,7 +68,7 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     .addHelpText('after', jsonHelp('{"name", "created": true|false, "partitions", "replicationFactor", "topicId"}'))
     .action((name: string, opts: CreateOptions) => runTool(deps, 'topic create', (io) => create(name, opts, io)))
 
-  command(topic, 'list', 'list topics with their partition count and replication factor (Metadata)', [
+  adminCommand(topic, 'list', 'list topics with their partition count and replication factor (Metadata)', [
     'tributary topic list',
     'tributary topic list --internal --json',
   ])
@@ -81,7 +76,7 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     .addHelpText('after', jsonHelp('[{"name", "topicId", "internal", "partitions", "replicationFactor"}, …] sorted by name'))
     .action((opts: ListOptions) => runTool(deps, 'topic list', (io) => list(opts, io)))
 
-  command(topic, 'describe <names...>', 'partitions (leader, replicas, ISR, offsets, size on disk) and non-default configs', [
+  adminCommand(topic, 'describe <names...>', 'partitions (leader, replicas, ISR, offsets, size on disk) and non-default configs', [
     'tributary topic describe events',
     'tributary topic describe events orders --json',
   ])
@@ -96,7 +91,7 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     )
     .action((names: string[], opts: JsonOption & ConnectionOptions) => runTool(deps, 'topic describe', (io) => describe(names, opts, io)))
 
-  command(topic, 'delete <names...>', 'delete topics (DeleteTopics, sent to the controller)', [
+  adminCommand(topic, 'delete <names...>', 'delete topics (DeleteTopics, sent to the controller)', [
     'tributary topic delete events',
     'tributary topic delete events orders --if-exists',
   ])
@@ -104,7 +99,7 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     .addHelpText('after', jsonHelp('[{"name", "deleted": true|false, "error", "message"}, …] (error and message null on success)'))
     .action((names: string[], opts: DeleteOptions) => runTool(deps, 'topic delete', (io) => remove(names, opts, io)))
 
-  command(topic, 'alter-config <name>', 'set or remove topic config overrides (IncrementalAlterConfigs)', [
+  adminCommand(topic, 'alter-config <name>', 'set or remove topic config overrides (IncrementalAlterConfigs)', [
     'tributary topic alter-config events --set retention.ms=3600000 --set max.message.bytes=2097152',
     'tributary topic alter-config events --delete retention.ms',
     'tributary topic alter-config events --append cleanup.policy=compact',
@@ -116,16 +111,12 @@ export function registerTopicCommand(program: Command, deps: CliDeps): void {
     .addHelpText('after', jsonHelp('{"name", "altered": true, "changes": [{"name", "op", "value"}]}'))
     .action((name: string, opts: AlterOptions) => runTool(deps, 'topic alter-config', (io) => alterConfig(name, opts, io)))
 
-  command(topic, 'add-partitions <name>', 'raise the partition count of a topic (CreatePartitions)', [
+  adminCommand(topic, 'add-partitions <name>', 'raise the partition count of a topic (CreatePartitions)', [
     'tributary topic add-partitions events --to 12',
   ])
     .requiredOption('--to <n>', 'the new total number of partitions (must be more than now)', intOption(1, INT32_MAX))
     .addHelpText('after', jsonHelp('{"name", "partitions", "previousPartitions"}'))
     .action((name: string, opts: AddPartitionsOptions) => runTool(deps, 'topic add-partitions', (io) => addPartitions(name, opts, io)))
-}
-
-function command(parent: Command, spec: string, description: string, examples: string[]): Command {
-  return withExamples(withJsonOption(withConnectionOptions(parent.command(spec).description(description))), examples)
 }
 
 function jsonHelp(shape: string): string {

@@ -23,23 +23,21 @@ import {
 } from '../client/admin-transactions.js'
 import { ClientError } from '../client/errors.js'
 import {
-  type ConnectionOptions,
+  adminCommand,
   collect,
+  type ConnectionOptions,
+  INT16_MAX,
+  INT32_MAX,
   intOption,
   runTool,
-  type ToolIo,
   table,
   ToolError,
+  type ToolIo,
   UsageError,
   withClient,
-  withConnectionOptions,
   withExamples,
-  withJsonOption,
 } from './common.js'
 import type { CliDeps } from './deps.js'
-
-const INT32_MAX = 0x7fffffff
-const INT16_MAX = 0x7fff
 
 interface ListOptions extends ConnectionOptions {
   json: boolean
@@ -81,33 +79,33 @@ export function registerTransactionsCommand(program: Command, deps: CliDeps): vo
     ],
   )
 
-  withExamples(withJsonOption(withConnectionOptions(txn.command('list'))), [
+  adminCommand(txn, 'list', 'list the transactional ids every coordinator knows, with their producer id and state', [
     'tributary transactions list',
     'tributary transactions list --state Ongoing --state PrepareCommit',
     'tributary transactions list --duration-filter 60000 --json',
   ])
-    .description('list the transactional ids every coordinator knows, with their producer id and state')
     .option('--state <state>', 'only transactions in this state (Ongoing, Empty, PrepareCommit, …); repeatable', collect, [])
     .option('--producer-id <id>', 'only this producer id; repeatable', collect, [])
     .option('--duration-filter <ms>', 'only transactions running longer than this (ListTransactions v1+)', intOption(0))
     .option('--transactional-id-pattern <regex>', 'only ids matching this regular expression (ListTransactions v2+)')
     .action((opts: ListOptions) => runTool(deps, 'transactions list', (io) => runList(opts, io)))
 
-  withExamples(withJsonOption(withConnectionOptions(txn.command('describe'))), [
+  adminCommand(txn, 'describe', 'show the state of a transactional id: producer, epoch, state, start time and partitions', [
     'tributary transactions describe copier-1',
     'tributary transactions describe copier-1 --json | jq .partitions',
   ])
-    .description('show the state of a transactional id: producer, epoch, state, start time and partitions')
     .argument('<transactional-id>', 'the transactional id')
     .action((id: string, opts: DescribeOptions) => runTool(deps, 'transactions describe', (io) => runDescribe(id, opts, io)))
 
-  withExamples(withJsonOption(withConnectionOptions(txn.command('abort'))), [
-    'tributary transactions abort --topic events --partition 0 --start-offset 1200',
-    'tributary transactions abort --topic events --partition 0 --producer-id 4000 --producer-epoch 3 --coordinator-epoch 0',
-  ])
-    .description(
-      "abort a hanging transaction on one partition: write an ABORT marker for its producer, so the partition's last stable offset moves on",
-    )
+  adminCommand(
+    txn,
+    'abort',
+    "abort a hanging transaction on one partition: write an ABORT marker for its producer, so the partition's last stable offset moves on",
+    [
+      'tributary transactions abort --topic events --partition 0 --start-offset 1200',
+      'tributary transactions abort --topic events --partition 0 --producer-id 4000 --producer-epoch 3 --coordinator-epoch 0',
+    ],
+  )
     .requiredOption('--topic <name>', 'topic of the partition')
     .requiredOption('--partition <n>', 'the partition', intOption(0, INT32_MAX))
     .option(
@@ -120,11 +118,10 @@ export function registerTransactionsCommand(program: Command, deps: CliDeps): vo
     .option('--coordinator-epoch <epoch>', 'the coordinator epoch (with --producer-id; -1 is taken as 0)', intOption(-1, INT32_MAX))
     .action((opts: AbortOptions) => runTool(deps, 'transactions abort', (io) => runAbort(opts, io)))
 
-  withExamples(withJsonOption(withConnectionOptions(txn.command('find-hanging'))), [
+  adminCommand(txn, 'find-hanging', 'find open transactions older than the maximum transaction timeout that no coordinator will finish', [
     'tributary transactions find-hanging',
     'tributary transactions find-hanging --topic events --max-transaction-timeout 1',
   ])
-    .description('find open transactions older than the maximum transaction timeout that no coordinator will finish')
     .option('--topic <name>', 'only this topic (default: every topic)')
     .option('--partition <n>', 'only this partition of --topic', intOption(0, INT32_MAX))
     .option('--broker-id <id>', 'only partitions with a replica on this broker', intOption(0, INT32_MAX))

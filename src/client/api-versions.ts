@@ -9,7 +9,7 @@
 import { VERSION } from '../config/version.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'
 import { ApiVersionTable, type VersionRange } from './api-version-table.js'
-import type { Connection } from './connection.js'
+import { Connection, type ConnectionOptions } from './connection.js'
 import { ClientError, throwIfError } from './errors.js'
 
 export { ApiVersionTable, type VersionRange } from './api-version-table.js'
@@ -23,6 +23,18 @@ const UNSUPPORTED_VERSION = 35
  */
 export const OFFSET_COMMIT_BY_NAME_MAX_VERSION = 9
 export const OFFSET_FETCH_BY_NAME_MAX_VERSION = 9
+
+/** A new connection with its versions negotiated; closed again when the negotiation fails. */
+export async function connectNegotiated(opts: ConnectionOptions): Promise<Connection> {
+  const conn = await Connection.connect(opts)
+  try {
+    await negotiateApiVersions(conn)
+  } catch (err) {
+    conn.close()
+    throw err
+  }
+  return conn
+}
 
 /** Sends ApiVersions on a fresh connection and stores the table on it. */
 export async function negotiateApiVersions(conn: Connection): Promise<ApiVersionTable> {

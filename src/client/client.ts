@@ -18,8 +18,8 @@
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metadata.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable, Message } from '../protocol/schema.js'
-import { negotiateApiVersions } from './api-versions.js'
-import { Connection, DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js'
+import { connectNegotiated } from './api-versions.js'
+import { type Connection, DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js'
 import { ClientError, throwIfError } from './errors.js'
 import { type BrokerInfo, type ClusterMetadata, parseMetadata, type TopicInfo } from './metadata.js'
 
@@ -262,19 +262,13 @@ export class KafkaClient {
   }
 
   private async open(a: Address): Promise<Connection> {
-    const conn = await Connection.connect({
+    const conn = await connectNegotiated({
       host: a.host,
       port: a.port,
       clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs,
       connectTimeoutMs: this.connectTimeoutMs,
     })
-    try {
-      await negotiateApiVersions(conn)
-    } catch (err) {
-      conn.close()
-      throw err
-    }
     if (this.closed) {
       conn.close()
       throw new ClientError('NETWORK_EXCEPTION', 'client closed')

@@ -42,9 +42,9 @@ import { HeartbeatRequest, HeartbeatResponse } from '../protocol/messages/12-hea
 import { LeaveGroupRequest, LeaveGroupResponse } from '../protocol/messages/13-leave-group.js'
 import { SyncGroupRequest, SyncGroupResponse, type SyncGroupResponseData } from '../protocol/messages/14-sync-group.js'
 import type { Encodable, Message } from '../protocol/schema.js'
-import { negotiateApiVersions, OFFSET_COMMIT_BY_NAME_MAX_VERSION, OFFSET_FETCH_BY_NAME_MAX_VERSION } from './api-versions.js'
+import { connectNegotiated, OFFSET_COMMIT_BY_NAME_MAX_VERSION, OFFSET_FETCH_BY_NAME_MAX_VERSION } from './api-versions.js'
 import type { KafkaClient } from './client.js'
-import { Connection } from './connection.js'
+import type { Connection } from './connection.js'
 import type { TopicPartition, TopicPartitionOffset } from './consumer.js'
 import { ClientError, errorName, throwIfError } from './errors.js'
 
@@ -304,8 +304,7 @@ export class ConsumerGroupMember {
    */
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     if (offsets.length === 0) return
-    const byTopic = new Map<string, TopicPartitionOffset[]>()
-    for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o])
+    const topics = offsetCommitTopics(offsets)
     for (let attempt = 0; ; attempt++) {
       const res = await this.send(
         OffsetCommitRequest,
@@ -316,15 +315,7 @@ export class ConsumerGroupMember {
           memberId: this.memberIdValue,
           groupInstanceId: null,
           retentionTimeMs: -1,
-          topics: [...byTopic].map(([name, list]) => ({
-            name,
-            partitions: list.map((o) => ({
-              partitionIndex: o.partition,
-              committedOffset: o.offset,
-              committedLeaderEpoch: -1,
-              committedMetadata: '',
-            })),
-          })),
+          topics,
         }),
         undefined,
         OFFSET_COMMIT_BY_NAME_MAX_VERSION,
@@ -589,19 +580,12 @@ export class ConsumerGroupMember {
 
   private async openCoordinatorConnection(): Promise<Connection> {
     if (!this.coordinator) this.coordinator = await this.findCoordinator()
-    const conn = await Connection.connect({
+    return connectNegotiated({
       host: this.coordinator.host,
       port: this.coordinator.port,
       clientId: this.client.clientId,
       requestTimeoutMs: this.client.requestTimeoutMs,
     })
-    try {
-      await negotiateApiVersions(conn)
-    } catch (err) {
-      conn.close()
-      throw err
-    }
-    return conn
   }
 
   private dropCoordinator(): void {
@@ -635,6 +619,27 @@ export class ConsumerGroupMember {
 
 /** The key of committed()'s map. */
 export const partitionKey = (topic: string, partition: number): string => `${topic}:${partition}`
+
+/**
+ * The topics of an OffsetCommit or TxnOffsetCommit request, by name, for offsets to commit
+ * (each the next offset to read; no leader epoch, empty metadata), in first-seen topic order.
+ */
+export function offsetCommitTopics(offsets: readonly TopicPartitionOffset[]): Array<{
+  name: string
+  partitions: Array<{ partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; committedMetadata: string }>
+}> {
+  const byTopic = new Map<string, TopicPartitionOffset[]>()
+  for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o])
+  return [...byTopic].map(([name, list]) => ({
+    name,
+    partitions: list.map((o) => ({
+      partitionIndex: o.partition,
+      committedOffset: o.offset,
+      committedLeaderEpoch: -1,
+      committedMetadata: '',
+    })),
+  }))
+}
 
 function groupByTopic(partitions: readonly TopicPartition[]): Map<string, number[]> {
   const out = new Map<string, number[]>()

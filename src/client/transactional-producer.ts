@@ -40,6 +40,7 @@ import { CoordinatorType, findCoordinator } from './admin-groups.js'
 import type { KafkaClient } from './client.js'
 import type { TopicPartitionOffset } from './consumer.js'
 import { ClientError, errorName } from './errors.js'
+import { offsetCommitTopics } from './group-member.js'
 import { type DeliveryReport, Producer, type ProducerIdentity, type ProducerOptions, type ProducerRecord } from './producer.js'
 
 export interface TransactionalProducerOptions extends Omit<ProducerOptions<ProducerRecord>, 'topic' | 'acks' | 'identity' | 'onDelivery'> {
@@ -369,8 +370,7 @@ export class TransactionalProducer implements ProducerIdentity {
   }
 
   private async commitOffsets(offsets: TopicPartitionOffset[], g: GroupMetadata): Promise<void> {
-    const byTopic = new Map<string, TopicPartitionOffset[]>()
-    for (const o of offsets) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o])
+    const topics = offsetCommitTopics(offsets)
     const deadline = performance.now() + this.maxBlockMs
     for (let attempt = 0; ; attempt++) {
       let failure: ClientError
@@ -387,15 +387,7 @@ export class TransactionalProducer implements ProducerIdentity {
             generationIdOrMemberEpoch: g.generationId ?? -1,
             memberId: g.memberId ?? '',
             groupInstanceId: g.groupInstanceId ?? null,
-            topics: [...byTopic].map(([name, list]) => ({
-              name,
-              partitions: list.map((o) => ({
-                partitionIndex: o.partition,
-                committedOffset: o.offset,
-                committedLeaderEpoch: -1,
-                committedMetadata: '',
-              })),
-            })),
+            topics,
           },
           {
             nodeId,

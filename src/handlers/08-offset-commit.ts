@@ -1,5 +1,5 @@
 // OffsetCommit v2–10. Partitions of unknown topics (or beyond a topic's partition count) are
-// answered UNKNOWN_TOPIC_OR_PARTITION here, as Kafka's KafkaApis does before the coordinator sees
+// answered UNKNOWN_TOPIC_OR_PARTITION here (offsets-to-commit.ts), as Kafka's KafkaApis does before the coordinator sees
 // the request; the rest go to the group coordinator in one commit, answered once durable. v10
 // names topics by id: an id no topic has (the zero id included) answers UNKNOWN_TOPIC_ID for all
 // its partitions, as KafkaApis does; the answer carries the ids back.
@@ -9,43 +9,14 @@
 // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS,
 // UNKNOWN_TOPIC_ID (v10), GROUP_ID_NOT_FOUND (v9+, unknown group), COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR,
 // COORDINATOR_NOT_AVAILABLE.
-import { ErrorCode } from '../protocol/errors.js'
 import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
+import { resolveOffsetsToCommit } from './offsets-to-commit.js'
 import { defineHandler } from './define.js'
-import type { OffsetToCommit } from '../ports/groups.js'
 
 export default defineHandler(OffsetCommitRequest, OffsetCommitResponse, { minVersion: 2, maxVersion: 10 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker
   const byId = ctx.apiVersion >= 10
-  const results = req.topics.map((t) => ({
-    name: t.name,
-    topicId: t.topicId,
-    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })),
-  }))
-  const offsets: OffsetToCommit[] = []
-  const slots: Array<{ errorCode: number }> = []
-  req.topics.forEach((t, ti) => {
-    const topic = byId ? topics.getById(t.topicId) : topics.get(t.name)
-    t.partitions.forEach((p, pi) => {
-      const slot = results[ti]!.partitions[pi]!
-      if (!topic && byId) {
-        slot.errorCode = ErrorCode.UNKNOWN_TOPIC_ID.code
-        return
-      }
-      if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) {
-        slot.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
-        return
-      }
-      offsets.push({
-        topic: topic.name,
-        partition: p.partitionIndex,
-        offset: p.committedOffset,
-        leaderEpoch: p.committedLeaderEpoch,
-        metadata: p.committedMetadata,
-      })
-      slots.push(slot)
-    })
-  })
+  const { results, offsets, slots } = resolveOffsetsToCommit(topics, req.topics, byId)
   if (offsets.length > 0) {
     const codes = await groups.commitOffsets({
       groupId: req.groupId,

@@ -17,13 +17,13 @@
 // INVALID_TXN_STATE (older clients do not know it), NETWORK_EXCEPTION (a remote coordinator
 // unreachable) COORDINATOR_LOAD_IN_PROGRESS, so clients retry without a lookup. v0–1 get
 // COORDINATOR_NOT_AVAILABLE for COORDINATOR_LOAD_IN_PROGRESS, which clients before 2.0 mishandle.
-import type { OffsetToCommit } from '../ports/groups.js'
 import { ErrorCode, toErrorCode } from '../protocol/errors.js'
 import {
   TxnOffsetCommitRequest,
   TxnOffsetCommitResponse,
   type TxnOffsetCommitRequestData,
 } from '../protocol/messages/28-txn-offset-commit.js'
+import { resolveOffsetsToCommit } from './offsets-to-commit.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 const OFFSETS_TOPIC = '__consumer_offsets'
@@ -31,35 +31,7 @@ const OFFSETS_TOPIC = '__consumer_offsets'
 export default defineHandler(TxnOffsetCommitRequest, TxnOffsetCommitResponse, { minVersion: 0, maxVersion: 6 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker
   const byId = ctx.apiVersion >= 6
-  const results = req.topics.map((t) => ({
-    name: t.name,
-    topicId: t.topicId,
-    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: 0 })),
-  }))
-  const offsets: OffsetToCommit[] = []
-  const slots: Array<{ errorCode: number }> = []
-  req.topics.forEach((t, ti) => {
-    const topic = byId ? topics.getById(t.topicId) : topics.get(t.name)
-    t.partitions.forEach((p, pi) => {
-      const slot = results[ti]!.partitions[pi]!
-      if (!topic && byId) {
-        slot.errorCode = ErrorCode.UNKNOWN_TOPIC_ID.code
-        return
-      }
-      if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.partitions) {
-        slot.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
-        return
-      }
-      offsets.push({
-        topic: topic.name,
-        partition: p.partitionIndex,
-        offset: p.committedOffset,
-        leaderEpoch: p.committedLeaderEpoch,
-        metadata: p.committedMetadata,
-      })
-      slots.push(slot)
-    })
-  })
+  const { results, offsets, slots } = resolveOffsetsToCommit(topics, req.topics, byId)
   if (offsets.length > 0) {
     const v3 = ctx.apiVersion >= 3
     const codes = await groups.txnOffsetCommit({

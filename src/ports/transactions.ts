@@ -129,15 +129,7 @@ export interface TransactionService {
  * COORDINATOR_NOT_AVAILABLE; each caller maps them for its API's versions.
  */
 export interface TxnProduceVerifier {
-  verify(params: {
-    transactionalId: string
-    producerId: number
-    producerEpoch: number
-    topic: string
-    partition: number
-    /** Produce v12+ (transactions v2): add the partition rather than only check it. */
-    addPartition: boolean
-  }): Promise<number>
+  verify(params: TxnVerifyParams): Promise<number>
   /**
    * The same for several partitions of one producer at once (one Produce request's), in one call
    * to the coordinator, so they never collide there with each other: one code per partition, in
@@ -150,4 +142,15 @@ export interface TxnProduceVerifier {
     partitions: Array<{ topic: string; partition: number }>
     addPartition: boolean
   }): Promise<number[]>
+}
+
+/** What a produce verification asks about: the producer's transaction and one partition. */
+export interface TxnVerifyParams {
+  transactionalId: string
+  producerId: number
+  producerEpoch: number
+  topic: string
+  partition: number
+  /** Produce v12+ (transactions v2): add the partition rather than only check it. */
+  addPartition: boolean
 }

@@ -19,8 +19,8 @@
 // UNKNOWN_LEADER_EPOCH waits out replica.fetch.backoff.ms (the new partition state reaches this
 // broker meanwhile and moves it to the right fetcher); a broken connection is re-opened after the
 // same pause.
-import { negotiateApiVersions } from '../client/api-versions.js'
-import { Connection } from '../client/connection.js'
+import { connectNegotiated } from '../client/api-versions.js'
+import type { Connection } from '../client/connection.js'
 import { ErrorCode, KafkaError } from '../protocol/errors.js'
 import { FetchRequest, FetchResponse } from '../protocol/messages/01-fetch.js'
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/02-list-offsets.js'
@@ -189,18 +189,12 @@ class ReplicaFetcher {
     if (this.conn?.isOpen) return this.conn
     const at = this.deps.endpointOf(this.leaderId)
     if (!at) throw new KafkaError('BROKER_NOT_AVAILABLE', `broker ${this.leaderId} is not registered`)
-    const conn = await Connection.connect({
+    const conn = await connectNegotiated({
       host: at.host,
       port: at.port,
       clientId: `tributary-replica-fetcher-${this.deps.nodeId}`,
       requestTimeoutMs: this.deps.config.socketTimeoutMs + this.deps.config.maxWaitMs,
     })
-    try {
-      await negotiateApiVersions(conn)
-    } catch (err) {
-      conn.close()
-      throw err
-    }
     this.conn = conn
     return conn
   }

@@ -1,10 +1,11 @@
 // What unit tests of handlers and services share: a broker's core over real storage in a directory, wired as
 // broker.ts wires it (store, dynamic configs, logs, replicas, and the cluster-of-one parts), a
 // connection to stand for the client's, and a call that takes a request through its codec, the
-// handler and back through the response's codec at one version.
+// handler and back through the response's codec at one version; and `__consumer_offsets` over it.
 import assert from 'node:assert/strict'
 import { BrokerConfigService } from '../../src/broker/config-service.js'
 import { logConfigOf } from '../../src/cluster/controller.js'
+import { OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../src/coordinator/group/offsets-topic.js'
 import type { Controller } from '../../src/cluster/controller.js'
 import { LocalMetadataStore } from '../../src/cluster/local-store.js'
 import { type BrokerConfig, defaultBrokerConfig } from '../../src/config/config.js'
@@ -70,6 +71,27 @@ export async function openLocalBroker(
 }
 
 /** A client connection that never closes. */
+/**
+ * `__consumer_offsets` over a broker's controller and replicas, with Kafka's defaults (50
+ * partitions, replication factor 1, 100 MiB segments), on `clock`.
+ */
+export function offsetsTopicOn(
+  node: Pick<LocalBroker, 'controller' | 'replicas'>,
+  clock: ManualClock,
+  extra: Partial<OffsetsTopicOptions> = {},
+): OffsetsTopicPersistence {
+  return new OffsetsTopicPersistence({
+    topics: node.controller,
+    replicas: node.replicas,
+    numPartitions: 50,
+    replicationFactor: 1,
+    segmentBytes: 104857600,
+    clock,
+    logger: silentLogger,
+    ...extra,
+  })
+}
+
 export function testConn(): ConnectionInfo {
   return { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal }
 }

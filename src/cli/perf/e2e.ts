@@ -11,17 +11,13 @@ import { connectClient, type PerfIo, printSummary, startProgress } from './io.js
 import { checkE2e, type E2eOptions } from './options.js'
 import { PerfProducer } from './producer.js'
 import { Meter } from './stats.js'
-import { ensureTopic } from './topic.js'
+import { ensureProducedTopic } from './topic.js'
 
 export async function runE2e(o: E2eOptions, io: PerfIo): Promise<void> {
   checkE2e(o)
   const client = await connectClient(o)
   try {
-    const topic = await ensureTopic(client, o.topic, {
-      create: true,
-      ...(o.partitions !== undefined ? { partitions: o.partitions } : {}),
-      warn: (m) => io.stderr(`perf e2e: ${m}\n`),
-    })
+    const topic = await ensureProducedTopic(client, o, (m) => io.stderr(`perf e2e: ${m}\n`))
     const startOffsets = await listOffsets(client, o.topic, null, OffsetSpec.Latest)
     const targets = topic.partitions.map((p) => ({ partition: p.partition, leader: p.leader }))
     const connections = new Map(

@@ -9,7 +9,7 @@ import { connectClient, type PerfIo, printSummary, startProgress } from './io.js
 import { checkProduce, type ProduceOptions } from './options.js'
 import { PerfProducer } from './producer.js'
 import { Meter } from './stats.js'
-import { ensureTopic } from './topic.js'
+import { ensureProducedTopic } from './topic.js'
 import { runTransactionalProduce } from './transactional.js'
 
 /** n split over k shares, the remainder going to the first ones. */
@@ -25,11 +25,7 @@ export async function runProduce(o: ProduceOptions, io: PerfIo): Promise<void> {
   try {
     const first = await connectClient(o)
     clients.push(first)
-    const topic = await ensureTopic(first, o.topic, {
-      create: true,
-      ...(o.partitions !== undefined ? { partitions: o.partitions } : {}),
-      warn: (m) => io.stderr(`perf produce: ${m}\n`),
-    })
+    const topic = await ensureProducedTopic(first, o, (m) => io.stderr(`perf produce: ${m}\n`))
     for (let i = 1; i < o.producers; i++) clients.push(await connectClient(o))
     const template = makeBatchTemplate(o.recordSize, o.batchSize)
     const targets = topic.partitions.map((p) => ({ partition: p.partition, leader: p.leader }))

@@ -14,6 +14,15 @@ export interface EnsureTopicOptions {
   warn(message: string): void
 }
 
+/** The topic a producing tool (produce, e2e) writes to: created when missing, with --partitions if given. */
+export function ensureProducedTopic(
+  client: KafkaClient,
+  o: { topic: string; partitions?: number | undefined },
+  warn: (message: string) => void,
+): Promise<TopicInfo> {
+  return ensureTopic(client, o.topic, { create: true, ...(o.partitions !== undefined ? { partitions: o.partitions } : {}), warn })
+}
+
 /** The topic's metadata once every partition has a leader; UNKNOWN_TOPIC_OR_PARTITION if missing. */
 export async function ensureTopic(client: KafkaClient, topic: string, opts: EnsureTopicOptions): Promise<TopicInfo> {
   const md = await client.metadata([topic], { refresh: true })

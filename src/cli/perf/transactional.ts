@@ -9,7 +9,7 @@ import { TransactionalProducer } from '../../client/transactional-producer.js'
 import { connectClient, type PerfIo, printSummary, startProgress } from './io.js'
 import { type ProduceOptions, UsageError } from './options.js'
 import { Meter } from './stats.js'
-import { ensureTopic } from './topic.js'
+import { ensureProducedTopic } from './topic.js'
 
 /** Kafka's ProducerPerformance: the transactional id used when only a duration is given. */
 export const DEFAULT_PERF_TRANSACTIONAL_ID = 'performance-producer-default-transactional-id'
@@ -32,11 +32,7 @@ export async function runTransactionalProduce(o: ProduceOptions, io: PerfIo): Pr
   const client = await connectClient(o)
   let txn: TransactionalProducer | undefined
   try {
-    const topic = await ensureTopic(client, o.topic, {
-      create: true,
-      ...(o.partitions !== undefined ? { partitions: o.partitions } : {}),
-      warn: (m) => io.stderr(`perf produce: ${m}\n`),
-    })
+    const topic = await ensureProducedTopic(client, o, (m) => io.stderr(`perf produce: ${m}\n`))
     const meter = new Meter()
     let failure: Error | null = null
     txn = await TransactionalProducer.create(client, {

@@ -1,4 +1,6 @@
-// GroupPersistence on the internal topic `__consumer_offsets` (record format: offsets-records.ts).
+// GroupPersistence on the internal topic `__consumer_offsets` (record format: offsets-records.ts;
+// the topic's adoption, issue chain and load loop: ../internal-topic.ts, shared with
+// `__transaction_state`).
 //
 // The topic is created on first use, as Kafka creates it on the first FindCoordinator (call
 // ensureTopic() there; the store calls do too), or adopted if it exists:
@@ -41,16 +43,15 @@
 // Append errors of a transactional write that are the producer's (INVALID_PRODUCER_EPOCH,
 // PRODUCER_FENCED, INVALID_TXN_STATE, …) are answered as they are, as Kafka's coordinator does.
 import type { TopicRecord } from '../../ports/metadata-store.js'
-import type { ReplicaService } from '../../ports/replicas.js'
-import type { TopicService, TopicSpec } from '../../ports/topics.js'
-import type { AppendPolicy } from '../../ports/replicas.js'
+import type { AppendPolicy, ReplicaService } from '../../ports/replicas.js'
+import type { TopicService } from '../../ports/topics.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
 import { buildRecordBatch, type RecordInput } from '../../protocol/records/builder.js'
 import { type BatchHeader, TRANSACTIONAL_MASK } from '../../protocol/records/batch.js'
 import { type EndTxnMarker, readMarker } from '../../protocol/records/control-record.js'
-import { iterateBatches, iterateRecords, type RecordView } from '../../protocol/records/iterator.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
+import { InternalTopic, storeErrorName } from '../internal-topic.js'
 import { decodeRecord, groupMetadataRecord, type OffsetsRecord, OffsetsRecordError, offsetCommitRecord } from './offsets-records.js'
 import {
   type GroupPersistence,
@@ -67,8 +68,6 @@ export const DEFAULT_LOAD_CHUNK_BYTES = 1 << 20
 /** offsets.commit.required.acks and offsets.commit.timeout.ms: Kafka's defaults. */
 export const DEFAULT_COMMIT_REQUIRED_ACKS = -1
 export const DEFAULT_COMMIT_TIMEOUT_MS = 5000
-/** How many undecodable records of one partition are logged one by one before only counting. */
-const MAX_SKIP_WARNINGS = 10
 
 export type { LoadSink } from './persistence.js'
 
@@ -111,10 +110,14 @@ const PRODUCER_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
   'TRANSACTION_COORDINATOR_FENCED',
 ])
 
+/** Appends refused for their size. */
+const TOO_LARGE: ReadonlySet<ErrorName> = new Set<ErrorName>(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_FETCH_SIZE'])
+
 /**
  * Kafka's GroupMetadataManager mapping of append errors: the coordinator is unavailable or gone
- * (the client rediscovers it and retries), or the write is too large — INVALID_COMMIT_OFFSET_SIZE
- * for a commit, UNKNOWN_SERVER_ERROR for group metadata, as Kafka answers.
+ * (the client rediscovers it and retries; storeErrorName in ../internal-topic.ts), or the write
+ * is too large — INVALID_COMMIT_OFFSET_SIZE for a commit, UNKNOWN_SERVER_ERROR for group metadata,
+ * as Kafka answers; anything else UNKNOWN_SERVER_ERROR.
  */
 export function mapStoreError(kind: StoreKind, err: unknown): KafkaError {
   const message = err instanceof Error ? err.message : String(err)
@@ -122,25 +125,8 @@ export function mapStoreError(kind: StoreKind, err: unknown): KafkaError {
   let name: ErrorName = 'UNKNOWN_SERVER_ERROR'
   if (err instanceof KafkaError) {
     if (kind === 'txnOffsets' && PRODUCER_ERRORS.has(err.errorName)) return new KafkaError(err.errorName, message)
-    switch (err.errorName) {
-      case 'COORDINATOR_NOT_AVAILABLE':
-      case 'UNKNOWN_TOPIC_OR_PARTITION':
-      case 'NOT_ENOUGH_REPLICAS':
-      case 'NOT_ENOUGH_REPLICAS_AFTER_APPEND':
-      case 'REQUEST_TIMED_OUT':
-        name = 'COORDINATOR_NOT_AVAILABLE'
-        break
-      case 'NOT_COORDINATOR':
-      case 'NOT_LEADER_OR_FOLLOWER':
-      case 'KAFKA_STORAGE_ERROR':
-        name = 'NOT_COORDINATOR'
-        break
-      case 'MESSAGE_TOO_LARGE':
-      case 'RECORD_LIST_TOO_LARGE':
-      case 'INVALID_FETCH_SIZE':
-        name = kind === 'group' ? 'UNKNOWN_SERVER_ERROR' : 'INVALID_COMMIT_OFFSET_SIZE'
-        break
-    }
+    const tooLarge = TOO_LARGE.has(err.errorName) && kind !== 'group'
+    name = storeErrorName(err) ?? (tooLarge ? 'INVALID_COMMIT_OFFSET_SIZE' : 'UNKNOWN_SERVER_ERROR')
   }
   const what = kind === 'group' ? 'group metadata' : kind === 'offsets' ? 'offsets' : 'transactional offsets'
   return new KafkaError(name, `storing ${what} failed: ${message}`)
@@ -150,13 +136,8 @@ export class OffsetsTopicPersistence implements GroupPersistence {
   private readonly opts: OffsetsTopicOptions
   private readonly logger: Logger
   private readonly loadChunkBytes: number
-  /** The partition count of the topic once found or created; until then the configured one. */
-  private partitions: number
+  private readonly topic: InternalTopic
   private maxBatchBytes: number | undefined
-  private adopted: TopicRecord | undefined
-  private creating: Promise<void> | undefined
-  /** Resolves once every append asked for so far has been issued to the log (call order). */
-  private issueTail: Promise<unknown> = Promise.resolve()
 
   constructor(opts: OffsetsTopicOptions) {
     if (!Number.isInteger(opts.numPartitions) || opts.numPartitions < 1) {
@@ -165,16 +146,26 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     this.opts = opts
     this.logger = opts.logger
     this.loadChunkBytes = Math.max(1, opts.loadChunkBytes ?? DEFAULT_LOAD_CHUNK_BYTES)
-    this.partitions = opts.numPartitions
     this.maxBatchBytes = opts.maxBatchBytes
+    this.topic = new InternalTopic({
+      name: OFFSETS_TOPIC,
+      label: 'offsets topic',
+      topics: opts.topics,
+      replicas: opts.replicas,
+      numPartitions: opts.numPartitions,
+      replicationFactor: opts.replicationFactor,
+      configs: [
+        { name: 'cleanup.policy', value: 'compact' },
+        { name: 'segment.bytes', value: String(opts.segmentBytes) },
+        { name: 'compression.type', value: 'producer' },
+      ],
+      logger: opts.logger,
+      onAdopt: (topic) => this.adopted(topic),
+    })
   }
 
   partitionFor(groupId: string): number {
-    if (!this.adopted) {
-      const existing = this.opts.topics.get(OFFSETS_TOPIC)
-      if (existing) this.adopt(existing)
-    }
-    return partitionForGroup(groupId, this.partitions)
+    return partitionForGroup(groupId, this.topic.partitionCount())
   }
 
   /**
@@ -183,57 +174,12 @@ export class OffsetsTopicPersistence implements GroupPersistence {
    * broker count), as Kafka's FindCoordinator answers; a later call tries again.
    */
   ensureTopic(): Promise<void> {
-    if (this.adopted) return Promise.resolve()
-    const existing = this.opts.topics.get(OFFSETS_TOPIC)
-    if (existing) {
-      this.adopt(existing)
-      return Promise.resolve()
-    }
-    this.creating ??= this.createTopic().finally(() => {
-      this.creating = undefined
-    })
-    return this.creating
+    return this.topic.ensureTopic()
   }
 
-  private async createTopic(): Promise<void> {
-    const { numPartitions, replicationFactor, segmentBytes } = this.opts
-    const spec: TopicSpec = {
-      name: OFFSETS_TOPIC,
-      numPartitions,
-      replicationFactor,
-      assignments: [],
-      configs: [
-        { name: 'cleanup.policy', value: 'compact' },
-        { name: 'segment.bytes', value: String(segmentBytes) },
-        { name: 'compression.type', value: 'producer' },
-      ],
-    }
-    try {
-      this.adopt(await this.opts.topics.create(spec, false))
-      this.logger.info('created the offsets topic', { topic: OFFSETS_TOPIC, partitions: numPartitions, replicationFactor })
-    } catch (err) {
-      // Lost a race with another creation: that topic is the one.
-      const now = this.opts.topics.get(OFFSETS_TOPIC)
-      if (now) {
-        this.adopt(now)
-        return
-      }
-      this.logger.warn('cannot create the offsets topic', { topic: OFFSETS_TOPIC, error: err as Error })
-      throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `cannot create ${OFFSETS_TOPIC}: ${(err as Error).message}`)
-    }
-  }
-
-  private adopt(topic: TopicRecord): void {
-    if (this.adopted) return
-    this.adopted = topic
-    this.partitions = topic.partitions
+  /** The topic found or created: its max.message.bytes bounds a batch; it should be compacted. */
+  private adopted(topic: TopicRecord): void {
     this.maxBatchBytes ??= this.opts.topics.effectiveConfig(topic)['max.message.bytes']
-    if (topic.partitions !== this.opts.numPartitions) {
-      this.logger.warn('the offsets topic exists with another partition count than configured; using its own', {
-        partitions: topic.partitions,
-        configured: this.opts.numPartitions,
-      })
-    }
     if (!(topic.configs['cleanup.policy'] ?? '').split(',').includes('compact')) {
       this.logger.warn('the offsets topic is not compacted', { topic: OFFSETS_TOPIC, cleanupPolicy: topic.configs['cleanup.policy'] })
     }
@@ -271,17 +217,13 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     } catch (err) {
       return Promise.reject(mapStoreError(kind, err))
     }
-    // Each link issues its append synchronously (the log queues it), after the links before it.
-    const issued = this.issueTail
-      .then(() => this.ensureTopic())
-      .then(() => {
-        const p = this.opts.replicas.require(OFFSETS_TOPIC, partitionForGroup(groupId, this.partitions))
-        const policy = this.appendPolicy(producer ? 'coordinator' : 'client')
-        return { done: this.opts.replicas.append(p, batch, this.maxBatchBytes ?? Number.MAX_SAFE_INTEGER, policy) }
-      })
-    this.issueTail = issued.catch(() => {})
-    return issued
-      .then((i) => i.done)
+    return this.topic
+      .append(
+        batch,
+        () => this.partitionFor(groupId),
+        () => this.maxBatchBytes ?? Number.MAX_SAFE_INTEGER,
+        () => this.appendPolicy(producer ? 'coordinator' : 'client'),
+      )
       .then(
         (r) => r.baseOffset,
         (err) => {
@@ -294,14 +236,13 @@ export class OffsetsTopicPersistence implements GroupPersistence {
 
   /** Kafka's appendForGroup: the coordinator's acks and timeout, the topic's min.insync.replicas. */
   private appendPolicy(origin: 'client' | 'coordinator'): AppendPolicy {
-    const topic = this.opts.topics.get(OFFSETS_TOPIC) ?? this.adopted
     return {
       origin,
       logAppendTime: false,
       beforeMaxMs: Number.MAX_SAFE_INTEGER,
       afterMaxMs: Number.MAX_SAFE_INTEGER,
       acks: this.opts.requiredAcks ?? DEFAULT_COMMIT_REQUIRED_ACKS,
-      minInsyncReplicas: topic ? this.opts.topics.effectiveConfig(topic)['min.insync.replicas'] : 1,
+      minInsyncReplicas: this.topic.minInsyncReplicas(),
       timeoutMs: this.opts.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
     }
   }
@@ -313,12 +254,12 @@ export class OffsetsTopicPersistence implements GroupPersistence {
   async load(sink: LoadSink): Promise<void> {
     const topic = this.opts.topics.get(OFFSETS_TOPIC)
     if (!topic) return
-    this.adopt(topic)
+    const partitions = this.topic.partitionCount()
     const startMs = this.opts.clock.monotonic()
     let records = 0
     let skipped = 0
     let loaded = 0
-    for (let i = 0; i < this.partitions; i++) {
+    for (let i = 0; i < partitions; i++) {
       if (!this.leads(i)) continue
       const stats = await this.loadPartition(i, sink)
       records += stats.records
@@ -349,77 +290,17 @@ export class OffsetsTopicPersistence implements GroupPersistence {
    * Rejects when this broker does not lead it (NOT_LEADER_OR_FOLLOWER) or the log cannot be read
    * (the state would be unknown); undecodable records are skipped.
    */
-  async loadPartition(partition: number, sink: LoadSink): Promise<PartitionLoadStats> {
-    const p = this.opts.replicas.require(OFFSETS_TOPIC, partition)
-    const start = p.log.logStartOffset
-    const end = p.log.logEndOffset
-    const stats: PartitionLoadStats = { records: 0, skipped: 0 }
-    const skip = (offset: number, reason: string) => {
-      stats.skipped++
-      if (stats.skipped <= MAX_SKIP_WARNINGS) {
-        this.logger.warn('skipping an undecodable record of the offsets topic', { partition, offset, reason })
-      }
-    }
-    let offset = start
-    while (offset < end) {
-      const { records } = await p.log.read(offset, this.loadChunkBytes, end, true)
-      let next = offset
-      // The iterators are stepped by hand so that only their failures count as bad records: an
-      // error thrown by the sink is the caller's and propagates.
-      const batches = iterateBatches(records)
-      for (;;) {
-        let b: IteratorResult<BatchHeader>
-        try {
-          b = batches.next()
-        } catch (err) {
-          // Batch headers that do not parse: where the next batch starts is unknown.
-          this.logger.error('offsets topic partition is unreadable from here; the rest is not loaded', {
-            partition,
-            offset: next,
-            error: err as Error,
-          })
-          return this.finishLoad(partition, stats)
-        }
-        if (b.done) break
-        const batch = b.value
-        if (batch.baseOffset >= end) break
-        const batchEnd = batch.baseOffset + batch.lastOffsetDelta + 1
-        if (batchEnd <= offset) continue
-        next = batchEnd
-        if (batch.isControl) {
-          this.replayControl(records, batch, sink, skip)
-          continue
-        }
-        const recs = iterateRecords(records, batch.position)
-        for (;;) {
-          let r: IteratorResult<RecordView>
-          try {
-            r = recs.next()
-          } catch (err) {
-            skip(batch.baseOffset, `batch [${batch.baseOffset}, ${batchEnd}): ${(err as Error).message}`)
-            break
-          }
-          if (r.done) break
-          const { offset: at, key, value } = r.value
-          if (at < offset || at >= end) continue
-          let decoded: OffsetsRecord
-          try {
-            decoded = decodeRecord(key, value)
-          } catch (err) {
-            skip(at, (err as Error).message)
-            continue
-          }
-          stats.records++
-          if (decoded.type === 'group') sink.group(decoded.group, decoded.snapshot)
-          else if (batch.isTransactional && decoded.value) {
-            sink.txnOffset(batch.producerId, decoded.group, decoded.topic, decoded.partition, decoded.value, at)
-          } else sink.offset(decoded.group, decoded.topic, decoded.partition, decoded.value, at)
-        }
-      }
-      if (next === offset) break // nothing more below the end
-      offset = next
-    }
-    return this.finishLoad(partition, stats)
+  loadPartition(partition: number, sink: LoadSink): Promise<PartitionLoadStats> {
+    return this.topic.replayPartition(partition, this.loadChunkBytes, {
+      decode: (key, value): OffsetsRecord => decodeRecord(key, value),
+      apply: (decoded, at, batch) => {
+        if (decoded.type === 'group') sink.group(decoded.group, decoded.snapshot)
+        else if (batch.isTransactional && decoded.value) {
+          sink.txnOffset(batch.producerId, decoded.group, decoded.topic, decoded.partition, decoded.value, at)
+        } else sink.offset(decoded.group, decoded.topic, decoded.partition, decoded.value, at)
+      },
+      control: (records, batch, skip) => this.replayControl(records, batch, sink, skip),
+    })
   }
 
   /** A control batch: a transaction marker ends its producer's transaction (see the header). */
@@ -432,12 +313,5 @@ export class OffsetsTopicPersistence implements GroupPersistence {
       return
     }
     if (marker) sink.txnMarker(batch.producerId, marker.commit)
-  }
-
-  private finishLoad(partition: number, stats: PartitionLoadStats): PartitionLoadStats {
-    if (stats.skipped > MAX_SKIP_WARNINGS) {
-      this.logger.warn('skipped undecodable records of the offsets topic', { partition, skipped: stats.skipped })
-    }
-    return stats
   }
 }

@@ -1,7 +1,7 @@
 // Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and the retention
 // sweep, as Kafka's GroupCoordinator / GroupMetadataManager answer them.
 //
-// OffsetCommit (Kafka's validateOffsetCommit):
+// OffsetCommit (Kafka's validateOffsetCommit; the checks shared with TxnOffsetCommit in commit-offsets.ts):
 // - generation -1 into an Empty group: accepted from anyone (simple consumers, admin resets to
 //   earliest/latest/a timestamp/an offset); a group that does not exist is created Empty;
 // - otherwise the member must be current: UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
@@ -29,9 +29,10 @@
 //   ids, or open transactions) becomes Dead and its group record gets a tombstone too.
 import type { CommitOffsetsParams, DeleteOffsetsResult, FetchOffsetsResult, TopicPartitions } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
-import { ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
+import { type ClassicGroup, CONSUMER_PROTOCOL_TYPE } from './group.js'
 import { offsetKey, recordOffsetAt } from './offset-table.js'
 import { dropPending } from './txn-offsets.js'
+import { acceptOffsets, groupForCommit, validateCommit } from './commit-offsets.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv, Rebalancer } from './rebalance.js'
 
@@ -44,44 +45,20 @@ export class Offsets {
   ) {}
 
   async commit(p: CommitOffsetsParams): Promise<number[]> {
-    const { groups, clock, config, persistence } = this.env
+    const { clock, config, persistence } = this.env
     const all = (c: number) => p.offsets.map(() => c)
-    let group = groups.get(p.groupId)
-    if (!group) {
-      if (p.generationId >= 0) return all(code(p.apiVersion >= 9 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION'))
-      group = new ClassicGroup(p.groupId, 'Empty', clock.now())
-      groups.set(p.groupId, group)
-    }
-    const error = this.validateCommit(group, p)
+    const group = groupForCommit(this.env, p, 9)
+    if (typeof group === 'string') return all(code(group))
+    const error = validateCommit(group, p, false)
     if (error) return all(code(error))
     const member = group.get(p.memberId)
     if (member && (group.is('Stable') || group.is('PreparingRebalance'))) this.rb.touch(group, member)
 
     const codes = all(0)
     const now = clock.now()
-    const accepted: Array<{ index: number; entry: OffsetEntry & { value: CommittedOffset } }> = []
-    p.offsets.forEach((o, index) => {
-      const metadata = o.metadata ?? ''
-      if (metadata.length > config.offsetMetadataMaxBytes) {
-        codes[index] = code('OFFSET_METADATA_TOO_LARGE')
-        return
-      }
-      accepted.push({
-        index,
-        entry: {
-          topic: o.topic,
-          partition: o.partition,
-          value: {
-            offset: o.offset,
-            leaderEpoch: o.leaderEpoch,
-            metadata,
-            commitTimestampMs: now,
-            // OffsetCommit v2–4 may set a retention; -1 = the broker's (KIP-211).
-            expireTimestampMs: p.retentionTimeMs === -1 ? -1 : now + p.retentionTimeMs,
-          },
-        },
-      })
-    })
+    // OffsetCommit v2–4 may set a retention; -1 = the broker's (KIP-211).
+    const expireTimestampMs = p.retentionTimeMs === -1 ? -1 : now + p.retentionTimeMs
+    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, now, expireTimestampMs)
     if (accepted.length === 0) return codes
     const g = group
     const entries = accepted.map((a) => a.entry)
@@ -100,21 +77,6 @@ export class Offsets {
       for (const a of accepted) codes[a.index] = toErrorCode(err)
     }
     return codes
-  }
-
-  /** Kafka's ClassicGroup.validateOffsetCommit (non-transactional). */
-  private validateCommit(group: ClassicGroup, p: CommitOffsetsParams): ErrorName | null {
-    if (group.is('Dead')) return 'COORDINATOR_NOT_AVAILABLE'
-    if (p.generationId < 0 && group.is('Empty')) return null
-    if (p.generationId >= 0 || p.memberId !== '' || p.groupInstanceId !== null) {
-      const error = group.memberError(p.memberId, p.groupInstanceId)
-      if (error) return error
-      if (p.generationId !== group.generationId) return 'ILLEGAL_GENERATION'
-    } else if (!group.is('Empty')) {
-      return 'UNKNOWN_MEMBER_ID'
-    }
-    if (group.is('CompletingRebalance')) return 'REBALANCE_IN_PROGRESS'
-    return null
   }
 
   fetch(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult {

@@ -12,7 +12,7 @@
 // one, before the marker, wins) — ABORT drops them. A load replays the same rules (Replay in
 // group-coordinator.ts), so memory is always what a restart would rebuild.
 //
-// Validation (Kafka's validateTransactionalOffsetCommit and ClassicGroup.validateOffsetCommit with
+// Validation (commit-offsets.ts: Kafka's validateTransactionalOffsetCommit and ClassicGroup.validateOffsetCommit with
 // isTransactional): an unknown group with generation -1 is created empty (a producer that does
 // not pass its consumer's group metadata, v0–2 always); an unknown group with a generation:
 // ILLEGAL_GENERATION (GROUP_ID_NOT_FOUND from v6, as TxnOffsetCommit v6 declares); a Dead group:
@@ -29,7 +29,8 @@
 // a producer stays open on a group until its marker, even once tombstones emptied its offsets.
 import type { TxnOffsetCommitParams } from '../../ports/groups.js'
 import { ErrorCode, type ErrorName, toErrorCode } from '../../protocol/errors.js'
-import { ClassicGroup } from './group.js'
+import { acceptOffsets, groupForCommit, validateCommit } from './commit-offsets.js'
+import type { ClassicGroup } from './group.js'
 import { OffsetTable, recordOffsetAt, txnOffsetKey } from './offset-table.js'
 import type { CommittedOffset, OffsetEntry } from './persistence.js'
 import type { CoordinatorEnv } from './rebalance.js'
@@ -65,27 +66,14 @@ export class TxnOffsets {
   async commit(p: TxnOffsetCommitParams): Promise<number[]> {
     const { groups, clock, config, persistence } = this.env
     const all = (c: number) => p.offsets.map(() => c)
-    let group = groups.get(p.groupId)
-    if (!group) {
-      if (p.generationId >= 0) return all(code(p.apiVersion >= 6 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION'))
-      group = new ClassicGroup(p.groupId, 'Empty', clock.now())
-      groups.set(p.groupId, group)
-    }
-    const error = validateTxnCommit(group, p)
+    const group = groupForCommit(this.env, p, 6)
+    if (typeof group === 'string') return all(code(group))
+    const error = validateCommit(group, p, true)
     if (error) return all(code(error))
 
     const codes = all(0)
     const now = clock.now()
-    const accepted: Array<{ index: number; entry: OffsetEntry & { value: CommittedOffset } }> = []
-    p.offsets.forEach((o, index) => {
-      const metadata = o.metadata ?? ''
-      if (metadata.length > config.offsetMetadataMaxBytes) {
-        codes[index] = code('OFFSET_METADATA_TOO_LARGE')
-        return
-      }
-      const value = { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata, commitTimestampMs: now, expireTimestampMs: -1 }
-      accepted.push({ index, entry: { topic: o.topic, partition: o.partition, value } })
-    })
+    const accepted = acceptOffsets(p.offsets, config.offsetMetadataMaxBytes, codes, now, -1)
     if (accepted.length === 0) return codes
     const g = group
     const entries = accepted.map((a) => a.entry)
@@ -143,18 +131,6 @@ export class TxnOffsets {
     if (!set) this.byProducer.set(producerId, (set = new Set()))
     set.add(groupId)
   }
-}
-
-/** Kafka's ClassicGroup.validateOffsetCommit for a transactional commit. */
-function validateTxnCommit(group: ClassicGroup, p: TxnOffsetCommitParams): ErrorName | null {
-  if (group.is('Dead')) return 'COORDINATOR_NOT_AVAILABLE'
-  if (p.generationId < 0 && group.is('Empty')) return null
-  if (p.generationId >= 0 || p.memberId !== '' || p.groupInstanceId !== null) {
-    const error = group.memberError(p.memberId, p.groupInstanceId)
-    if (error) return error
-    if (p.generationId !== group.generationId) return 'ILLEGAL_GENERATION'
-  }
-  return null
 }
 
 function addPending(

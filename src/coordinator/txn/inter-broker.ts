@@ -7,9 +7,9 @@
 // failure (the next call reconnects); a broker without a known endpoint, or a failed connection,
 // answers every partition NETWORK_EXCEPTION (NOT_COORDINATOR for a verification), which the
 // callers retry. close() drops every connection.
-import { negotiateApiVersions } from '../../client/api-versions.js'
-import { Connection } from '../../client/connection.js'
-import type { MarkerPartition, MarkerResult, TxnMarker } from '../../ports/transactions.js'
+import { connectNegotiated } from '../../client/api-versions.js'
+import type { Connection } from '../../client/connection.js'
+import type { MarkerPartition, MarkerResult, TxnMarker, TxnVerifyParams } from '../../ports/transactions.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js'
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../../protocol/messages/27-write-txn-markers.js'
@@ -23,14 +23,8 @@ export interface InterBrokerOptions {
   logger: Logger
 }
 
-export interface VerifyRequest {
-  transactionalId: string
-  producerId: number
-  producerEpoch: number
-  topic: string
-  partition: number
-  addPartition: boolean
-}
+/** A produce verification sent to the transactional id's coordinator. */
+export type VerifyRequest = TxnVerifyParams
 
 /** A verification of several partitions of one producer (one Produce request's). */
 export interface VerifyBatchRequest {
@@ -58,21 +52,15 @@ export class InterBrokerTxnChannel {
     if (!c) {
       const at = this.opts.endpointOf(nodeId)
       if (!at || this.closed) return Promise.reject(new Error(`no endpoint for broker ${nodeId}`))
-      c = Connection.connect({
+      c = connectNegotiated({
         host: at.host,
         port: at.port,
         clientId: `tributary-txn-coordinator-${this.opts.nodeId}`,
         requestTimeoutMs: this.opts.requestTimeoutMs,
-      }).then(async (conn) => {
+      }).then((conn) => {
         conn.onClose(() => {
           if (this.conns.get(nodeId) === c) this.conns.delete(nodeId)
         })
-        try {
-          await negotiateApiVersions(conn)
-        } catch (err) {
-          conn.close()
-          throw err
-        }
         return conn
       })
       c.catch(() => {

@@ -40,6 +40,7 @@ import type {
   ProducerIdAndEpoch,
   TransactionService,
   TxnMarker,
+  TxnVerifyParams,
 } from '../../ports/transactions.js'
 import { partitionKey } from '../../ports/replicas.js'
 import { ErrorCode, type ErrorName, KafkaError } from '../../protocol/errors.js'
@@ -424,14 +425,7 @@ export class TransactionCoordinator implements TransactionService {
    * v1) or, with addPartition (Produce v12+, transactions v2), the partition added. Codes as the
    * coordinator answers AddPartitionsToTxn v5.
    */
-  async verifyLocal(params: {
-    transactionalId: string
-    producerId: number
-    producerEpoch: number
-    topic: string
-    partition: number
-    addPartition: boolean
-  }): Promise<number> {
+  async verifyLocal(params: TxnVerifyParams): Promise<number> {
     const { topic, partition, ...rest } = params
     return (await this.verifyLocalPartitions({ ...rest, partitions: [{ topic, partition }] }))[0]!
   }

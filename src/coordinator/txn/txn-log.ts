@@ -9,7 +9,7 @@
 // record of an id wins and a tombstone (null) removes it.
 //
 // The topic is created on first use (FindCoordinator of key type 1 calls ensureTopic()) or adopted
-// as it exists, as `__consumer_offsets` is (coordinator/group/offsets-topic.ts):
+// as it exists, as `__consumer_offsets` is (both through coordinator/internal-topic.ts):
 // transaction.state.log.num.partitions partitions, .replication.factor replicas, and Kafka's topic
 // configs for it — cleanup.policy=compact, compression.type=uncompressed,
 // unclean.leader.election.enable=false, min.insync.replicas=transaction.state.log.min.isr,
@@ -17,21 +17,18 @@
 // where an id lives: abs(javaHash(transactionalId)) % partitions, as for groups. Appends are issued
 // in call order (one chain), so the log holds them in the order the coordinator made them.
 import { TRANSACTION_STATE_TOPIC } from '../../cluster/topic-names.js'
-import type { TopicRecord } from '../../ports/metadata-store.js'
 import type { AppendPolicy, ReplicaService } from '../../ports/replicas.js'
-import type { TopicService, TopicSpec } from '../../ports/topics.js'
+import type { TopicService } from '../../ports/topics.js'
 import { KafkaError, type ErrorName } from '../../protocol/errors.js'
-import type { BatchHeader } from '../../protocol/records/batch.js'
 import { buildRecordBatch } from '../../protocol/records/builder.js'
-import { iterateBatches, iterateRecords, type RecordView } from '../../protocol/records/iterator.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
 import { partitionForGroup } from '../group/persistence.js'
+import { InternalTopic, storeErrorName } from '../internal-topic.js'
 import { decodeTxnKey, decodeTxnValue, encodeTxnKey, encodeTxnValue, type TxnLogValue } from './txn-records.js'
 
 export { TRANSACTION_STATE_TOPIC }
 const LOAD_CHUNK_BYTES = 1 << 20
-const MAX_SKIP_WARNINGS = 10
 
 export interface TxnStateLog {
   /** The `__transaction_state` partition that holds the id. */
@@ -49,32 +46,18 @@ export function partitionForTransactionalId(transactionalId: string, partitions:
   return partitionForGroup(transactionalId, partitions)
 }
 
-/** Kafka's TransactionStateManager mapping of append errors. */
+/** Appends refused for their size. */
+const TOO_LARGE: ReadonlySet<ErrorName> = new Set<ErrorName>(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE'])
+
+/**
+ * Kafka's TransactionStateManager mapping of append errors: the coordinator unavailable or gone
+ * (storeErrorName in ../internal-topic.ts), a write too large UNKNOWN_SERVER_ERROR, any other
+ * error as it is.
+ */
 export function mapStoreError(err: unknown): KafkaError {
   const message = err instanceof Error ? err.message : String(err)
   let name: ErrorName = 'UNKNOWN_SERVER_ERROR'
-  if (err instanceof KafkaError) {
-    switch (err.errorName) {
-      case 'UNKNOWN_TOPIC_OR_PARTITION':
-      case 'NOT_ENOUGH_REPLICAS':
-      case 'NOT_ENOUGH_REPLICAS_AFTER_APPEND':
-      case 'REQUEST_TIMED_OUT':
-      case 'COORDINATOR_NOT_AVAILABLE':
-        name = 'COORDINATOR_NOT_AVAILABLE'
-        break
-      case 'NOT_LEADER_OR_FOLLOWER':
-      case 'KAFKA_STORAGE_ERROR':
-      case 'NOT_COORDINATOR':
-        name = 'NOT_COORDINATOR'
-        break
-      case 'MESSAGE_TOO_LARGE':
-      case 'RECORD_LIST_TOO_LARGE':
-        name = 'UNKNOWN_SERVER_ERROR'
-        break
-      default:
-        name = err.errorName
-    }
-  }
+  if (err instanceof KafkaError) name = storeErrorName(err) ?? (TOO_LARGE.has(err.errorName) ? 'UNKNOWN_SERVER_ERROR' : err.errorName)
   return new KafkaError(name, `storing transaction state failed: ${message}`)
 }
 
@@ -97,82 +80,36 @@ export interface TransactionStateTopicOptions {
 }
 
 export class TransactionStateTopic implements TxnStateLog {
-  private partitions: number
-  private adopted: TopicRecord | undefined
-  private creating: Promise<void> | undefined
-  private issueTail: Promise<unknown> = Promise.resolve()
+  private readonly topic: InternalTopic
 
   constructor(private readonly opts: TransactionStateTopicOptions) {
     if (!Number.isInteger(opts.numPartitions) || opts.numPartitions < 1) {
       throw new RangeError(`transaction.state.log.num.partitions must be ≥ 1, not ${opts.numPartitions}`)
     }
-    this.partitions = opts.numPartitions
-  }
-
-  partitionFor(transactionalId: string): number {
-    if (!this.adopted) {
-      const existing = this.opts.topics.get(TRANSACTION_STATE_TOPIC)
-      if (existing) this.adopt(existing)
-    }
-    return partitionForTransactionalId(transactionalId, this.partitions)
-  }
-
-  ensureTopic(): Promise<void> {
-    if (this.adopted) return Promise.resolve()
-    const existing = this.opts.topics.get(TRANSACTION_STATE_TOPIC)
-    if (existing) {
-      this.adopt(existing)
-      return Promise.resolve()
-    }
-    this.creating ??= this.createTopic().finally(() => {
-      this.creating = undefined
-    })
-    return this.creating
-  }
-
-  private async createTopic(): Promise<void> {
-    const { numPartitions, replicationFactor, segmentBytes, minIsr } = this.opts
-    const spec: TopicSpec = {
+    this.topic = new InternalTopic({
       name: TRANSACTION_STATE_TOPIC,
-      numPartitions,
-      replicationFactor,
-      assignments: [],
+      label: 'transaction state topic',
+      topics: opts.topics,
+      replicas: opts.replicas,
+      numPartitions: opts.numPartitions,
+      replicationFactor: opts.replicationFactor,
       configs: [
         { name: 'cleanup.policy', value: 'compact' },
         { name: 'compression.type', value: 'uncompressed' },
         { name: 'unclean.leader.election.enable', value: 'false' },
-        { name: 'min.insync.replicas', value: String(minIsr) },
-        { name: 'segment.bytes', value: String(segmentBytes) },
+        { name: 'min.insync.replicas', value: String(opts.minIsr) },
+        { name: 'segment.bytes', value: String(opts.segmentBytes) },
       ],
-    }
-    try {
-      this.adopt(await this.opts.topics.create(spec, false))
-      this.opts.logger.info('created the transaction state topic', {
-        topic: TRANSACTION_STATE_TOPIC,
-        partitions: numPartitions,
-        replicationFactor,
-      })
-    } catch (err) {
-      const now = this.opts.topics.get(TRANSACTION_STATE_TOPIC)
-      if (now) {
-        this.adopt(now)
-        return
-      }
-      this.opts.logger.warn('cannot create the transaction state topic', { error: err as Error })
-      throw new KafkaError('COORDINATOR_NOT_AVAILABLE', `cannot create ${TRANSACTION_STATE_TOPIC}: ${(err as Error).message}`)
-    }
+      logger: opts.logger,
+    })
   }
 
-  private adopt(topic: TopicRecord): void {
-    if (this.adopted) return
-    this.adopted = topic
-    this.partitions = topic.partitions
-    if (topic.partitions !== this.opts.numPartitions) {
-      this.opts.logger.warn('the transaction state topic exists with another partition count than configured; using its own', {
-        partitions: topic.partitions,
-        configured: this.opts.numPartitions,
-      })
-    }
+  partitionFor(transactionalId: string): number {
+    return partitionForTransactionalId(transactionalId, this.topic.partitionCount())
+  }
+
+  ensureTopic(): Promise<void> {
+    return this.topic.ensureTopic()
   }
 
   store(transactionalId: string, value: TxnLogValue | null): Promise<void> {
@@ -185,15 +122,13 @@ export class TransactionStateTopic implements TxnStateLog {
     } catch (err) {
       return Promise.reject(mapStoreError(err))
     }
-    const issued = this.issueTail
-      .then(() => this.ensureTopic())
-      .then(() => {
-        const p = this.opts.replicas.require(TRANSACTION_STATE_TOPIC, this.partitionFor(transactionalId))
-        return { done: this.opts.replicas.append(p, batch, Number.MAX_SAFE_INTEGER, this.appendPolicy()) }
-      })
-    this.issueTail = issued.catch(() => {})
-    return issued
-      .then((i) => i.done)
+    return this.topic
+      .append(
+        batch,
+        () => this.partitionFor(transactionalId),
+        () => Number.MAX_SAFE_INTEGER,
+        () => this.appendPolicy(),
+      )
       .then(
         () => undefined,
         (err) => {
@@ -205,92 +140,26 @@ export class TransactionStateTopic implements TxnStateLog {
   }
 
   private appendPolicy(): AppendPolicy {
-    const topic = this.opts.topics.get(TRANSACTION_STATE_TOPIC) ?? this.adopted
     return {
       logAppendTime: false,
       beforeMaxMs: Number.MAX_SAFE_INTEGER,
       afterMaxMs: Number.MAX_SAFE_INTEGER,
       acks: -1,
-      minInsyncReplicas: topic ? this.opts.topics.effectiveConfig(topic)['min.insync.replicas'] : 1,
+      minInsyncReplicas: this.topic.minInsyncReplicas(),
       timeoutMs: this.opts.writeTimeoutMs,
     }
   }
 
   /**
-   * Replays the partition from its log start to its log end as of now (not the high watermark:
-   * a new leader's log is the partition's from now on, as the group coordinator loads). Control
-   * batches are skipped; an undecodable record is logged and skipped.
+   * Replays the partition from its log start to its log end as of now (see ../internal-topic.ts).
+   * Control batches are skipped; an undecodable record is logged and skipped. Resolves with the
+   * number of records replayed.
    */
   async loadPartition(partition: number, sink: (transactionalId: string, value: TxnLogValue | null) => void): Promise<number> {
-    const p = this.opts.replicas.require(TRANSACTION_STATE_TOPIC, partition)
-    const end = p.log.logEndOffset
-    const chunk = Math.max(1, this.opts.loadChunkBytes ?? LOAD_CHUNK_BYTES)
-    let offset = p.log.logStartOffset
-    let loaded = 0
-    let skipped = 0
-    while (offset < end) {
-      const { records } = await p.log.read(offset, chunk, end, true)
-      let next = offset
-      const batches = iterateBatches(records)
-      for (;;) {
-        let b: IteratorResult<BatchHeader>
-        try {
-          b = batches.next()
-        } catch (err) {
-          this.opts.logger.error('transaction state partition is unreadable from here; the rest is not loaded', {
-            partition,
-            offset: next,
-            error: err as Error,
-          })
-          return loaded
-        }
-        if (b.done) break
-        const batch = b.value
-        if (batch.baseOffset >= end) break
-        const batchEnd = batch.baseOffset + batch.lastOffsetDelta + 1
-        if (batchEnd <= offset) continue
-        next = batchEnd
-        if (batch.isControl) continue
-        const recs = iterateRecords(records, batch.position)
-        for (;;) {
-          let r: IteratorResult<RecordView>
-          try {
-            r = recs.next()
-          } catch (err) {
-            skipped++
-            if (skipped <= MAX_SKIP_WARNINGS)
-              this.opts.logger.warn('skipping an undecodable batch of the transaction state topic', {
-                partition,
-                offset: batch.baseOffset,
-                error: err as Error,
-              })
-            break
-          }
-          if (r.done) break
-          const { offset: at, key, value } = r.value
-          if (at < offset || at >= end) continue
-          let id: string
-          let v: TxnLogValue | null
-          try {
-            id = decodeTxnKey(key)
-            v = decodeTxnValue(value)
-          } catch (err) {
-            skipped++
-            if (skipped <= MAX_SKIP_WARNINGS)
-              this.opts.logger.warn('skipping an undecodable record of the transaction state topic', {
-                partition,
-                offset: at,
-                error: err as Error,
-              })
-            continue
-          }
-          loaded++
-          sink(id, v)
-        }
-      }
-      if (next === offset) break
-      offset = next
-    }
-    return loaded
+    const stats = await this.topic.replayPartition(partition, this.opts.loadChunkBytes ?? LOAD_CHUNK_BYTES, {
+      decode: (key, value) => ({ id: decodeTxnKey(key), value: decodeTxnValue(value) }),
+      apply: (r) => sink(r.id, r.value),
+    })
+    return stats.records
   }
 }

@@ -9,7 +9,7 @@ import {
   type GroupCoordinatorConfig,
 } from '../../../src/coordinator/group/group-coordinator.js'
 import { MemoryGroupPersistence } from '../../../src/coordinator/group/memory-persistence.js'
-import type { JoinGroupParams, JoinGroupResult, SyncGroupResult } from '../../../src/ports/groups.js'
+import type { CommitOffsetsParams, JoinGroupParams, JoinGroupResult, OffsetToCommit, SyncGroupResult } from '../../../src/ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../../src/protocol/errors.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
@@ -95,6 +95,11 @@ export function joinParams(groupId: string, o: Partial<JoinGroupParams> & { topi
     reason: null,
     ...rest,
   }
+}
+
+/** OffsetCommit v8 without group membership (generation -1, no member), as admin tools commit. */
+export function commitParams(groupId: string, offsets: OffsetToCommit[], o: Partial<CommitOffsetsParams> = {}): CommitOffsetsParams {
+  return { groupId, generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, apiVersion: 8, ...o, offsets }
 }
 
 /** A client-side view of one member, as a consumer's coordinator code keeps it. */

@@ -5,26 +5,19 @@ import { describe, it } from 'node:test'
 import { encodeSubscription } from '../../../src/protocol/consumer-protocol.js'
 import type { CommitOffsetsParams } from '../../../src/ports/groups.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
-import { code, electAll, flush, formGroup, type Harness, SESSION_MS, setup, TestMember } from './group-helpers.js'
+import { code, commitParams, electAll, flush, formGroup, type Harness, SESSION_MS, setup, TestMember } from './group-helpers.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
 function commit(h: Harness, p: Partial<CommitOffsetsParams> & { groupId: string }, offsets: Array<[string, number, number, string?]>) {
-  return h.coordinator.commitOffsets({
-    generationId: -1,
-    memberId: '',
-    groupInstanceId: null,
-    retentionTimeMs: -1,
-    apiVersion: 8,
-    ...p,
-    offsets: offsets.map(([topic, partition, offset, metadata]) => ({
-      topic,
-      partition,
-      offset,
-      leaderEpoch: 3,
-      metadata: metadata ?? null,
-    })),
-  })
+  const list = offsets.map(([topic, partition, offset, metadata]) => ({
+    topic,
+    partition,
+    offset,
+    leaderEpoch: 3,
+    metadata: metadata ?? null,
+  }))
+  return h.coordinator.commitOffsets(commitParams(p.groupId, list, p))
 }
 
 const committed = (h: Harness, groupId: string, topic: string, partition: number) =>

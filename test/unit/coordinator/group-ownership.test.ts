@@ -11,7 +11,7 @@ import { MemoryGroupPersistence } from '../../../src/coordinator/group/memory-pe
 import type { CommitOffsetsParams } from '../../../src/ports/groups.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
-import { code, flush, formGroup, type Harness, joinParams, SESSION_MS, TestMember, track } from './group-helpers.js'
+import { code, commitParams, flush, formGroup, type Harness, joinParams, SESSION_MS, TestMember, track } from './group-helpers.js'
 
 const PARTITIONS = 3
 
@@ -45,16 +45,7 @@ function groupIn(partition: number, tag = 'g'): string {
 }
 
 function commit(h: Harness, groupId: string, offset: number, p: Partial<CommitOffsetsParams> = {}): Promise<number[]> {
-  return h.coordinator.commitOffsets({
-    groupId,
-    generationId: -1,
-    memberId: '',
-    groupInstanceId: null,
-    retentionTimeMs: -1,
-    apiVersion: 8,
-    ...p,
-    offsets: [{ topic: 't', partition: 0, offset, leaderEpoch: -1, metadata: null }],
-  })
+  return h.coordinator.commitOffsets(commitParams(groupId, [{ topic: 't', partition: 0, offset, leaderEpoch: -1, metadata: null }], p))
 }
 
 const committed = (h: Harness, groupId: string) => h.coordinator.fetchOffsets(groupId, [{ name: 't', partitions: [0] }], false)

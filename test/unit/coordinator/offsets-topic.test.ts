@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import type { Controller } from '../../../src/cluster/controller.js'
 import { encodeOffsetCommitKey, encodeOffsetCommitValue } from '../../../src/coordinator/group/offsets-records.js'
-import { OFFSETS_TOPIC, OffsetsTopicPersistence, type OffsetsTopicOptions } from '../../../src/coordinator/group/offsets-topic.js'
+import { OFFSETS_TOPIC, type OffsetsTopicPersistence } from '../../../src/coordinator/group/offsets-topic.js'
 import type { CommittedOffset, GroupSnapshot, OffsetEntry } from '../../../src/coordinator/group/persistence.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
 import { writeBatchCrc, BATCH_HEADER_SIZE } from '../../../src/protocol/records/batch.js'
@@ -13,8 +13,8 @@ import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { iterateBatches } from '../../../src/protocol/records/iterator.js'
 import type { ReplicaManager } from '../../../src/replication/replica-manager.js'
 import { ManualClock } from '../../../src/util/clock.js'
-import { createLogger, type Logger, silentLogger } from '../../../src/util/logger.js'
-import { openLocalBroker } from '../../helpers/local-broker.js'
+import { createLogger, type Logger } from '../../../src/util/logger.js'
+import { offsetsTopicOn, openLocalBroker } from '../../helpers/local-broker.js'
 
 type TestLike = { after(fn: () => Promise<void> | void): void }
 
@@ -71,18 +71,7 @@ function counting(controller: Controller) {
   }
 }
 
-function persistence(node: Node, clock: ManualClock, extra: Partial<OffsetsTopicOptions> = {}) {
-  return new OffsetsTopicPersistence({
-    topics: node.controller,
-    replicas: node.replicas,
-    numPartitions: 50,
-    replicationFactor: 1,
-    segmentBytes: 104857600,
-    clock,
-    logger: silentLogger,
-    ...extra,
-  })
-}
+const persistence = offsetsTopicOn
 
 type Event =
   | { kind: 'group'; group: string; snapshot: GroupSnapshot | null }

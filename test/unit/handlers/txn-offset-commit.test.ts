@@ -16,7 +16,7 @@ import type { TxnOffsetCommitRequestData } from '../../../src/protocol/messages/
 import type { Encodable } from '../../../src/protocol/schema.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { callHandler } from '../../helpers/local-broker.js'
-import { code, formGroup, type Harness, setup, TestMember } from '../coordinator/group-helpers.js'
+import { code, commitParams, formGroup, type Harness, setup, TestMember } from '../coordinator/group-helpers.js'
 
 const TOPIC: TopicRecord = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: 2, replicationFactor: 1, configs: {}, createdMs: 0 }
 const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAw'
@@ -74,6 +74,15 @@ function request(
   } as Encodable<TxnOffsetCommitRequestData>
 }
 
+/** TxnOffsetCommit at version v of TOPIC's partitions, as [partition, offset]. */
+const commitTopic = (
+  services: BrokerServices,
+  v: number,
+  groupId: string,
+  partitions: Array<[number, number]>,
+  extra: Partial<TxnOffsetCommitRequestData> = {},
+) => callHandler(services, txnOffsetCommit, v, request(v, groupId, [{ topic: TOPIC, partitions }], extra))
+
 const errors = (r: { topics: Array<{ partitions: Array<{ errorCode: number }> }> }) =>
   r.topics.map((t) => t.partitions.map((p) => p.errorCode))
 
@@ -91,20 +100,10 @@ describe('TxnOffsetCommit handler', () => {
       const h = await setup()
       const groupId = `g-v${v}`
       const { services, asked } = broker(h)
-      const r = await callHandler(
-        services,
-        txnOffsetCommit,
-        v,
-        request(v, groupId, [
-          {
-            topic: TOPIC,
-            partitions: [
-              [0, 10],
-              [1, 11],
-            ],
-          },
-        ]),
-      )
+      const r = await commitTopic(services, v, groupId, [
+        [0, 10],
+        [1, 11],
+      ])
       assert.deepEqual(errors(r), [[0, 0]], `v${v}`)
       if (v >= 6) assert.equal(r.topics[0]!.topicId, TOPIC.topicId, 'v6 answers with the topic id')
       else assert.equal(r.topics[0]!.name, 't')
@@ -161,9 +160,7 @@ describe('TxnOffsetCommit handler', () => {
       const generation = await formGroup(h, [a, b])
       const { services } = broker(h)
       const send = (extra: Partial<TxnOffsetCommitRequestData>) =>
-        callHandler(services, txnOffsetCommit, v, request(v, 'g', [{ topic: TOPIC, partitions: [[0, 1]] }], extra)).then(
-          (r) => errors(r)[0]![0],
-        )
+        commitTopic(services, v, 'g', [[0, 1]], extra).then((r) => errors(r)[0]![0])
       const asA = { generationIdOrMemberEpoch: generation, memberId: a.memberId, groupInstanceId: 'inst-a' }
       assert.equal(await send(asA), 0, `v${v}`)
       const stale = await send({ ...asA, generationIdOrMemberEpoch: generation + 1 })
@@ -185,14 +182,9 @@ describe('TxnOffsetCommit handler', () => {
     for (const v of [3, 4, 5, 6]) {
       const h = await setup()
       const { services, asked } = broker(h)
-      const r = await callHandler(
-        services,
-        txnOffsetCommit,
-        v,
-        request(v, 'nobody', [{ topic: TOPIC, partitions: [[0, 1]] }], { generationIdOrMemberEpoch: 2, memberId: 'm' }),
-      )
+      const r = await commitTopic(services, v, 'nobody', [[0, 1]], { generationIdOrMemberEpoch: 2, memberId: 'm' })
       assert.deepEqual(errors(r), [[code(v >= 6 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION')]], `v${v}`)
-      const empty = await callHandler(services, txnOffsetCommit, v, request(v, '', [{ topic: TOPIC, partitions: [[0, 1]] }]))
+      const empty = await commitTopic(services, v, '', [[0, 1]])
       assert.deepEqual(errors(empty), [[code('INVALID_GROUP_ID')]])
       assert.equal(asked.length, 1, 'the verification is not asked for the empty group id')
     }
@@ -213,20 +205,10 @@ describe('TxnOffsetCommit handler', () => {
       const h = await setup()
       const { services } = broker(h, () => code(answer as Parameters<typeof code>[0]))
       const before = h.persistence.records.length
-      const r = await callHandler(
-        services,
-        txnOffsetCommit,
-        v,
-        request(v, 'g', [
-          {
-            topic: TOPIC,
-            partitions: [
-              [0, 1],
-              [1, 1],
-            ],
-          },
-        ]),
-      )
+      const r = await commitTopic(services, v, 'g', [
+        [0, 1],
+        [1, 1],
+      ])
       assert.deepEqual(errors(r), [[expected, expected]], `${answer} at v${v}`)
       assert.equal(h.persistence.records.length, before, 'nothing written')
       assert.equal(stable(h, 'g', 0).errorCode, 0)
@@ -236,7 +218,7 @@ describe('TxnOffsetCommit handler', () => {
     const { services } = broker(h, () => {
       throw Object.assign(new Error('boom'), {})
     })
-    const r = await callHandler(services, txnOffsetCommit, 3, request(3, 'g', [{ topic: TOPIC, partitions: [[0, 1]] }]))
+    const r = await commitTopic(services, 3, 'g', [[0, 1]])
     assert.deepEqual(errors(r), [[code('UNKNOWN_SERVER_ERROR')]])
   })
 
@@ -246,7 +228,7 @@ describe('TxnOffsetCommit handler', () => {
       h.persistence.holdLoads()
       void h.coordinator.onElection(h.persistence.partitionFor('g'), 0)
       const { services } = broker(h)
-      const r = await callHandler(services, txnOffsetCommit, v, request(v, 'g', [{ topic: TOPIC, partitions: [[0, 1]] }]))
+      const r = await commitTopic(services, v, 'g', [[0, 1]])
       assert.deepEqual(errors(r), [[code(v < 2 ? 'COORDINATOR_NOT_AVAILABLE' : 'COORDINATOR_LOAD_IN_PROGRESS')]], `v${v}`)
       h.persistence.releaseLoads()
     }
@@ -257,16 +239,13 @@ describe('OffsetFetch require_stable with a transaction pending', () => {
   it('v7–10: UNSTABLE_OFFSET_COMMIT (offset -1) on the pending partition only; the group’s error stays NONE; v1–6 cannot ask', async () => {
     const h = await setup()
     const { services } = broker(h)
-    await h.coordinator.commitOffsets({
-      groupId: 'g',
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      retentionTimeMs: -1,
-      apiVersion: 8,
-      offsets: [0, 1].map((partition) => ({ topic: 't', partition, offset: 5, leaderEpoch: 1, metadata: null })),
-    })
-    const pending = await callHandler(services, txnOffsetCommit, 3, request(3, 'g', [{ topic: TOPIC, partitions: [[0, 10]] }]))
+    await h.coordinator.commitOffsets(
+      commitParams(
+        'g',
+        [0, 1].map((partition) => ({ topic: 't', partition, offset: 5, leaderEpoch: 1, metadata: null })),
+      ),
+    )
+    const pending = await commitTopic(services, 3, 'g', [[0, 10]])
     assert.deepEqual(errors(pending), [[0]])
     const rows = (ps: Array<{ partitionIndex: number; committedOffset: number; errorCode: number }>) =>
       ps.map((p) => [p.partitionIndex, p.committedOffset, p.errorCode])

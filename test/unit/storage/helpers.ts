@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { KafkaError } from '../../../src/protocol/errors.js'
 import { validateProducedBatches } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import type { FileHandle, Fs, OpenMode } from '../../../src/storage/fs.js'
@@ -17,6 +18,17 @@ interface Cleanup {
 const cleanups = new WeakMap<TestLike, Cleanup>()
 
 /** A temp dir removed after the test, once every function passed to deferClose has run (LIFO). */
+/** The KafkaError name fn throws ('NONE' when it returns); other errors propagate. */
+export function errorName(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (err) {
+    if (err instanceof KafkaError) return err.errorName
+    throw err
+  }
+  return 'NONE'
+}
+
 export function tempDir(t: TestLike): string {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-storage-'))
   let c = cleanups.get(t)

@@ -18,6 +18,7 @@ import { CorruptSnapshotError, decodeSnapshot, encodeSnapshot, snapshotFileName 
 import { lastSequenceOf, type ProducerEntry, ProducerStateManager } from '../../../src/storage/producer-state.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import { errorName } from './helpers.js'
 
 const INT32_MAX = 0x7fffffff
 const DIR = '/data'
@@ -44,16 +45,6 @@ function headers(buffers: Buffer[], base = 0): BatchHeader[] {
     offset += h.lastOffsetDelta + 1
     return h
   })
-}
-
-function errorName(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (err) {
-    if (err instanceof KafkaError) return err.errorName
-    throw err
-  }
-  return 'NONE'
 }
 
 /** Checks and commits, as the log does around a write. */

@@ -5,7 +5,6 @@
 // unclean shutdown, on the memory and crash file systems and the virtual clock.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { KafkaError } from '../../../src/protocol/errors.js'
 import { iterateBatches } from '../../../src/protocol/records/iterator.js'
 import { CrashFs } from '../../../src/storage/crash-fs.js'
 import type { Fs } from '../../../src/storage/fs.js'
@@ -24,21 +23,11 @@ import {
 } from '../../../src/storage/transaction-index.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
-import { produce } from './helpers.js'
+import { errorName, produce } from './helpers.js'
 import { applyToState, marker as markerOf, T0, txnBatch, writeMarker } from './txn-helpers.js'
 
 const DIR = '/data'
 const PART = `${DIR}/t-0`
-
-function errorName(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (err) {
-    if (err instanceof KafkaError) return err.errorName
-    throw err
-  }
-  return 'NONE'
-}
 
 function openMgr(fs: Fs, clock: ManualClock, config: Partial<LogConfig> = {}) {
   return LogManager.open({ fs, clock, logDir: DIR, config: { ...defaultLogConfig, ...config }, logger: silentLogger })

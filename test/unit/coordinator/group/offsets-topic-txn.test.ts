@@ -19,7 +19,7 @@ import { buildRecordBatch } from '../../../../src/protocol/records/builder.js'
 import { iterateBatches } from '../../../../src/protocol/records/iterator.js'
 import { ManualClock } from '../../../../src/util/clock.js'
 import { silentLogger } from '../../../../src/util/logger.js'
-import { type LocalBroker, openLocalBroker } from '../../../helpers/local-broker.js'
+import { type LocalBroker, offsetsTopicOn, openLocalBroker } from '../../../helpers/local-broker.js'
 
 type TestLike = { after(fn: () => Promise<void> | void): void }
 
@@ -35,19 +35,7 @@ async function setup(t: TestLike): Promise<{ node: LocalBroker; clock: ManualClo
     await node.close().catch(() => {})
     await rm(dir, { recursive: true, force: true })
   })
-  return { node, clock, p: persistenceOf(node, clock) }
-}
-
-function persistenceOf(node: LocalBroker, clock: ManualClock): OffsetsTopicPersistence {
-  return new OffsetsTopicPersistence({
-    topics: node.controller,
-    replicas: node.replicas,
-    numPartitions: 50,
-    replicationFactor: 1,
-    segmentBytes: 104857600,
-    clock,
-    logger: silentLogger,
-  })
+  return { node, clock, p: offsetsTopicOn(node, clock) }
 }
 
 const offset = (o: number): CommittedOffset => ({
@@ -219,7 +207,7 @@ describe('OffsetsTopicPersistence: transactional offsets', () => {
     const coordinator = new GroupCoordinator({
       clock,
       logger: silentLogger,
-      persistence: persistenceOf(node, clock),
+      persistence: offsetsTopicOn(node, clock),
       config: DEFAULT_GROUP_COORDINATOR_CONFIG,
     })
     t.after(() => coordinator.close())
@@ -251,7 +239,7 @@ describe('OffsetsTopicPersistence: transactional offsets', () => {
     const next = new GroupCoordinator({
       clock,
       logger: silentLogger,
-      persistence: persistenceOf(node, clock),
+      persistence: offsetsTopicOn(node, clock),
       config: DEFAULT_GROUP_COORDINATOR_CONFIG,
     })
     t.after(() => next.close())

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MemoryGroupPersistence } from '../../../../src/coordinator/group/memory-persistence.js'
 import type { CommitOffsetsParams, TxnOffsetCommitParams } from '../../../../src/ports/groups.js'
-import { code, electAll, flush, formGroup, type Harness, setup, TestMember, track } from '../group-helpers.js'
+import { code, commitParams, electAll, flush, formGroup, type Harness, setup, TestMember, track } from '../group-helpers.js'
 
 const PARTITIONS = 3
 const PID = 4000
@@ -47,16 +47,8 @@ function txnCommit(
 }
 
 function plainCommit(h: Harness, offsets: Array<[string, number, number]>, p: Partial<CommitOffsetsParams> = {}): Promise<number[]> {
-  return h.coordinator.commitOffsets({
-    groupId: G,
-    generationId: -1,
-    memberId: '',
-    groupInstanceId: null,
-    retentionTimeMs: -1,
-    apiVersion: 8,
-    ...p,
-    offsets: offsets.map(([topic, partition, offset]) => ({ topic, partition, offset, leaderEpoch: 5, metadata: null })),
-  })
+  const list = offsets.map(([topic, partition, offset]) => ({ topic, partition, offset, leaderEpoch: 5, metadata: null }))
+  return h.coordinator.commitOffsets(commitParams(G, list, p))
 }
 
 /** [committed offset, error code] of one partition. */

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { TXN_STATE_IDS as S } from '../../../../src/coordinator/txn/txn-metadata.js'
-import { toLogValue } from '../../../../src/coordinator/txn/txn-metadata.js'
 import type { ListTransactionsFilter } from '../../../../src/ports/transactions.js'
 import { ErrorCode } from '../../../../src/protocol/errors.js'
 import { MemoryTxnLog, settle, txnRig, type TxnRig } from './txn-helpers.js'
@@ -41,6 +40,11 @@ async function add(
 
 async function end(rig: TxnRig, producerId: number, producerEpoch: number, commit: boolean, apiVersion = 4, id = ID) {
   return rig.coordinator.endTxn({ transactionalId: id, producerId, producerEpoch, commit, apiVersion })
+}
+
+/** The produce verification of transactions v2: adds orders-`partition` to ID's transaction. */
+function addVerified(rig: TxnRig, producerId: number, producerEpoch: number, partition = 0) {
+  return rig.coordinator.verifyLocal({ transactionalId: ID, producerId, producerEpoch, topic: 'orders', partition, addPartition: true })
 }
 
 async function started(): Promise<TxnRig> {
@@ -113,24 +117,7 @@ describe('transaction coordinator: InitProducerId', () => {
 
   it('moves to a new producer id at epoch 0 when the epoch is exhausted', async () => {
     const log = new MemoryTxnLog()
-    log.records.set(log.partitionFor(ID), [
-      {
-        id: ID,
-        value: toLogValue({
-          producerId: 77,
-          prevProducerId: -1,
-          nextProducerId: -1,
-          producerEpoch: 32766,
-          lastProducerEpoch: -1,
-          txnTimeoutMs: 60_000,
-          state: 'CompleteCommit',
-          partitions: new Set(),
-          txnStartTimestamp: 1,
-          txnLastUpdateTimestamp: 1,
-          clientTransactionVersion: 0,
-        }),
-      },
-    ])
+    log.seed(ID, { producerId: 77, producerEpoch: 32766, state: 'CompleteCommit', txnStartTimestamp: 1, txnLastUpdateTimestamp: 1 })
     const rig = txnRig({}, log)
     await rig.electAll()
     const r = await init(rig)
@@ -337,14 +324,7 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
   it('bumps the epoch at each EndTxn: the answer and the markers carry it; the old epoch is fenced afterwards', async () => {
     const rig = await started()
     await init(rig)
-    await rig.coordinator.verifyLocal({
-      transactionalId: ID,
-      producerId: 1000,
-      producerEpoch: 0,
-      topic: 'orders',
-      partition: 0,
-      addPartition: true,
-    })
+    await addVerified(rig, 1000, 0, 0)
     const r = await end(rig, 1000, 0, true, 5)
     assert.deepEqual(r, { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     await settle()
@@ -356,42 +336,15 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
     assert.deepEqual(await end(rig, 1000, 0, true, 5), { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     assert.equal((await end(rig, 1000, 0, false, 5)).errorCode, E('INVALID_TXN_STATE'))
     // A delayed write of the old transaction cannot join the next one.
-    assert.equal(
-      await rig.coordinator.verifyLocal({
-        transactionalId: ID,
-        producerId: 1000,
-        producerEpoch: 0,
-        topic: 'orders',
-        partition: 0,
-        addPartition: true,
-      }),
-      E('PRODUCER_FENCED'),
-    )
-    assert.equal(
-      await rig.coordinator.verifyLocal({
-        transactionalId: ID,
-        producerId: 1000,
-        producerEpoch: 1,
-        topic: 'orders',
-        partition: 0,
-        addPartition: true,
-      }),
-      0,
-    )
+    assert.equal(await addVerified(rig, 1000, 0, 0), E('PRODUCER_FENCED'))
+    assert.equal(await addVerified(rig, 1000, 1, 0), 0)
     assert.deepEqual(await end(rig, 1000, 1, false, 5), { errorCode: 0, producerId: 1000, producerEpoch: 2 })
   })
 
   it('an empty abort right after a commit waits for the commit to complete (CONCURRENT_TRANSACTIONS), never fencing its own producer', async () => {
     const rig = await started()
     await init(rig)
-    await rig.coordinator.verifyLocal({
-      transactionalId: ID,
-      producerId: 1000,
-      producerEpoch: 0,
-      topic: 'orders',
-      partition: 0,
-      addPartition: true,
-    })
+    await addVerified(rig, 1000, 0, 0)
     rig.markers.script.set('orders:0', [E('NOT_LEADER_OR_FOLLOWER')])
     assert.deepEqual(await end(rig, 1000, 0, true, 5), { errorCode: 0, producerId: 1000, producerEpoch: 1 })
     await settle()
@@ -406,14 +359,7 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
     const rig = txnRig()
     await rig.electAll()
     await init(rig, ID, { transactionTimeoutMs: 1000 })
-    await rig.coordinator.verifyLocal({
-      transactionalId: ID,
-      producerId: 1000,
-      producerEpoch: 0,
-      topic: 'orders',
-      partition: 0,
-      addPartition: true,
-    })
+    await addVerified(rig, 1000, 0, 0)
     rig.clock.advance(10_000)
     await settle()
     assert.equal(rig.log.last(ID)?.transactionStatus, S.CompleteAbort)
@@ -432,24 +378,15 @@ describe('transaction coordinator: EndTxn v5, transactions v2', () => {
 
   it('rotates to a new producer id when the bumped epoch would be exhausted; the retry is recognised', async () => {
     const log = new MemoryTxnLog()
-    log.records.set(log.partitionFor(ID), [
-      {
-        id: ID,
-        value: toLogValue({
-          producerId: 77,
-          prevProducerId: -1,
-          nextProducerId: -1,
-          producerEpoch: 32766,
-          lastProducerEpoch: -1,
-          txnTimeoutMs: 60_000,
-          state: 'Ongoing',
-          partitions: new Set(['orders:0']),
-          txnStartTimestamp: Date.now(),
-          txnLastUpdateTimestamp: Date.now(),
-          clientTransactionVersion: 2,
-        }),
-      },
-    ])
+    log.seed(ID, {
+      producerId: 77,
+      producerEpoch: 32766,
+      state: 'Ongoing',
+      partitions: new Set(['orders:0']),
+      txnStartTimestamp: Date.now(),
+      txnLastUpdateTimestamp: Date.now(),
+      clientTransactionVersion: 2,
+    })
     const rig = txnRig({}, log)
     rig.clock.advance(0)
     await rig.electAll()

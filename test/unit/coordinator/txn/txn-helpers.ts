@@ -8,6 +8,7 @@ import {
   DEFAULT_TXN_COORDINATOR_CONFIG,
 } from '../../../../src/coordinator/txn/txn-coordinator.js'
 import { partitionForTransactionalId, type TxnStateLog } from '../../../../src/coordinator/txn/txn-log.js'
+import { toLogValue, type TxnTransit } from '../../../../src/coordinator/txn/txn-metadata.js'
 import { decodeTxnValue, encodeTxnValue, type TxnLogValue } from '../../../../src/coordinator/txn/txn-records.js'
 import type { MarkerPartition, MarkerResult, TxnMarker } from '../../../../src/ports/transactions.js'
 import { KafkaError, type ErrorName } from '../../../../src/protocol/errors.js'
@@ -47,6 +48,28 @@ export class MemoryTxnLog implements TxnStateLog {
     const list = this.records.get(partition) ?? []
     for (const r of list) sink(r.id, r.value)
     return list.length
+  }
+
+  /**
+   * A state already in the log before the coordinator starts (as a previous coordinator wrote it):
+   * no previous or next producer id, no last epoch, a 60 s timeout, no partitions, transactions v1,
+   * unless given.
+   */
+  seed(
+    id: string,
+    t: Pick<TxnTransit, 'producerId' | 'producerEpoch' | 'state' | 'txnStartTimestamp' | 'txnLastUpdateTimestamp'> & Partial<TxnTransit>,
+  ): void {
+    const p = this.partitionFor(id)
+    const value = toLogValue({
+      prevProducerId: -1,
+      nextProducerId: -1,
+      lastProducerEpoch: -1,
+      txnTimeoutMs: 60_000,
+      partitions: new Set(),
+      clientTransactionVersion: 0,
+      ...t,
+    })
+    this.records.set(p, [...(this.records.get(p) ?? []), { id, value }])
   }
 
   hold(): void {
