@@ -2,9 +2,9 @@
 // producer-state.ts): random histories of transactional batches of three producers, markers, plain
 // batches, flushes, checkpoints, truncations (a follower's), clean restarts and power cuts on the
 // crash file system (durable state only, or with a random part of the pending writes); after every
-// restart and truncation the aborted
-// transactions the log reports, its open transactions and its last stable offset are those a fresh
-// producer state finds by replaying the recovered log from its start.
+// restart and truncation the aborted transactions the log reports, its open transactions and its
+// last stable offset are those a fresh producer state finds by replaying the recovered log from
+// its start.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
