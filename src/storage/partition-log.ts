@@ -718,6 +718,12 @@ export class PartitionLog {
         this.afterTruncation()
         await this.leaderEpochs.truncateFromEnd(this.nextOffset)
         await this.producers.reload(this.segments, this.startOffset, this.nextOffset, this.clock.now())
+        // The segments and snapshots removed above the new end are gone for good before anything
+        // written after the truncation can be made durable: otherwise a crash brings them back
+        // beside the new batches, a log mixing two histories whose old snapshots recovery trusts
+        // (found by the transactions crash property test). Kafka relies on ext4 committing the
+        // directory's changes with the next fsync; POSIX promises that only with the directory's own.
+        await this.fs.syncDir(this.dir)
         // The replay completed transactions whose markers may be below the high watermark already.
         this.producers.onHighWatermarkUpdated(this.hw)
         this.logger.info('truncated log', { dir: this.dir, offset, logEndOffset: this.nextOffset })
@@ -751,6 +757,8 @@ export class PartitionLog {
     this.afterTruncation()
     await this.leaderEpochs.truncateFromEnd(0)
     await this.producers.clear()
+    // As in truncateTo: the removed files must not come back beside the new segment's batches.
+    await this.fs.syncDir(this.dir)
     this.logger.info('emptied log', { dir: this.dir, logStartOffset: offset })
     if (this.flushedOffset < recoveryPoint) await this.onRecoveryPointLowered?.()
   }
