@@ -378,6 +378,13 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
       producers.state.removeExpired(producers.nowMs)
     }
   }
+  // What recovery removed (leftovers, the segments after a torn one, snapshots past the log end,
+  // corrupt or below the start) stays removed: without the directory's fsync a later crash could
+  // bring those files back beside what is appended from here on — a log mixing two histories,
+  // with an old snapshot trusted as the state at its offset (found by the transactions crash
+  // property test). Kafka relies on ext4 committing the unlinks with the next fsync.
+  const left = new Set(await fs.readdir(dir))
+  if (names.some((n) => !left.has(n))) await fs.syncDir(dir)
   const first = segments[0]!.baseOffset
   const logStartOffset = Math.min(Math.max(opts.logStartOffset ?? first, first), nextOffset)
   return {
