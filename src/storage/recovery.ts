@@ -28,7 +28,9 @@
 // then the batch headers from its offset — from the log start without one — to the log end are
 // replayed: those of rescanned segments as the rescan meets them (no second read), the others by
 // a header walk. Snapshots above the recovered log end (their offsets were lost; the state is then
-// rebuilt from an older one) or below the log start are deleted. A clean shutdown leaves a
+// rebuilt from an older one) or below the log start are deleted, and so, after a crash, are those
+// above the first rescanned segment's base offset (they follow batches that were not fsynced).
+// Whatever recovery removes, it makes durable with the directory's fsync before the log goes on. A clean shutdown leaves a
 // snapshot at the log end when there are producers, so after a clean shutdown without any
 // snapshot there is no producer state and nothing is read (Kafka's rule for logs without snapshots).
 //
@@ -211,11 +213,18 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
   if (producers) {
     producers.state.clear()
     const minStart = opts.logStartOffset ?? segments[0]!.baseOffset
+    // After a crash the snapshots above the first rescanned segment's base offset describe
+    // batches that were not fsynced: the disk may have kept a snapshot file and lost the batches
+    // it follows, or kept a truncation's rewritten batches beside an older history's snapshot
+    // (found by the transactions crash property test). As Kafka's LogLoader, which rebuilds the
+    // state of each unflushed segment from the log and snapshots it again, they are not trusted:
+    // they go, and the state is replayed from the one at or below that base.
+    const maxTrusted = !opts.cleanShutdown && from < segments.length ? segments[from]!.baseOffset : Number.POSITIVE_INFINITY
     ;({
       offsets: snapshots,
       loadedAt: snapshotAt,
       found: hadSnapshot,
-    } = await loadNewestSnapshot(fs, dir, logger, producers.state, producers.nowMs, minStart))
+    } = await loadNewestSnapshot(fs, dir, logger, producers.state, producers.nowMs, minStart, maxTrusted))
   }
   const replayFrom = snapshotAt >= 0 ? snapshotAt : (opts.logStartOffset ?? 0)
   // The state the rescanned segments' transaction indexes are rebuilt with (see the header comment).
@@ -402,8 +411,8 @@ export async function loadSegments(opts: LoadOptions): Promise<LoadedLog> {
 }
 
 /**
- * Deletes the snapshots below minOffset, loads the newest that decodes into state (deleting the
- * corrupt ones above it) and returns the offsets left and the loaded one (-1: none).
+ * Deletes the snapshots below minOffset or above maxOffset, loads the newest that decodes into
+ * state (deleting the corrupt ones above it) and returns the offsets left and the loaded one (-1: none).
  */
 async function loadNewestSnapshot(
   fs: Fs,
@@ -412,10 +421,11 @@ async function loadNewestSnapshot(
   state: ProducerStateManager,
   nowMs: number,
   minOffset: number,
+  maxOffset: number,
 ): Promise<{ offsets: number[]; loadedAt: number; found: boolean }> {
   const offsets: number[] = []
   for (const o of snapshotOffsets(await fs.readdir(dir))) {
-    if (o < minOffset) await deleteSnapshot(fs, dir, o)
+    if (o < minOffset || o > maxOffset) await deleteSnapshot(fs, dir, o)
     else offsets.push(o)
   }
   const found = offsets.length > 0
@@ -476,8 +486,7 @@ export interface ProducerStateLoad {
 export async function loadProducerState(opts: ProducerStateLoad): Promise<number[]> {
   const { fs, dir, state } = opts
   state.clear()
-  for (const o of snapshotOffsets(await fs.readdir(dir))) if (o > opts.logEndOffset) await deleteSnapshot(fs, dir, o)
-  const { offsets, loadedAt } = await loadNewestSnapshot(fs, dir, opts.logger, state, opts.nowMs, opts.logStartOffset)
+  const { offsets, loadedAt } = await loadNewestSnapshot(fs, dir, opts.logger, state, opts.nowMs, opts.logStartOffset, opts.logEndOffset)
   await replayProducerState(opts.segments, loadedAt >= 0 ? loadedAt : opts.logStartOffset, opts.logEndOffset, state)
   state.removeExpired(opts.nowMs)
   return offsets

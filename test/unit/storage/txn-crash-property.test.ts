@@ -387,6 +387,26 @@ const REGRESSIONS: Array<{ name: string; scenario: Scenario }> = [
       ],
     },
   },
+  {
+    name: 'a snapshot above the recovery point, kept by the disk beside a lost truncation, is not trusted (recovery.ts loadSegments)',
+    scenario: {
+      segmentBytes: 250,
+      flushIntervalMessages: Number.MAX_SAFE_INTEGER,
+      ops: [
+        { t: 'data', pid: 1, n: 1, transactional: true },
+        { t: 'crash', seed: 2084695798 },
+        { t: 'data', pid: 9, n: 1, transactional: false },
+        { t: 'data', pid: 1, n: 1, transactional: true },
+        { t: 'truncate', fraction: 0 },
+        { t: 'end', pid: 1, commit: false },
+        { t: 'data', pid: 1, n: 1, transactional: true },
+        { t: 'data', pid: 1, n: 1, transactional: true },
+        { t: 'data', pid: 1, n: 1, transactional: true },
+        { t: 'crash', seed: 479808240 },
+        { t: 'flush' },
+      ],
+    },
+  },
 ]
 
 // Each is replayed as found, then with the power cut after every file-system change of its
