@@ -360,12 +360,14 @@ describe('producer state in the partition log', () => {
     mgr = await openMgr(fs, clock, { segmentBytes: 300, flushIntervalMessages: 1 })
     log = mgr.get('t', 0)!
     assert.equal(log.logEndOffset, end, 'every record was fsynced')
-    // The last roll's snapshot (its producer's last batch) and the batches after it, replayed.
-    const snap = log.producerSnapshotOffsets().at(-1)!
-    assert.ok(snap > 0 && snap < end, `no snapshot at the log end after a crash: ${snap}`)
+    // No recovery point was checkpointed, so every segment is rescanned; the rolls' snapshots
+    // above the first rescanned segment follow batches that may not have been fsynced, so they
+    // are not trusted (recovery.ts, as Kafka's LogLoader rebuilds the state of unflushed
+    // segments from the log): the state is replayed from the log start.
+    assert.deepEqual(log.producerSnapshotOffsets(), [], 'no snapshot above the recovery point is kept')
     const after = log.producerEntries()
     assert.equal(after.length, 1)
-    assert.deepEqual(after[0]!.batches, before[0]!.batches.slice(-(end - snap + 1)))
+    assert.deepEqual(after[0]!.batches, before[0]!.batches)
     assert.ok((await produce(log, [idem(21, 0, 11)])).duplicate)
     assert.equal((await produce(log, [idem(21, 0, 12)])).baseOffset, end)
     await mgr.close()
