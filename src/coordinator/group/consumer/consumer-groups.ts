@@ -17,8 +17,10 @@
 // - Regex subscriptions (v1) are evaluated with JavaScript's RegExp as a full match. Kafka uses
 //   RE2/J; the two agree on ordinary patterns (classes, alternation, quantifiers) but not on every
 //   construct (JS has lookaround and backreferences, RE2/J has neither), an approximation.
-// - Not here yet: persistence in __consumer_offsets (a coordinator restart forgets these groups),
-//   conversion to and from classic groups, rack-aware assignment.
+// - image()/restore() give and take a group's durable state, which records.ts turns into Kafka's
+//   ConsumerGroup* records of `__consumer_offsets` and back. Not here yet: writing those records
+//   as the group changes and replaying them when the coordinator takes a partition over
+//   (offsets-topic.ts), conversion to and from classic groups, rack-aware assignment.
 import { randomUUID } from 'node:crypto'
 import { ErrorCode, type ErrorName } from '../../../protocol/errors.js'
 import type { ConsumerGroupDescribeResponseData } from '../../../protocol/messages/69-consumer-group-describe.js'
@@ -38,6 +40,7 @@ import {
   toWire,
 } from './assignment.js'
 import { ASSIGNORS, type Assignor } from './assignors.js'
+import type { GroupImage } from './records.js'
 import { type MemberState, reconcile } from './reconcile.js'
 
 export const LEAVE_EPOCH = -1
@@ -465,6 +468,66 @@ export class ConsumerGroups {
     const member = this.groups.get(groupId)?.members.get(memberId)
     if (member === undefined) return 'UNKNOWN_MEMBER_ID'
     return memberEpoch === member.memberEpoch ? 'NONE' : 'STALE_MEMBER_EPOCH'
+  }
+
+  /** The group's durable state (records.ts turns it into `__consumer_offsets` records). */
+  image(groupId: string): GroupImage | undefined {
+    const g = this.groups.get(groupId)
+    if (g === undefined) return undefined
+    return {
+      groupId,
+      groupEpoch: g.groupEpoch,
+      targetAssignmentEpoch: g.targetAssignmentEpoch,
+      members: [...g.members.values()].map((m) => ({
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        subscribedTopicRegex: m.subscribedTopicRegex,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        serverAssignor: m.serverAssignor,
+        memberEpoch: m.memberEpoch,
+        previousMemberEpoch: m.previousMemberEpoch,
+        state: m.state,
+        assigned: m.assigned,
+        pendingRevocation: m.pendingRevocation,
+        target: g.target.get(m.memberId) ?? emptyAssignment(),
+      })),
+    }
+  }
+
+  /**
+   * Installs a group rebuilt from its records (a coordinator that took over the partition): every
+   * member gets a fresh session timeout, so members still alive heartbeat on with their epochs and
+   * those gone expire; a member that was revoking gets a fresh rebalance timeout.
+   */
+  restore(image: GroupImage): void {
+    const g = new ConsumerGroup(image.groupId)
+    g.groupEpoch = image.groupEpoch
+    g.targetAssignmentEpoch = image.targetAssignmentEpoch
+    for (const mi of image.members) {
+      const m = new ConsumerMember(mi.memberId, mi.instanceId, mi.clientId, mi.clientHost)
+      Object.assign(m, {
+        rackId: mi.rackId,
+        subscribedTopicNames: mi.subscribedTopicNames,
+        subscribedTopicRegex: mi.subscribedTopicRegex,
+        rebalanceTimeoutMs: mi.rebalanceTimeoutMs,
+        serverAssignor: mi.serverAssignor,
+        memberEpoch: mi.memberEpoch,
+        previousMemberEpoch: mi.previousMemberEpoch,
+        state: mi.state,
+        assigned: mi.assigned,
+        pendingRevocation: mi.pendingRevocation,
+      })
+      g.members.set(m.memberId, m)
+      g.target.set(m.memberId, mi.target)
+      this.armTimers(g, m, false)
+    }
+    g.subscribedPartitions = this.subscribed(g)
+    this.groups.get(image.groupId)?.members.forEach((m) => this.cancelTimers(m))
+    this.groups.set(image.groupId, g)
   }
 
   describe(groupIds: readonly string[]): ConsumerGroupDescribeResponseData['groups'] {
