@@ -526,7 +526,7 @@ export class ConsumerGroups {
       this.armTimers(g, m, false)
     }
     g.subscribedPartitions = this.subscribed(g)
-    this.groups.get(image.groupId)?.members.forEach((m) => this.cancelTimers(m))
+    for (const m of this.groups.get(image.groupId)?.members.values() ?? []) this.cancelTimers(m)
     this.groups.set(image.groupId, g)
   }
 
