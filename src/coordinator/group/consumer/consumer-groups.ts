@@ -11,7 +11,10 @@
 // - Epochs in a heartbeat: 0 joins, -1 leaves, -2 leaves as a static member (its assignment is kept
 //   for a rejoin with the same group.instance.id within the session timeout); a positive epoch
 //   must be the member's epoch, or its previous one when the heartbeat reports owning no more than
-//   the member's assignment (a lost response), else FENCED_MEMBER_EPOCH.
+//   the member's assignment (a lost response), else FENCED_MEMBER_EPOCH. A positive epoch for a
+//   group or member not known is UNKNOWN_MEMBER_ID (Kafka answers GROUP_ID_NOT_FOUND for an unknown
+//   group; UNKNOWN_MEMBER_ID makes the client rejoin at epoch 0 instead, which is what a group lost
+//   with an unpersisted coordinator needs).
 // - Session timeout (group.consumer.session.timeout.ms) restarts with each heartbeat; a member
 //   that does not revoke within its rebalance timeout is fenced too. Either removes the member.
 // - Regex subscriptions (v1) are evaluated with JavaScript's RegExp as a full match. Kafka uses
