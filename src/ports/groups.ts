@@ -1,5 +1,10 @@
 // The GroupService port: consumer groups (the classic protocol) and committed offsets, implemented
 // by the coordinator in coordinator/group/. Error codes are Kafka's; 0 = NONE.
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseData,
+} from '../protocol/messages/68-consumer-group-heartbeat.js'
+import type { ConsumerGroupDescribeResponseData } from '../protocol/messages/69-consumer-group-describe.js'
 
 export interface GroupProtocol {
   name: string
@@ -196,4 +201,12 @@ export interface GroupService {
   deleteGroups(groupIds: string[]): Promise<Array<{ groupId: string; errorCode: number }>>
   /** Creates `__consumer_offsets` if it is missing (Kafka creates it on the first FindCoordinator). */
   ensureCoordinatorTopic(): Promise<void>
+  /** ConsumerGroupHeartbeat (KIP-848): join, heartbeat, reconcile or leave a consumer-protocol group. */
+  consumerGroupHeartbeat(
+    req: ConsumerGroupHeartbeatRequestData,
+    apiVersion: number,
+    client: { clientId: string; clientHost: string },
+  ): ConsumerGroupHeartbeatResponseData
+  /** ConsumerGroupDescribe: one entry per group id, in order. */
+  consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups']
 }

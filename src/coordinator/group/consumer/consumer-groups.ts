@@ -473,6 +473,12 @@ export class ConsumerGroups {
     return memberEpoch === member.memberEpoch ? 'NONE' : 'STALE_MEMBER_EPOCH'
   }
 
+  /** Drops the group from memory, its timers cancelled (its partition moved to another coordinator). */
+  forget(groupId: string): void {
+    for (const m of this.groups.get(groupId)?.members.values() ?? []) this.cancelTimers(m)
+    this.groups.delete(groupId)
+  }
+
   /** The group's durable state (records.ts turns it into `__consumer_offsets` records). */
   image(groupId: string): GroupImage | undefined {
     const g = this.groups.get(groupId)
