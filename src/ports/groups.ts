@@ -192,8 +192,16 @@ export interface GroupService {
   /** A marker reached __consumer_offsets partition `offsetsPartition` (after it is written): the
    *  producer's pending transactional offsets there are committed (commit=true) or dropped. */
   completeTransaction(offsetsPartition: number, producerId: number, commit: boolean): void
-  /** topics null = every committed offset of the group. */
-  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult
+  /**
+   * topics null = every committed offset of the group. member: OffsetFetch v9+'s member id and
+   * epoch, checked for a consumer-protocol group (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
+   */
+  fetchOffsets(
+    groupId: string,
+    topics: TopicPartitions[] | null,
+    requireStable: boolean,
+    member?: { memberId: string | null; memberEpoch: number },
+  ): FetchOffsetsResult
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult>
   describeGroups(groupIds: string[]): DescribedGroup[]
   /** Empty filters match everything; both compare case-insensitively. */

@@ -252,9 +252,19 @@ export class GroupCoordinator implements GroupService {
     else this.opts.logger.debug('a transaction marker of a partition not coordinated here', { offsetsPartition, producerId })
   }
 
-  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult {
+  fetchOffsets(
+    groupId: string,
+    topics: TopicPartitions[] | null,
+    requireStable: boolean,
+    member?: { memberId: string | null; memberEpoch: number },
+  ): FetchOffsetsResult {
     const error = this.refuse(groupId, 'offsets')
-    return error ? { errorCode: code(error), topics: [] } : this.offsets.fetch(groupId, topics, requireStable)
+    if (error) return { errorCode: code(error), topics: [] }
+    if (member !== undefined && this.consumer.groups.has(groupId)) {
+      const refused = this.consumer.validateOffsetFetch(groupId, member.memberId, member.memberEpoch)
+      if (refused !== 'NONE') return { errorCode: code(refused), topics: [] }
+    }
+    return this.offsets.fetch(groupId, topics, requireStable)
   }
 
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult> {

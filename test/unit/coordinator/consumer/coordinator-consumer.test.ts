@@ -57,6 +57,12 @@ describe('group coordinator: consumer-protocol groups', () => {
     assert.deepEqual(await commit(c, 'm', 0), [113])
     assert.deepEqual(await commit(c, 'x', 1), [25])
     assert.equal(c.fetchOffsets('g', [{ name: 'T', partitions: [0] }], false).topics[0]!.partitions[0]!.committedOffset, 42)
+    // OffsetFetch v9+ with the member's id and epoch.
+    const asMember = (memberId: string, memberEpoch: number) => c.fetchOffsets('g', null, false, { memberId, memberEpoch })
+    assert.equal(asMember('m', 1).errorCode, 0)
+    assert.equal(asMember('m', 1).topics[0]!.partitions[0]!.committedOffset, 42)
+    assert.equal(asMember('m', 7).errorCode, 113)
+    assert.equal(asMember('x', 1).errorCode, 25)
   })
 
   it('lists the group as type consumer (not its offsets as a classic one); DescribeGroups refuses it', async () => {
