@@ -176,6 +176,12 @@ export class Broker {
           offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes'),
         },
         ensureTopic: () => offsetsTopic.ensureTopic(),
+        topics: () => new Map(controller.list().map((t) => [t.name, { id: t.topicId, partitions: t.partitions }])),
+        consumerGroups: {
+          sessionTimeoutMs: config.get('group.consumer.session.timeout.ms'),
+          heartbeatIntervalMs: config.get('group.consumer.heartbeat.interval.ms'),
+          assignors: config.get('group.consumer.assignors'),
+        },
       })
       // A group's coordinator is its __consumer_offsets partition's leader.
       followOffsetsLeadership(groups, parts.sync, replicas)

@@ -44,8 +44,9 @@ export const FEATURES: readonly FeatureLevels[] = [
   // read the feature (librdkafka, kafkajs) keep using v1. Level 1 (flexible transaction log values)
   // is between them.
   { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
-  // KIP-848 consumer groups (1) — only classic groups so far.
-  { name: 'group.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-848 consumer groups (1): ConsumerGroupHeartbeat/ConsumerGroupDescribe are served
+  // (coordinator/group/consumer/); the Java 4 consumer with group.protocol=consumer needs it.
+  { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
   // KIP-966 eligible leader replicas (1) — leaders are elected from the ISR only; the ELR lists
   // in DescribeTopicPartitions stay empty.
   { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },

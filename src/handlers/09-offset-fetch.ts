@@ -5,7 +5,8 @@
 // on the partition, offset -1, as Kafka — the top-level (v2–7) and group (v8+) error codes stay
 // NONE, and the consumer retries those partitions. v1 has no top-level error code, so a group-level
 // error (INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR) is put on every
-// requested partition, as Kafka answers v0–1. v9's member id/epoch concern KIP-848 groups only.
+// requested partition, as Kafka answers v0–1. v9's member id/epoch are checked for KIP-848 groups
+// only (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID as the group's error).
 // v10 names topics by id: as Kafka's KafkaApis, an id no topic has answers UNKNOWN_TOPIC_ID on
 // each of its partitions (offset -1), and every topic of the answer carries its id (the zero id
 // for a committed topic that no longer exists).
@@ -18,11 +19,15 @@ import type { FetchedOffset, FetchOffsetsResult } from '../ports/groups.js'
 type RequestedTopics = Array<{ name: string; partitionIndexes: number[] }> | null
 
 export default defineHandler(OffsetFetchRequest, OffsetFetchResponse, { minVersion: 1, maxVersion: 10 }, (ctx, req) => {
+  const members = new Map(
+    ctx.apiVersion >= 9 ? req.groups.map((g) => [g.groupId, { memberId: g.memberId, memberEpoch: g.memberEpoch }]) : [],
+  )
   const fetch = (groupId: string, topics: RequestedTopics): FetchOffsetsResult =>
     ctx.broker.groups.fetchOffsets(
       groupId,
       topics?.map((t) => ({ name: t.name, partitions: t.partitionIndexes })) ?? null,
       req.requireStable,
+      members.get(groupId),
     )
 
   if (ctx.apiVersion >= 10) return { throttleTimeMs: 0, groups: req.groups.map((g) => fetchByTopicId(ctx, g, fetch)) }

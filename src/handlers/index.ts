@@ -39,6 +39,8 @@ import describeTransactions from './65-describe-transactions.js'
 import listTransactions from './66-list-transactions.js'
 import getTelemetrySubscriptions from './71-get-telemetry-subscriptions.js'
 import pushTelemetry from './72-push-telemetry.js'
+import consumerGroupHeartbeat from './68-consumer-group-heartbeat.js'
+import consumerGroupDescribe from './69-consumer-group-describe.js'
 import describeTopicPartitions from './75-describe-topic-partitions.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
@@ -84,6 +86,8 @@ export const allHandlers: Handler[] = [
   listTransactions,
   getTelemetrySubscriptions,
   pushTelemetry,
+  consumerGroupHeartbeat,
+  consumerGroupDescribe,
   describeTopicPartitions,
 ]
 

@@ -1,5 +1,10 @@
 // The GroupService port: consumer groups (the classic protocol) and committed offsets, implemented
 // by the coordinator in coordinator/group/. Error codes are Kafka's; 0 = NONE.
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseData,
+} from '../protocol/messages/68-consumer-group-heartbeat.js'
+import type { ConsumerGroupDescribeResponseData } from '../protocol/messages/69-consumer-group-describe.js'
 
 export interface GroupProtocol {
   name: string
@@ -187,8 +192,16 @@ export interface GroupService {
   /** A marker reached __consumer_offsets partition `offsetsPartition` (after it is written): the
    *  producer's pending transactional offsets there are committed (commit=true) or dropped. */
   completeTransaction(offsetsPartition: number, producerId: number, commit: boolean): void
-  /** topics null = every committed offset of the group. */
-  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult
+  /**
+   * topics null = every committed offset of the group. member: OffsetFetch v9+'s member id and
+   * epoch, checked for a consumer-protocol group (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
+   */
+  fetchOffsets(
+    groupId: string,
+    topics: TopicPartitions[] | null,
+    requireStable: boolean,
+    member?: { memberId: string | null; memberEpoch: number },
+  ): FetchOffsetsResult
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult>
   describeGroups(groupIds: string[]): DescribedGroup[]
   /** Empty filters match everything; both compare case-insensitively. */
@@ -196,4 +209,12 @@ export interface GroupService {
   deleteGroups(groupIds: string[]): Promise<Array<{ groupId: string; errorCode: number }>>
   /** Creates `__consumer_offsets` if it is missing (Kafka creates it on the first FindCoordinator). */
   ensureCoordinatorTopic(): Promise<void>
+  /** ConsumerGroupHeartbeat (KIP-848): join, heartbeat, reconcile or leave a consumer-protocol group. */
+  consumerGroupHeartbeat(
+    req: ConsumerGroupHeartbeatRequestData,
+    apiVersion: number,
+    client: { clientId: string; clientHost: string },
+  ): ConsumerGroupHeartbeatResponseData
+  /** ConsumerGroupDescribe: one entry per group id, in order. */
+  consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups']
 }

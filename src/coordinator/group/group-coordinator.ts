@@ -60,6 +60,12 @@ import { type GroupIdUse, groupIdError } from './limits.js'
 import { Membership } from './membership.js'
 import { OffsetTable } from './offset-table.js'
 import { Offsets } from './offsets.js'
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseData,
+} from '../../protocol/messages/68-consumer-group-heartbeat.js'
+import type { ConsumerGroupDescribeResponseData } from '../../protocol/messages/69-consumer-group-describe.js'
+import { type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './consumer/consumer-groups.js'
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
 import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
@@ -84,6 +90,9 @@ export interface GroupCoordinatorOptions {
   config: GroupCoordinatorConfig
   /** Creates `__consumer_offsets` if needed (OffsetsTopicPersistence.ensureTopic in the broker). */
   ensureTopic?: () => Promise<void>
+  /** The topics consumer-protocol groups subscribe to (none when absent). */
+  topics?: TopicSource
+  consumerGroups?: ConsumerGroupConfig
 }
 
 type Status = 'ready' | 'closed'
@@ -109,6 +118,7 @@ export class GroupCoordinator implements GroupService {
   private status: Status = 'ready'
   private retentionTimer: Timer | null = null
   private readonly partitions = new Map<number, PartitionOwnership>()
+  private readonly consumer: ConsumerGroups
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
     this.env = { clock: opts.clock, logger: opts.logger, persistence: opts.persistence, config: opts.config, groups: this.groups }
@@ -116,6 +126,7 @@ export class GroupCoordinator implements GroupService {
     this.membership = new Membership(this.env, this.rb)
     this.offsets = new Offsets(this.env, this.rb)
     this.txnOffsets = new TxnOffsets(this.env)
+    this.consumer = new ConsumerGroups(opts.clock, opts.topics ?? (() => new Map()), opts.consumerGroups)
     this.scheduleRetentionCheck()
   }
 
@@ -173,7 +184,50 @@ export class GroupCoordinator implements GroupService {
   commitOffsets(params: CommitOffsetsParams): Promise<number[]> {
     const error = this.refuse(params.groupId, 'offsets')
     if (error) return Promise.resolve(params.offsets.map(() => code(error)))
+    if (this.consumer.groups.has(params.groupId)) {
+      // A consumer-protocol group: the member and its epoch are checked there; the offsets are kept
+      // as any group's, under a carrier with no classic member (generation -1).
+      const refused = this.consumer.validateOffsetCommit(params.groupId, params.memberId, params.generationId)
+      if (refused !== 'NONE') return Promise.resolve(params.offsets.map(() => code(refused)))
+      return this.offsets.commit({ ...params, generationId: -1, memberId: '', groupInstanceId: null })
+    }
     return this.offsets.commit(params)
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Consumer protocol (KIP-848)
+
+  consumerGroupHeartbeat(
+    req: ConsumerGroupHeartbeatRequestData,
+    apiVersion: number,
+    client: { clientId: string; clientHost: string },
+  ): ConsumerGroupHeartbeatResponseData {
+    const fail = (name: ErrorName, message: string | null = null): ConsumerGroupHeartbeatResponseData => ({
+      throttleTimeMs: 0,
+      errorCode: code(name),
+      errorMessage: message,
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    })
+    const error = this.refuse(req.groupId, 'membership')
+    if (error) return fail(error)
+    const classic = this.groups.get(req.groupId)
+    if (classic !== undefined && !classic.is('Empty')) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+    return this.consumer.heartbeat(req, apiVersion, client)
+  }
+
+  consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups'] {
+    return groupIds.map((groupId) => {
+      const error = this.refuse(groupId, 'admin')
+      const described = this.consumer.describe([groupId])[0]!
+      if (error) return { ...described, errorCode: code(error), errorMessage: null, groupState: '', members: [] }
+      if (!this.consumer.groups.has(groupId) && this.groups.has(groupId)) {
+        return { ...described, errorMessage: `Group ${groupId} is not a consumer group.` }
+      }
+      return described
+    })
   }
 
   async txnOffsetCommit(params: TxnOffsetCommitParams): Promise<number[]> {
@@ -198,9 +252,19 @@ export class GroupCoordinator implements GroupService {
     else this.opts.logger.debug('a transaction marker of a partition not coordinated here', { offsetsPartition, producerId })
   }
 
-  fetchOffsets(groupId: string, topics: TopicPartitions[] | null, requireStable: boolean): FetchOffsetsResult {
+  fetchOffsets(
+    groupId: string,
+    topics: TopicPartitions[] | null,
+    requireStable: boolean,
+    member?: { memberId: string | null; memberEpoch: number },
+  ): FetchOffsetsResult {
     const error = this.refuse(groupId, 'offsets')
-    return error ? { errorCode: code(error), topics: [] } : this.offsets.fetch(groupId, topics, requireStable)
+    if (error) return { errorCode: code(error), topics: [] }
+    if (member !== undefined && this.consumer.groups.has(groupId)) {
+      const refused = this.consumer.validateOffsetFetch(groupId, member.memberId, member.memberEpoch)
+      if (refused !== 'NONE') return { errorCode: code(refused), topics: [] }
+    }
+    return this.offsets.fetch(groupId, topics, requireStable)
   }
 
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult> {
@@ -232,6 +296,17 @@ export class GroupCoordinator implements GroupService {
     return groupIds.map((groupId) => {
       const error = this.refuse(groupId, 'admin')
       if (error) return { errorCode: code(error), groupId, groupState: '', protocolType: '', protocolData: '', members: [] }
+      if (this.consumer.groups.has(groupId)) {
+        // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe describes it).
+        return {
+          errorCode: code('GROUP_ID_NOT_FOUND'),
+          groupId,
+          groupState: 'Dead',
+          protocolType: 'consumer',
+          protocolData: '',
+          members: [],
+        }
+      }
       const group = this.groups.get(groupId)
       // Kafka answers an unknown group as a Dead one, without an error.
       if (!group) return { errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] }
@@ -263,7 +338,14 @@ export class GroupCoordinator implements GroupService {
     const states = new Set(filter.states.map((s) => s.toLowerCase()))
     const types = new Set(filter.types.map((s) => s.toLowerCase()))
     const groups: ListedGroup[] = []
+    for (const g of this.consumer.groups.values()) {
+      if (this.ownershipError(g.groupId) !== null) continue
+      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue
+      if (types.size > 0 && !types.has('consumer')) continue
+      groups.push({ groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' })
+    }
     for (const g of this.groups.values()) {
+      if (this.consumer.groups.has(g.groupId)) continue // the offsets' carrier of a consumer group
       if (states.size > 0 && !states.has(g.state.toLowerCase())) continue
       if (types.size > 0 && !types.has('classic')) continue
       groups.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' })
@@ -374,6 +456,9 @@ export class GroupCoordinator implements GroupService {
   /** Drops the partition's groups from memory, as Kafka's onGroupUnloaded: Dead, held requests answered. */
   private unloadPartition(partition: number): number {
     let count = 0
+    for (const groupId of [...this.consumer.groups.keys()]) {
+      if (this.opts.persistence.partitionFor(groupId) === partition) this.consumer.forget(groupId)
+    }
     for (const group of [...this.groups.values()]) {
       if (this.opts.persistence.partitionFor(group.groupId) !== partition) continue
       this.rb.shutDownGroup(group, code('NOT_COORDINATOR'))

@@ -38,6 +38,8 @@ import { DescribeClusterRequest, DescribeClusterResponse } from './60-describe-c
 import { DescribeProducersRequest, DescribeProducersResponse } from './61-describe-producers.js'
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './65-describe-transactions.js'
 import { ListTransactionsRequest, ListTransactionsResponse } from './66-list-transactions.js'
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from './68-consumer-group-heartbeat.js'
+import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from './69-consumer-group-describe.js'
 import { GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse } from './71-get-telemetry-subscriptions.js'
 import { PushTelemetryRequest, PushTelemetryResponse } from './72-push-telemetry.js'
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js'
@@ -88,6 +90,8 @@ export const apis: ApiDecl[] = [
   pair(DescribeProducersRequest, DescribeProducersResponse),
   pair(DescribeTransactionsRequest, DescribeTransactionsResponse),
   pair(ListTransactionsRequest, ListTransactionsResponse),
+  pair(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
+  pair(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse),
   pair(GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse),
   pair(PushTelemetryRequest, PushTelemetryResponse),
   pair(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),

@@ -195,7 +195,9 @@ public final class Interop {
       SupportedVersionRange tvRange = features.supportedFeatures().get("transaction.version");
       check(tv != null && tv.maxVersionLevel() == 2 && tvRange != null && tvRange.maxVersion() == 2,
           "describeFeatures: transaction.version not finalized at 2: " + features);
-      for (String off : List.of("group.version", "share.version")) {
+      FinalizedVersionRange gv = features.finalizedFeatures().get("group.version");
+      check(gv != null && gv.maxVersionLevel() == 1, "describeFeatures: group.version (KIP-848) not finalized at 1: " + features);
+      for (String off : List.of("share.version")) {
         check(!features.finalizedFeatures().containsKey(off) && !features.supportedFeatures().containsKey(off),
             "describeFeatures: " + off + " advertised but not implemented: " + features);
       }

@@ -1,0 +1,15 @@
+// ConsumerGroupHeartbeat v0–1 (KIP-848): the consumer protocol's one group RPC, answered by the
+// group coordinator (coordinator/group/consumer/consumer-groups.ts): the member's epoch, its
+// heartbeat interval and, when it changed, its assignment. Errors: INVALID_REQUEST,
+// UNSUPPORTED_ASSIGNOR, INVALID_REGULAR_EXPRESSION, UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH,
+// UNRELEASED_INSTANCE_ID, GROUP_ID_NOT_FOUND (a classic group of that id has members),
+// INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/68-consumer-group-heartbeat.js'
+import { defineHandler } from './define.js'
+
+export default defineHandler(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, { minVersion: 0, maxVersion: 1 }, (ctx, req) =>
+  ctx.broker.groups.consumerGroupHeartbeat(req, ctx.apiVersion, {
+    clientId: ctx.header.clientId ?? '',
+    clientHost: `/${ctx.conn.remoteAddress}`,
+  }),
+)

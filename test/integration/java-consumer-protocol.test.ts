@@ -1,0 +1,50 @@
+// KIP-848 consumer groups through the Java 4.4 client (group.protocol=consumer): the
+// ConsumerProtocol program (test/interop/java) runs three consumer processes joining one after
+// another on a 6-partition topic while records are produced, one leaving, one killed, and a fourth
+// subscribing by regex; every record must be consumed and no ConsumerGroupDescribe snapshot may
+// show a partition owned by two members. The broker's session timeout is lowered to 8 s so the
+// killed member's partitions move within the test's time. Missing java or mvn fails this test.
+import assert from 'node:assert/strict'
+import { delimiter, join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { javaCommand, runProcess, show } from '../helpers/run-process.js'
+
+const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
+const POM = join(PROJECT_DIR, 'pom.xml')
+const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR, 'target', 'lib', '*')].join(delimiter)
+const HINT = 'this test needs Java 17+ and Maven'
+
+describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=consumer', () => {
+  let broker: BrokerProcess | undefined
+
+  before(async () => {
+    broker = await startBrokerProcess({
+      overrides: { 'group.consumer.session.timeout.ms': '8000', 'group.consumer.heartbeat.interval.ms': '1000' },
+    })
+  })
+
+  after(async () => {
+    await stopAndCheck(broker)
+  })
+
+  test('join, leave, kill and a regex member: every record consumed, no partition with two owners', { timeout: 240_000 }, async () => {
+    const build = await runProcess('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', POM, 'package'], {
+      timeoutMs: 180_000,
+      installHint: HINT,
+    })
+    assert.equal(build.code, 0, `Maven build failed: ${show(build)}`)
+    assert.ok(broker, 'broker not started')
+    const r = await runProcess(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.ConsumerProtocol', broker.bootstrap, 'it-kip848'], {
+      timeoutMs: 120_000,
+      installHint: HINT,
+      env: { INTEROP_LOG_LEVEL: 'warn' },
+    })
+    for (const line of r.stdout.split('\n')) if (line.startsWith('[')) console.log(line)
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `ConsumerProtocol failed: ${context()}`)
+    assert.ok(r.stdout.includes('CONSUMER-PROTOCOL OK'), `no OK line: ${context()}`)
+    assert.ok(broker.alive(), 'broker died during the run')
+  })
+})
