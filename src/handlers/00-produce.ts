@@ -1,9 +1,9 @@
 // Produce, accepted v3–13 (record batch v2 only), advertised from v0 because librdkafka breaks on a
 // higher advertised minimum (KAFKA-18659).
 // v12 is v11's layout: it tells the broker that a transactional producer on transaction protocol v2
-// (KIP-890 part 2) adds partitions implicitly. v13 names topics by id (KIP-516): the id is looked up in the
-// topic records (no auto-creation by id) and an unknown one is UNKNOWN_TOPIC_ID, as Kafka's
-// KafkaApis answers it.
+// (KIP-890 part 2) adds partitions implicitly. v13 names topics by id (KIP-516): the id is looked
+// up in the topic records (no auto-creation by id) and an unknown one is UNKNOWN_TOPIC_ID, as
+// Kafka's KafkaApis answers it.
 // acks: 0 (no response; any error closes the connection, the producer's only way to learn),
 // 1 (answered once the leader has written the records) and -1 (answered once the high watermark
 // passes them, i.e. every in-sync replica has them; NOT_ENOUGH_REPLICAS before the append when
@@ -34,8 +34,8 @@
 // (ReplicaService.startTxnVerification), so that while it is pending or after it failed a later
 // batch of the producer is OUT_OF_ORDER_SEQUENCE_NUMBER rather than written ahead of it
 // (storage/producer-state.ts). The partitions of one request are verified in one call per
-// producer, so they never wait on each other at the coordinator. The coordinator's refusal is the partition's answer, as
-// Kafka's ReplicaManager maps it: INVALID_PRODUCER_EPOCH (a fenced producer), INVALID_TXN_STATE
+// producer, so they never wait on each other at the coordinator. The coordinator's refusal is the
+// partition's answer, as Kafka's ReplicaManager maps it: INVALID_PRODUCER_EPOCH (a fenced producer), INVALID_TXN_STATE
 // (not in the transaction; TRANSACTION_ABORTABLE from v11), INVALID_PRODUCER_ID_MAPPING, and
 // NOT_ENOUGH_REPLICAS for what the producer should simply retry (the coordinator moving, loading or
 // unreachable, or the previous transaction still completing: CONCURRENT_TRANSACTIONS), a code
