@@ -1,13 +1,12 @@
 // The harness of crash-property.test.ts (read its header): histories, the power switch, the checks.
 import assert from 'node:assert/strict'
-import { posix } from 'node:path'
 import fc from 'fast-check'
 import { batchCrcMatches } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { iterateBatches, iterateRecords } from '../../../src/protocol/records/iterator.js'
 import { CrashFs } from '../../../src/storage/crash-fs.js'
 import { defaultCleanerConfig, defaultCleanerLogConfig } from '../../../src/storage/cleaner/config.js'
-import type { FileHandle, Fs, OpenMode } from '../../../src/storage/fs.js'
+import type { Fs } from '../../../src/storage/fs.js'
 import { defaultLogConfig, type LogConfig } from '../../../src/storage/log-config.js'
 import { LogManager, RECOVERY_POINT_CHECKPOINT } from '../../../src/storage/log-manager.js'
 import type { PartitionLog } from '../../../src/storage/partition-log.js'
@@ -15,6 +14,7 @@ import type { RetentionConfig } from '../../../src/storage/retention.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { produce } from './helpers.js'
+import { PowerCut, PowerSwitch, type Versions } from './power-switch.js'
 
 const LOG_DIR = '/data'
 const START_MS = 1_700_000_000_000
@@ -115,136 +115,6 @@ export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   recoveryCrashAfter: fc.option(fc.nat(60), { nil: null, freq: 3 }),
   recoveryCrashSeed: fc.option(fc.nat(), { nil: null }),
 })
-
-// ---- The disk: a CrashFs behind a switch that cuts the power ----------------------------------
-
-class PowerCut extends Error {
-  constructor(what: string) {
-    super(`power cut at ${what}`)
-    ;(this as NodeJS.ErrnoException).code = 'EIO'
-  }
-}
-
-/** The contents a checkpoint-style file had, in order (null = absent), and the last one durable. */
-interface Versions {
-  list: Array<string | null>
-  durable: number
-}
-
-/**
- * The broker's view of the disk: counts file-system changes; the one at the limit reaches the
- * CrashFs, then the power goes (CrashFs.crash) and every later call fails. Also records every
- * version of the files written by writeFileAtomic (a rename of `<name>.tmp` over `<name>`).
- */
-class PowerSwitch implements Fs {
-  changes = 0
-  dead = false
-
-  constructor(
-    private readonly disk: CrashFs,
-    private readonly limit: number,
-    private readonly seed: number | null,
-    private readonly versions: Map<string, Versions>,
-  ) {}
-
-  /** Cuts the power now (after the last operation, when the limit was not reached). */
-  cut(): void {
-    if (this.dead) return
-    this.dead = true
-    this.disk.crash(this.seed ?? undefined)
-  }
-
-  private alive(what: string): void {
-    if (this.dead) throw new PowerCut(`${what} (after the cut)`)
-  }
-
-  private async change<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    this.alive(what)
-    if (this.changes++ < this.limit) return fn()
-    // The change at the limit reaches the disk (in seed mode maybe partly), then the power goes.
-    await fn().catch(() => {})
-    this.cut()
-    throw new PowerCut(what)
-  }
-
-  private track(path: string): Versions {
-    const p = posix.normalize(path)
-    let v = this.versions.get(p)
-    if (!v) {
-      v = { list: [null], durable: 0 }
-      this.versions.set(p, v)
-    }
-    return v
-  }
-
-  async open(path: string, mode: OpenMode): Promise<FileHandle> {
-    const open = () => this.disk.open(path, mode)
-    if (mode === 'r') this.alive(`open ${path}`)
-    const fh = mode === 'r' ? await open() : await this.change(`open(${mode}) ${path}`, open)
-    const sw = this
-    return {
-      async read(buffer, offset, length, position) {
-        sw.alive(`read ${path}`)
-        return fh.read(buffer, offset, length, position)
-      },
-      write: (buffer, position) => sw.change(`write ${path}`, () => fh.write(buffer, position)),
-      writev: (buffers, position) => sw.change(`writev ${path}`, () => fh.writev(buffers, position)),
-      truncate: (length) => sw.change(`truncate ${path}`, () => fh.truncate(length)),
-      sync: () => sw.change(`fsync ${path}`, () => fh.sync()),
-      async size() {
-        sw.alive(`fstat ${path}`)
-        return fh.size()
-      },
-      close: () => fh.close(),
-    }
-  }
-
-  async readFile(path: string) {
-    this.alive(`readFile ${path}`)
-    return this.disk.readFile(path)
-  }
-
-  rename(from: string, to: string) {
-    return this.change(`rename ${from} → ${to}`, async () => {
-      if (from === `${to}.tmp`) this.track(to).list.push((await this.disk.readFile(from)).toString())
-      await this.disk.rename(from, to)
-    })
-  }
-
-  unlink(path: string) {
-    return this.change(`unlink ${path}`, async () => {
-      await this.disk.unlink(path)
-      const v = this.versions.get(posix.normalize(path))
-      if (v) v.list.push(null)
-    })
-  }
-
-  mkdir(path: string) {
-    return this.change(`mkdir ${path}`, () => this.disk.mkdir(path))
-  }
-
-  rmdir(path: string) {
-    return this.change(`rmdir ${path}`, () => this.disk.rmdir(path))
-  }
-
-  async readdir(path: string) {
-    this.alive(`readdir ${path}`)
-    return this.disk.readdir(path)
-  }
-
-  async stat(path: string) {
-    this.alive(`stat ${path}`)
-    return this.disk.stat(path)
-  }
-
-  syncDir(path: string) {
-    return this.change(`fsync dir ${path}`, async () => {
-      await this.disk.syncDir(path)
-      const dir = posix.normalize(path)
-      for (const [p, v] of this.versions) if (posix.dirname(p) === dir) v.durable = v.list.length - 1
-    })
-  }
-}
 
 // ---- The broker and what it acknowledged ------------------------------------------------------
 

@@ -6,14 +6,14 @@
 // last stable offset are those a fresh producer state finds by replaying the recovered log from
 // its start. A failure says what each side holds. The counterexamples it found are kept below as
 // fixed tests, each replayed as found and with the power cut after every file-system change of
-// its history (a PowerSwitch as in crash-scenario.ts), followed by the recovery and its check.
+// its history (power-switch.ts, as crash-scenario.ts), followed by the recovery and its check.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { readBatchHeader, TRANSACTIONAL_MASK } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { CrashFs } from '../../../src/storage/crash-fs.js'
-import type { FileHandle, Fs, OpenMode } from '../../../src/storage/fs.js'
+import type { Fs } from '../../../src/storage/fs.js'
 import { defaultLogConfig } from '../../../src/storage/log-config.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import type { PartitionLog } from '../../../src/storage/partition-log.js'
@@ -21,6 +21,7 @@ import { ProducerStateManager } from '../../../src/storage/producer-state.js'
 import type { AbortedTxn } from '../../../src/storage/transaction-index.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
+import { PowerSwitch } from './power-switch.js'
 import { marker, T0 } from './txn-helpers.js'
 
 const DIR = '/data'
@@ -116,103 +117,6 @@ async function check(log: PartitionLog, where: string): Promise<void> {
   log.maybeIncrementHighWatermark(log.logEndOffset)
   const lso = want.firstUnstable >= 0 ? Math.min(want.firstUnstable, log.highWatermark) : log.highWatermark
   same(`last stable offset (log end ${log.logEndOffset})`, log.lastStableOffset, lso)
-}
-
-class PowerCut extends Error {
-  constructor(what: string) {
-    super(`power cut at ${what}`)
-    ;(this as NodeJS.ErrnoException).code = 'EIO'
-  }
-}
-
-/**
- * The broker's view of the disk for the replayed counterexamples: counts the file-system changes;
- * the one at the limit reaches the disk, then the power goes (CrashFs.crash, durable state only)
- * and every later call fails.
- */
-class PowerSwitch implements Fs {
-  changes = 0
-  dead = false
-
-  /** No cut until armed (the set-up, before the history, is powered). */
-  private limit = Number.POSITIVE_INFINITY
-
-  constructor(private readonly disk: CrashFs) {}
-
-  arm(limit: number): void {
-    this.changes = 0
-    this.limit = limit
-  }
-
-  private alive(what: string): void {
-    if (this.dead) throw new PowerCut(`${what} (after the cut)`)
-  }
-
-  private async change<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    this.alive(what)
-    if (this.changes++ < this.limit) return fn()
-    await fn().catch(() => {})
-    this.dead = true
-    this.disk.crash()
-    throw new PowerCut(what)
-  }
-
-  async open(path: string, mode: OpenMode): Promise<FileHandle> {
-    const open = () => this.disk.open(path, mode)
-    if (mode === 'r') this.alive(`open ${path}`)
-    const fh = mode === 'r' ? await open() : await this.change(`open(${mode}) ${path}`, open)
-    const sw = this
-    return {
-      async read(buffer, offset, length, position) {
-        sw.alive(`read ${path}`)
-        return fh.read(buffer, offset, length, position)
-      },
-      write: (buffer, position) => sw.change(`write ${path}`, () => fh.write(buffer, position)),
-      writev: (buffers, position) => sw.change(`writev ${path}`, () => fh.writev(buffers, position)),
-      truncate: (length) => sw.change(`truncate ${path}`, () => fh.truncate(length)),
-      sync: () => sw.change(`fsync ${path}`, () => fh.sync()),
-      async size() {
-        sw.alive(`fstat ${path}`)
-        return fh.size()
-      },
-      close: () => fh.close(),
-    }
-  }
-
-  async readFile(path: string) {
-    this.alive(`readFile ${path}`)
-    return this.disk.readFile(path)
-  }
-
-  rename(from: string, to: string) {
-    return this.change(`rename ${from}`, () => this.disk.rename(from, to))
-  }
-
-  unlink(path: string) {
-    return this.change(`unlink ${path}`, () => this.disk.unlink(path))
-  }
-
-  mkdir(path: string) {
-    return this.change(`mkdir ${path}`, () => this.disk.mkdir(path))
-  }
-
-  rmdir(path: string) {
-    return this.change(`rmdir ${path}`, () => this.disk.rmdir(path))
-  }
-
-  async readdir(path: string) {
-    this.alive(`readdir ${path}`)
-    return this.disk.readdir(path)
-  }
-
-  async stat(path: string) {
-    this.alive(`stat ${path}`)
-    return this.disk.stat(path)
-  }
-
-  syncDir(path: string) {
-    return this.change(`fsync dir ${path}`, () => this.disk.syncDir(path))
-  }
 }
 
 /**
