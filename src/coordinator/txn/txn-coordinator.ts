@@ -53,7 +53,6 @@ import {
   IllegalTxnTransition,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
-  partitionsByTopic,
   splitPartitionKey,
   supportsEpochBump,
   TxnMetadata,
@@ -61,7 +60,7 @@ import {
   toLogValue,
 } from './txn-metadata.js'
 import type { TxnLogValue } from './txn-records.js'
-import { listTransactions } from './txn-listing.js'
+import { describeFailure, describeTransaction, listTransactions } from './txn-listing.js'
 import { decideEndV1, decideEndV2, decideInit, type EndResult, endError } from './txn-rules.js'
 
 export interface TxnCoordinatorConfig {
@@ -626,33 +625,11 @@ export class TransactionCoordinator implements TransactionService {
 
   describe(transactionalIds: string[]): DescribedTransaction[] {
     return transactionalIds.map((id) => {
-      const fail = (name: ErrorName): DescribedTransaction => ({
-        errorCode: code(name),
-        transactionalId: id,
-        // Kafka sets only the code: the other fields keep their zero defaults.
-        transactionState: '',
-        transactionTimeoutMs: 0,
-        transactionStartTimeMs: 0,
-        producerId: 0,
-        producerEpoch: 0,
-        topics: [],
-      })
-      if (this.closed) return fail('COORDINATOR_NOT_AVAILABLE')
-      if (id === '') return fail('INVALID_REQUEST')
+      if (this.closed) return describeFailure(id, 'COORDINATOR_NOT_AVAILABLE')
+      if (id === '') return describeFailure(id, 'INVALID_REQUEST')
       const look = this.lookup(id)
-      if ('error' in look) return fail(look.error)
-      const { txn } = look
-      if (!txn || txn.state === 'Dead') return fail('TRANSACTIONAL_ID_NOT_FOUND')
-      return {
-        errorCode: 0,
-        transactionalId: id,
-        transactionState: txn.state,
-        transactionTimeoutMs: txn.txnTimeoutMs,
-        transactionStartTimeMs: txn.txnStartTimestamp,
-        producerId: txn.producerId,
-        producerEpoch: txn.producerEpoch,
-        topics: partitionsByTopic(txn.partitions),
-      }
+      if ('error' in look) return describeFailure(id, look.error)
+      return describeTransaction(id, look.txn)
     })
   }
 
