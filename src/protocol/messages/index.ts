@@ -43,6 +43,18 @@ import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from './6
 import { GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse } from './71-get-telemetry-subscriptions.js'
 import { PushTelemetryRequest, PushTelemetryResponse } from './72-push-telemetry.js'
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './75-describe-topic-partitions.js'
+import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from './76-share-group-heartbeat.js'
+import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from './77-share-group-describe.js'
+import { ShareFetchRequest, ShareFetchResponse } from './78-share-fetch.js'
+import { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from './79-share-acknowledge.js'
+import { InitializeShareGroupStateRequest, InitializeShareGroupStateResponse } from './83-initialize-share-group-state.js'
+import { ReadShareGroupStateRequest, ReadShareGroupStateResponse } from './84-read-share-group-state.js'
+import { WriteShareGroupStateRequest, WriteShareGroupStateResponse } from './85-write-share-group-state.js'
+import { DeleteShareGroupStateRequest, DeleteShareGroupStateResponse } from './86-delete-share-group-state.js'
+import { ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse } from './87-read-share-group-state-summary.js'
+import { DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse } from './90-describe-share-group-offsets.js'
+import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from './91-alter-share-group-offsets.js'
+import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from './92-delete-share-group-offsets.js'
 
 export interface ApiDecl {
   request: Message<any>
@@ -95,6 +107,18 @@ export const apis: ApiDecl[] = [
   pair(GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse),
   pair(PushTelemetryRequest, PushTelemetryResponse),
   pair(DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
+  pair(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse),
+  pair(ShareGroupDescribeRequest, ShareGroupDescribeResponse),
+  pair(ShareFetchRequest, ShareFetchResponse),
+  pair(ShareAcknowledgeRequest, ShareAcknowledgeResponse),
+  pair(InitializeShareGroupStateRequest, InitializeShareGroupStateResponse),
+  pair(ReadShareGroupStateRequest, ReadShareGroupStateResponse),
+  pair(WriteShareGroupStateRequest, WriteShareGroupStateResponse),
+  pair(DeleteShareGroupStateRequest, DeleteShareGroupStateResponse),
+  pair(ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse),
+  pair(DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse),
+  pair(AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse),
+  pair(DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse),
 ]
 
 export const apiByKey = new Map<number, ApiDecl>(apis.map((a) => [a.request.apiKey, a]))
