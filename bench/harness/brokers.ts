@@ -146,7 +146,7 @@ function kafkaUuid(): string {
   return randomBytes(16).toString('base64url')
 }
 
-/** Formats a fresh directory with StorageTool and starts kafka.Kafka on it (heap 1 GB). */
+/** Formats a fresh directory with StorageTool (share groups on: share.version=1) and starts kafka.Kafka on it (heap 1 GB). */
 export async function startKafka(env: JavaEnv, dir: string): Promise<Broker> {
   mkdirSync(dir, { recursive: true })
   const port = await freePort()
@@ -157,7 +157,20 @@ export async function startKafka(env: JavaEnv, dir: string): Promise<Broker> {
   const f0 = performance.now()
   await runOk(
     env.java,
-    [...env.toolArgs, '-cp', env.classpath, 'kafka.tools.StorageTool', 'format', '-t', kafkaUuid(), '-c', propsFile, '--standalone'],
+    [
+      ...env.toolArgs,
+      '-cp',
+      env.classpath,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      kafkaUuid(),
+      '-c',
+      propsFile,
+      '--standalone',
+      '--feature',
+      'share.version=1',
+    ],
     {
       timeoutMs: 120_000,
     },

@@ -9,6 +9,7 @@
 // older or newer version wrote it) is skipped with a warning instead of stopping the broker.
 import type { MetadataStore, TopicRecord } from '../ports/metadata-store.js'
 import type { ConfigEntry, ConfigService } from '../ports/configs.js'
+import { DEFAULT_SHARE_GROUP_SETTINGS, type ShareGroupSettings } from '../ports/shares.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
 import { checkBrokerResourceName, validateDynamicBrokerConfigs } from '../config/config-dynamic.js'
@@ -56,6 +57,12 @@ export class BrokerConfigService implements ConfigService {
 
   describeBrokerDefaults(keys: string[] | null): ConfigEntry[] {
     return this.current.describeDynamicDefaults(keys)
+  }
+
+  shareGroupSettings(_groupId: string): ShareGroupSettings {
+    // Group configs (GROUP resources) and the broker's group.share.* keys come with the share
+    // group coordinator; until then every share group has Kafka's defaults.
+    return DEFAULT_SHARE_GROUP_SETTINGS
   }
 
   brokerConfigs(resourceName: string): Record<string, string> {

@@ -1,6 +1,7 @@
 // The ConfigService port: described and altered configs of topics and brokers (DescribeConfigs,
 // AlterConfigs, IncrementalAlterConfigs), implemented by broker/config-service.ts.
 import type { TopicRecord } from './metadata-store.js'
+import type { ShareGroupSettings } from './shares.js'
 
 export interface ConfigEntry {
   name: string
@@ -32,4 +33,6 @@ export interface ConfigService {
     change: (current: Readonly<Record<string, string>>) => Record<string, string>,
     validateOnly: boolean,
   ): Promise<void>
+  /** The settings a share group's partition leaders apply: its group configs over the broker's group.share.* defaults. */
+  shareGroupSettings(groupId: string): ShareGroupSettings
 }

@@ -102,6 +102,18 @@ export interface ShareGroupSettings {
   deliveryDelayMs: number
 }
 
+/** Kafka's defaults, and Tributary's for its own keys (no delay, no dead-letter topic). */
+export const DEFAULT_SHARE_GROUP_SETTINGS: Readonly<ShareGroupSettings> = Object.freeze({
+  recordLockDurationMs: 30_000,
+  deliveryCountLimit: 5,
+  autoOffsetReset: 'latest',
+  isolationLevel: 'read_uncommitted',
+  deadLetterTopic: null,
+  deadLetterCopyRecord: false,
+  releaseBackoffMs: 0,
+  deliveryDelayMs: 0,
+})
+
 /** Where the partition leaders read a group's settings; the broker answers from the group configs. */
 export type ShareGroupSettingsSource = (groupId: string) => ShareGroupSettings
 
