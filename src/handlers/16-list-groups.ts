@@ -1,6 +1,7 @@
 // ListGroups v0–5: every group this coordinator knows. v4 filters by state and reports it
-// (KIP-518); v5 filters by type and reports it ("classic"; KIP-848). Filters compare
-// case-insensitively; an empty filter matches everything.
+// (KIP-518); v5 filters by type and reports it ("classic", "consumer" (KIP-848), "share" (KIP-932),
+// whose protocol type is "share" too). Filters compare case-insensitively; an empty filter
+// matches everything.
 import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/16-list-groups.js'
 import { defineHandler } from './define.js'
 

@@ -42,6 +42,11 @@ import pushTelemetry from './72-push-telemetry.js'
 import consumerGroupHeartbeat from './68-consumer-group-heartbeat.js'
 import consumerGroupDescribe from './69-consumer-group-describe.js'
 import describeTopicPartitions from './75-describe-topic-partitions.js'
+import shareGroupHeartbeat from './76-share-group-heartbeat.js'
+import shareGroupDescribe from './77-share-group-describe.js'
+import describeShareGroupOffsets from './90-describe-share-group-offsets.js'
+import alterShareGroupOffsets from './91-alter-share-group-offsets.js'
+import deleteShareGroupOffsets from './92-delete-share-group-offsets.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
 
@@ -89,6 +94,11 @@ export const allHandlers: Handler[] = [
   consumerGroupHeartbeat,
   consumerGroupDescribe,
   describeTopicPartitions,
+  shareGroupHeartbeat,
+  shareGroupDescribe,
+  describeShareGroupOffsets,
+  alterShareGroupOffsets,
+  deleteShareGroupOffsets,
 ]
 
 export function createRegistry(): HandlerRegistry {

@@ -1,10 +1,25 @@
-// The GroupService port: consumer groups (the classic protocol) and committed offsets, implemented
-// by the coordinator in coordinator/group/. Error codes are Kafka's; 0 = NONE.
+// The GroupService port: consumer groups (the classic protocol and KIP-848's), share groups
+// (KIP-932) and committed offsets, implemented by the coordinator in coordinator/group/. Error
+// codes are Kafka's; 0 = NONE.
 import type {
   ConsumerGroupHeartbeatRequestData,
   ConsumerGroupHeartbeatResponseData,
 } from '../protocol/messages/68-consumer-group-heartbeat.js'
 import type { ConsumerGroupDescribeResponseData } from '../protocol/messages/69-consumer-group-describe.js'
+import type { ShareGroupHeartbeatRequestData, ShareGroupHeartbeatResponseData } from '../protocol/messages/76-share-group-heartbeat.js'
+import type { ShareGroupDescribeResponseData } from '../protocol/messages/77-share-group-describe.js'
+import type {
+  DescribeShareGroupOffsetsRequestData,
+  DescribeShareGroupOffsetsResponseData,
+} from '../protocol/messages/90-describe-share-group-offsets.js'
+import type {
+  AlterShareGroupOffsetsRequestData,
+  AlterShareGroupOffsetsResponseData,
+} from '../protocol/messages/91-alter-share-group-offsets.js'
+import type {
+  DeleteShareGroupOffsetsRequestData,
+  DeleteShareGroupOffsetsResponseData,
+} from '../protocol/messages/92-delete-share-group-offsets.js'
 
 export interface GroupProtocol {
   name: string
@@ -170,7 +185,7 @@ export interface ListedGroup {
   groupId: string
   protocolType: string
   groupState: string
-  /** "classic" */
+  /** "classic", "consumer" or "share" */
   groupType: string
 }
 
@@ -217,4 +232,19 @@ export interface GroupService {
   ): ConsumerGroupHeartbeatResponseData
   /** ConsumerGroupDescribe: one entry per group id, in order. */
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups']
+  /** ShareGroupHeartbeat (KIP-932): join, heartbeat or leave a share group; resolves once the change is durable. */
+  shareGroupHeartbeat(
+    req: ShareGroupHeartbeatRequestData,
+    client: { clientId: string; clientHost: string },
+  ): Promise<ShareGroupHeartbeatResponseData>
+  /** ShareGroupDescribe: one entry per group id, in order. */
+  shareGroupDescribe(groupIds: string[]): ShareGroupDescribeResponseData['groups']
+  /** DescribeShareGroupOffsets: start offsets (and, v1, lag) per partition; one entry per group, in order. */
+  describeShareGroupOffsets(
+    groups: DescribeShareGroupOffsetsRequestData['groups'],
+  ): Promise<DescribeShareGroupOffsetsResponseData['groups']>
+  /** AlterShareGroupOffsets: an empty share group's start offsets. */
+  alterShareGroupOffsets(req: AlterShareGroupOffsetsRequestData): Promise<AlterShareGroupOffsetsResponseData>
+  /** DeleteShareGroupOffsets: an empty share group's state for whole topics. */
+  deleteShareGroupOffsets(req: DeleteShareGroupOffsetsRequestData): Promise<DeleteShareGroupOffsetsResponseData>
 }

@@ -6,7 +6,8 @@
 // timers), membership.ts (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), offsets.ts (commits,
 // fetches, deletes, retention), txn-offsets.ts (TxnOffsetCommit and the transactions' markers).
 // This file checks what every request shares — the coordinator's own state, the group id
-// (limits.ts) — and answers DescribeGroups and ListGroups.
+// (limits.ts) — and answers DescribeGroups and ListGroups. Share groups (KIP-932) are served by
+// share/share-coordination.ts; a group id belongs to one type (classic, consumer or share).
 //
 // TxnOffsetCommit (Kafka's GroupCoordinatorService.commitTransactionalOffsets): the empty group
 // id is INVALID_GROUP_ID; ownership as any request; then the transaction verification the handler
@@ -69,6 +70,9 @@ import { type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './co
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
 import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
+import type { ShareStatePersister } from '../../ports/shares.js'
+import type { ShareGroupReplay } from './share/records.js'
+import { ShareCoordination, type ShareGroupOptions } from './share/share-coordination.js'
 
 export type { GroupCoordinatorConfig } from './rebalance.js'
 
@@ -93,6 +97,10 @@ export interface GroupCoordinatorOptions {
   /** The topics consumer-protocol groups subscribe to (none when absent). */
   topics?: TopicSource
   consumerGroups?: ConsumerGroupConfig
+  /** group.share.* of the broker, a group's own timeouts, high watermarks for the lag. */
+  shareGroups?: ShareGroupOptions
+  /** The share coordinator's state of share-partitions (the offsets admin APIs, DeleteGroups). */
+  shareState?: ShareStatePersister
 }
 
 type Status = 'ready' | 'closed'
@@ -119,6 +127,7 @@ export class GroupCoordinator implements GroupService {
   private retentionTimer: Timer | null = null
   private readonly partitions = new Map<number, PartitionOwnership>()
   private readonly consumer: ConsumerGroups
+  private readonly share: ShareCoordination
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
     this.env = { clock: opts.clock, logger: opts.logger, persistence: opts.persistence, config: opts.config, groups: this.groups }
@@ -127,6 +136,16 @@ export class GroupCoordinator implements GroupService {
     this.offsets = new Offsets(this.env, this.rb)
     this.txnOffsets = new TxnOffsets(this.env)
     this.consumer = new ConsumerGroups(opts.clock, opts.topics ?? (() => new Map()), opts.consumerGroups)
+    this.share = new ShareCoordination({
+      clock: opts.clock,
+      logger: opts.logger,
+      topics: opts.topics ?? (() => new Map()),
+      persistence: opts.persistence,
+      ...opts.shareGroups,
+      persister: opts.shareState,
+      refuse: (groupId, use) => this.refuse(groupId, use),
+      otherType: (groupId) => this.otherType(groupId),
+    })
     this.scheduleRetentionCheck()
   }
 
@@ -157,7 +176,7 @@ export class GroupCoordinator implements GroupService {
   // Membership
 
   joinGroup(params: JoinGroupParams): Promise<JoinGroupResult> {
-    const error = this.refuse(params.groupId, 'membership')
+    const error = this.refuse(params.groupId, 'membership') ?? (this.share.isShareGroup(params.groupId) ? 'GROUP_ID_NOT_FOUND' : null)
     if (error) return Promise.resolve(joinError(params.memberId, error))
     return this.membership.join(params)
   }
@@ -214,9 +233,28 @@ export class GroupCoordinator implements GroupService {
     const error = this.refuse(req.groupId, 'membership')
     if (error) return fail(error)
     const classic = this.groups.get(req.groupId)
-    if (classic !== undefined && !classic.is('Empty')) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+    if ((classic !== undefined && !classic.is('Empty')) || this.share.isShareGroup(req.groupId)) {
+      return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+    }
     return this.consumer.heartbeat(req, apiVersion, client)
   }
+
+  // -------------------------------------------------------------------------------------------
+  // Share groups (KIP-932): share/share-coordination.ts
+
+  /** A group of another type than share holding the id (a classic group with members or offsets). */
+  private otherType(groupId: string): 'classic' | 'consumer' | null {
+    if (this.consumer.groups.has(groupId)) return 'consumer'
+    const classic = this.groups.get(groupId)
+    if (classic !== undefined && (!classic.is('Empty') || !classic.offsets.isEmpty)) return 'classic'
+    return null
+  }
+
+  readonly shareGroupHeartbeat: ShareCoordination['heartbeat'] = (req, client) => this.share.heartbeat(req, client)
+  readonly shareGroupDescribe: ShareCoordination['describe'] = (groupIds) => this.share.describe(groupIds)
+  readonly describeShareGroupOffsets: ShareCoordination['describeOffsets'] = (groups) => this.share.describeOffsets(groups)
+  readonly alterShareGroupOffsets: ShareCoordination['alterOffsets'] = (req) => this.share.alterOffsets(req)
+  readonly deleteShareGroupOffsets: ShareCoordination['deleteOffsets'] = (req) => this.share.deleteOffsets(req)
 
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups'] {
     return groupIds.map((groupId) => {
@@ -296,6 +334,10 @@ export class GroupCoordinator implements GroupService {
     return groupIds.map((groupId) => {
       const error = this.refuse(groupId, 'admin')
       if (error) return { errorCode: code(error), groupId, groupState: '', protocolType: '', protocolData: '', members: [] }
+      if (this.share.isShareGroup(groupId)) {
+        // Kafka: "Group … is not a classic group." (ShareGroupDescribe describes it).
+        return { errorCode: code('GROUP_ID_NOT_FOUND'), groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] }
+      }
       if (this.consumer.groups.has(groupId)) {
         // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe describes it).
         return {
@@ -344,6 +386,7 @@ export class GroupCoordinator implements GroupService {
       if (types.size > 0 && !types.has('consumer')) continue
       groups.push({ groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' })
     }
+    groups.push(...this.share.listed(states, types, (groupId) => this.ownershipError(groupId) === null))
     for (const g of this.groups.values()) {
       if (this.consumer.groups.has(g.groupId)) continue // the offsets' carrier of a consumer group
       if (states.size > 0 && !states.has(g.state.toLowerCase())) continue
@@ -357,7 +400,9 @@ export class GroupCoordinator implements GroupService {
     return Promise.all(
       groupIds.map(async (groupId) => {
         const error = this.refuse(groupId, 'admin')
-        return { groupId, errorCode: error ? code(error) : await this.offsets.deleteGroup(groupId) }
+        if (error) return { groupId, errorCode: code(error) }
+        if (this.share.isShareGroup(groupId)) return { groupId, errorCode: await this.share.deleteGroup(groupId) }
+        return { groupId, errorCode: await this.offsets.deleteGroup(groupId) }
       }),
     )
   }
@@ -429,7 +474,7 @@ export class GroupCoordinator implements GroupService {
 
   private async loadPartition(partition: number, entry: PartitionOwnership): Promise<void> {
     const startMs = this.opts.clock.monotonic()
-    const replay = new Replay()
+    const replay = new Replay(this.share.replay(), this.opts.logger)
     const current = () => this.partitions.get(partition) === entry && this.status !== 'closed'
     try {
       await this.opts.persistence.loadPartition(partition, replay.sink)
@@ -442,7 +487,7 @@ export class GroupCoordinator implements GroupService {
     }
     if (!current()) return // resigned (or closed) meanwhile: what was read is someone else's now
     this.unloadPartition(partition)
-    const groups = this.install(replay)
+    const groups = this.install(replay) + this.share.install(replay.shares)
     entry.state = 'owned'
     for (const c of entry.completions.splice(0)) this.txnOffsets.complete(partition, c.producerId, c.commit)
     this.opts.logger.info('loaded an offsets partition', {
@@ -456,6 +501,7 @@ export class GroupCoordinator implements GroupService {
   /** Drops the partition's groups from memory, as Kafka's onGroupUnloaded: Dead, held requests answered. */
   private unloadPartition(partition: number): number {
     let count = 0
+    this.share.forgetPartition(partition)
     for (const groupId of [...this.consumer.groups.keys()]) {
       if (this.opts.persistence.partitionFor(groupId) === partition) this.consumer.forget(groupId)
     }
@@ -519,6 +565,7 @@ export class GroupCoordinator implements GroupService {
     this.retentionTimer = null
     for (const g of this.groups.values()) this.rb.shutDownGroup(g, code('NOT_COORDINATOR'))
     this.groups.clear()
+    this.share.close()
     this.partitions.clear()
   }
 
@@ -539,7 +586,20 @@ class Replay {
   readonly pending = new Map<string, Map<number, OffsetTable>>()
   /** producer id → the groups it has pending offsets in. */
   private readonly open = new Map<number, Set<string>>()
+
+  constructor(
+    readonly shares: ShareGroupReplay,
+    private readonly logger: Logger,
+  ) {}
+
   readonly sink: LoadSink = {
+    shareGroupRecord: (key, value) => {
+      try {
+        this.shares.apply(key, value)
+      } catch (err) {
+        this.logger.warn('skipping an undecodable share group record', { err })
+      }
+    },
     group: (groupId, snapshot) => {
       this.snapshots.set(groupId, snapshot)
       // A deleted group's open transactions lose their offsets (as the coordinator drops them).

@@ -19,6 +19,7 @@ export type StoredRecord = { baseOffset: number } & (
   /** producer: a transactional batch (TxnOffsetCommit); null: committed offsets or tombstones. */
   | { kind: 'offsets'; groupId: string; entries: OffsetEntry[]; producer: TxnProducer | null }
   | { kind: 'marker'; partition: number; producerId: number; commit: boolean }
+  | { kind: 'share'; groupId: string; records: Array<{ key: Buffer; value: Buffer | null }> }
 )
 
 const copySnapshot = (s: GroupSnapshot | null): GroupSnapshot | null =>
@@ -72,6 +73,11 @@ export class MemoryGroupPersistence implements GroupPersistence {
     return this.write({ kind: 'offsets', groupId, entries: copied, producer }, Math.max(1, entries.length))
   }
 
+  async storeShareGroupRecords(groupId: string, records: ReadonlyArray<{ key: Buffer; value: Buffer | null }>): Promise<void> {
+    const copied = records.map((r) => ({ key: Buffer.from(r.key), value: r.value && Buffer.from(r.value) }))
+    await this.write({ kind: 'share', groupId, records: copied }, Math.max(1, records.length))
+  }
+
   /** What the transaction coordinator's marker writes to the partition (it does not go through this port). */
   writeMarker(partition: number, producerId: number, commit: boolean): void {
     this.records.push({ kind: 'marker', partition, producerId, commit, baseOffset: this.nextOffset++ })
@@ -99,6 +105,9 @@ export class MemoryGroupPersistence implements GroupPersistence {
         return
       case 'marker':
         sink.txnMarker(r.producerId, r.commit)
+        return
+      case 'share':
+        for (const rec of r.records) sink.shareGroupRecord?.(Buffer.from(rec.key), rec.value && Buffer.from(rec.value))
         return
       case 'offsets':
         r.entries.forEach((e, i) => {

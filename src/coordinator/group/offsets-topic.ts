@@ -52,6 +52,7 @@ import { type EndTxnMarker, readMarker } from '../../protocol/records/control-re
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
 import { InternalTopic, storeErrorName } from '../internal-topic.js'
+import { shareRecordGroup } from './share/records.js'
 import { decodeRecord, groupMetadataRecord, type OffsetsRecord, OffsetsRecordError, offsetCommitRecord } from './offsets-records.js'
 import {
   type GroupPersistence,
@@ -99,6 +100,9 @@ export interface PartitionLoadStats {
 }
 
 type StoreKind = 'group' | 'offsets' | 'txnOffsets'
+
+/** A share group record as replayed (decoded later by share/records.ts). */
+type ShareRecord = { type: 'share'; key: Buffer; value: Buffer | null }
 
 /** A transactional write's refusals that concern the producer, answered to it as they are. */
 const PRODUCER_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
@@ -187,6 +191,12 @@ export class OffsetsTopicPersistence implements GroupPersistence {
 
   async storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void> {
     await this.store('group', groupId, () => [groupMetadataRecord(groupId, snapshot)])
+  }
+
+  /** Share group records (share/records.ts), one batch, as group metadata is written. */
+  async storeShareGroupRecords(groupId: string, records: ReadonlyArray<{ key: Buffer; value: Buffer | null }>): Promise<void> {
+    if (records.length === 0) return
+    await this.store('group', groupId, () => records.map((r) => ({ key: r.key, value: r.value })))
   }
 
   storeOffsets(groupId: string, entries: OffsetEntry[]): Promise<number> {
@@ -292,9 +302,14 @@ export class OffsetsTopicPersistence implements GroupPersistence {
    */
   loadPartition(partition: number, sink: LoadSink): Promise<PartitionLoadStats> {
     return this.topic.replayPartition(partition, this.loadChunkBytes, {
-      decode: (key, value): OffsetsRecord => decodeRecord(key, value),
+      decode: (key, value): OffsetsRecord | ShareRecord => {
+        // Share group records (key types 10–15) go to their own replay (share/records.ts).
+        if (key !== null && shareRecordGroup(key) !== null) return { type: 'share', key, value }
+        return decodeRecord(key, value)
+      },
       apply: (decoded, at, batch) => {
-        if (decoded.type === 'group') sink.group(decoded.group, decoded.snapshot)
+        if (decoded.type === 'share') sink.shareGroupRecord?.(decoded.key, decoded.value)
+        else if (decoded.type === 'group') sink.group(decoded.group, decoded.snapshot)
         else if (batch.isTransactional && decoded.value) {
           sink.txnOffset(batch.producerId, decoded.group, decoded.topic, decoded.partition, decoded.value, at)
         } else sink.offset(decoded.group, decoded.topic, decoded.partition, decoded.value, at)

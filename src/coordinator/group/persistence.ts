@@ -87,6 +87,12 @@ export interface GroupPersistence {
    * (a cluster). Rejects when the partition cannot be read here.
    */
   loadPartition(partition: number, sink: LoadSink): Promise<unknown>
+  /**
+   * Durably records share group records (coordinator/group/share/records.ts: Kafka's ShareGroup*
+   * keys and values, a null value a tombstone) as one batch in the group's partition. Absent:
+   * share groups live in memory only.
+   */
+  storeShareGroupRecords?(groupId: string, records: ReadonlyArray<{ key: Buffer; value: Buffer | null }>): Promise<void>
 }
 
 export interface TxnProducer {
@@ -103,6 +109,8 @@ export interface LoadSink {
   txnOffset(producerId: number, groupId: string, topic: string, partition: number, value: CommittedOffset, recordOffset: number): void
   /** producerId's transaction ended in this partition: its pending offsets are committed or dropped. */
   txnMarker(producerId: number, commit: boolean): void
+  /** A share group record (storeShareGroupRecords), in log order. */
+  shareGroupRecord?(key: Buffer, value: Buffer | null): void
 }
 
 /**
