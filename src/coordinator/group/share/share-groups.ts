@@ -191,7 +191,6 @@ export class ShareGroups {
       }
       member = new ShareMember(req.memberId, client.clientId, client.clientHost)
       group.members.set(member.memberId, member)
-      group.groupEpoch++
     } else {
       if (member === undefined)
         throw new HeartbeatError('UNKNOWN_MEMBER_ID', `Member ${req.memberId} is not a member of group ${req.groupId}.`)
@@ -202,6 +201,8 @@ export class ShareGroups {
         )
       }
     }
+    // A join, a subscription change and a partition count change together advance the epoch once.
+    let bump = joining
     let changed = joining
     if (member.clientId !== client.clientId || member.clientHost !== client.clientHost) changed = true
     member.clientId = client.clientId
@@ -215,12 +216,13 @@ export class ShareGroups {
       if (names.join('\0') !== member.subscribedTopicNames.join('\0')) {
         member.subscribedTopicNames = names
         changed = true
-        if (!joining) group.groupEpoch++
+        bump = true
       }
     }
-    const epochBefore = group.groupEpoch
-    if (this.partitionsChanged(group)) group.groupEpoch++
-    if (group.groupEpoch !== epochBefore) changed = true
+    if (bump || this.partitionsChanged(group)) {
+      group.groupEpoch++
+      changed = true
+    }
     if (group.targetAssignmentEpoch < group.groupEpoch) {
       this.refreshTarget(group)
       changed = true
