@@ -11,6 +11,7 @@
 //   <prefix>/topic-ids/<topicId>     {"name"}                      keeps topic ids unique across brokers
 //   <prefix>/broker-configs/default  {"configs":{…}}               dynamic cluster-wide default (resource "")
 //   <prefix>/broker-configs/<id>     {"configs":{…}}               dynamic configs of broker <id>
+//   <prefix>/group-configs/<group>   {"configs":{…}}               configs of a group (the id URI-encoded)
 //   <prefix>/producer-ids            {"nextProducerId":N}          the producer-id allocator
 //
 // (Broker registrations and the controller key, under the same prefix, belong to EtcdMembership.)
@@ -56,6 +57,7 @@ import {
 import { EtcdMirror, type MirrorChange, type MirrorEntry, MirrorLagError } from './etcd-mirror.js'
 import {
   checkCounts,
+  checkGroupConfigs,
   freezeTopic,
   type MetadataStore,
   type NewTopic,
@@ -75,6 +77,7 @@ const TOPICS = 'topics/'
 const TOPIC_IDS = 'topic-ids/'
 const PARTITIONS = 'partitions/'
 const BROKER_CONFIGS = 'broker-configs/'
+const GROUP_CONFIGS = 'group-configs/'
 const PRODUCER_IDS = 'producer-ids'
 const DEFAULT_RESOURCE_KEY = 'default'
 
@@ -112,6 +115,7 @@ export class EtcdMetadataStore implements MetadataStore {
   private readonly topics = new Map<string, TopicRecord>()
   private readonly byId = new Map<string, TopicRecord>()
   private readonly brokerConfigs = new Map<string, Readonly<Record<string, string>>>()
+  private readonly groupConfigs = new Map<string, Readonly<Record<string, string>>>()
   /** Partitions whose state has been written ("topic:index"); the others follow their topic's assignment. */
   private readonly partitionStates = new Map<string, PartitionState>()
   /** Image changes not yet told to listeners (sent once a whole watch response is applied). */
@@ -347,6 +351,23 @@ export class EtcdMetadataStore implements MetadataStore {
     })
   }
 
+  getGroupConfigs(groupId: string): Readonly<Record<string, string>> {
+    return this.groupConfigs.get(groupId) ?? NO_CONFIGS
+  }
+
+  setGroupConfigs(groupId: string, configs: Readonly<Record<string, string>>): Promise<void> {
+    return this.serialized(async () => {
+      checkGroupConfigs(groupId, configs)
+      const key = GROUP_CONFIGS + encodeURIComponent(groupId)
+      const read = this.modRevision(key)
+      const empty = Object.keys(configs).length === 0
+      if (empty && read === 0) return
+      const op = empty ? this.del(key) : this.put(key, { configs: { ...configs } })
+      const res = await this.commit([[key, 'Mod', read]], [op], [key])
+      if (!res.ok) throw staleVersion(`the configs of group ${JSON.stringify(groupId)}`, read, res.revisions.get(key) ?? 0)
+    })
+  }
+
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return this.serialized(async () => {
       if (!Number.isSafeInteger(size) || size < 1) {
@@ -554,6 +575,22 @@ export class EtcdMetadataStore implements MetadataStore {
         this.brokerConfigs.delete(resourceName)
       }
       this.emit({ kind: 'brokerConfigs', resourceName })
+    } else if (key.startsWith(GROUP_CONFIGS)) {
+      let groupId: string
+      try {
+        groupId = decodeURIComponent(key.slice(GROUP_CONFIGS.length))
+      } catch {
+        return 'is not a group config key'
+      }
+      if (groupId === '') return 'is not a group config key'
+      if (entry) {
+        const configs = parseBrokerConfigs(entry.value)
+        if (!configs) return 'does not hold a valid group config set'
+        this.groupConfigs.set(groupId, configs)
+      } else {
+        this.groupConfigs.delete(groupId)
+      }
+      this.emit({ kind: 'groupConfigs', groupId })
     } else if (key === PRODUCER_IDS) {
       const next = entry ? parseProducerIds(entry.value) : 0
       if (next === undefined) return 'does not hold a valid producer id allocator'

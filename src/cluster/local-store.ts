@@ -14,9 +14,10 @@
 //                              on open is an error (as in Kafka: the dir belongs to another broker).
 //   tributary-metadata.json    {"version":1,"clusterId","nextProducerId","topics":[…],
 //                              "brokerConfigs":{"": {…}, "<node id>": {…}},
-//                              "partitionStates":{"<topic>:<partition>": {…}}} — brokerConfigs (the
-//                              dynamic broker configs, KIP-226) and partitionStates (those written
-//                              since creation) are optional and left out while empty; a topic's
+//                              "partitionStates":{"<topic>:<partition>": {…}},
+//                              "groupConfigs":{"<group id>": {…}}} — brokerConfigs (the dynamic
+//                              broker configs, KIP-226), partitionStates (those written since
+//                              creation) and groupConfigs are optional and left out while empty; a topic's
 //                              `assignment` too. Files written before they existed read as having
 //                              none: every partition then has this broker as its only replica.
 //   *.tmp                      a write in progress.
@@ -35,6 +36,7 @@ import type { Clock } from '../util/clock.js'
 import { formatProperties, parseProperties } from '../util/properties.js'
 import {
   checkCounts,
+  checkGroupConfigs,
   freezeTopic,
   type MetadataStore,
   type NewTopic,
@@ -84,6 +86,8 @@ interface Image {
   brokerConfigs: Map<string, Readonly<Record<string, string>>>
   /** "topic:partition" → the state last written; partitions absent follow their topic's assignment. */
   partitionStates: Map<string, PartitionState>
+  /** Group id → frozen group config set. */
+  groupConfigs: Map<string, Readonly<Record<string, string>>>
 }
 
 interface FileV1 {
@@ -93,6 +97,7 @@ interface FileV1 {
   topics: TopicRecord[]
   brokerConfigs?: Record<string, Record<string, string>>
   partitionStates?: Record<string, PartitionState>
+  groupConfigs?: Record<string, Record<string, string>>
 }
 
 const stateKey = (topic: string, partition: number) => `${topic}:${partition}`
@@ -145,7 +150,15 @@ export class LocalMetadataStore implements MetadataStore {
     const clusterId = stored ?? opts.clusterId ?? randomUuid(opts.random)
     const image: Image = data
       ? data
-      : { clusterId, nextProducerId: 0, topics: new Map(), byId: new Map(), brokerConfigs: new Map(), partitionStates: new Map() }
+      : {
+          clusterId,
+          nextProducerId: 0,
+          topics: new Map(),
+          byId: new Map(),
+          brokerConfigs: new Map(),
+          partitionStates: new Map(),
+          groupConfigs: new Map(),
+        }
     const store = new LocalMetadataStore(fs, dataDir, opts.clock, opts.random, nodeId, image)
     // meta.properties first: a dir with metadata but no meta.properties gets it back from the data.
     if (!meta) await store.writeFile(META_PROPERTIES, metaPropertiesText(clusterId, nodeId))
@@ -297,6 +310,19 @@ export class LocalMetadataStore implements MetadataStore {
     })
   }
 
+  getGroupConfigs(groupId: string): Readonly<Record<string, string>> {
+    return this.image.groupConfigs.get(groupId) ?? NO_CONFIGS
+  }
+
+  setGroupConfigs(groupId: string, configs: Readonly<Record<string, string>>): Promise<void> {
+    return this.mutate((img) => {
+      checkGroupConfigs(groupId, configs)
+      if (Object.keys(configs).length === 0) img.groupConfigs.delete(groupId)
+      else img.groupConfigs.set(groupId, Object.freeze({ ...configs }))
+      return { result: undefined, changes: [{ kind: 'groupConfigs', groupId }] }
+    })
+  }
+
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return this.mutate((img) => {
       if (!Number.isSafeInteger(size) || size < 1) {
@@ -329,6 +355,7 @@ export class LocalMetadataStore implements MetadataStore {
         byId: new Map(this.image.byId),
         brokerConfigs: new Map(this.image.brokerConfigs),
         partitionStates: new Map(this.image.partitionStates),
+        groupConfigs: new Map(this.image.groupConfigs),
       }
       const { result, changes } = change(img)
       await this.writeFile(METADATA_FILE, serialize(img))
@@ -374,6 +401,7 @@ function serialize(img: Image): string {
   }
   if (img.brokerConfigs.size > 0) file.brokerConfigs = Object.fromEntries(img.brokerConfigs)
   if (img.partitionStates.size > 0) file.partitionStates = Object.fromEntries(img.partitionStates)
+  if (img.groupConfigs.size > 0) file.groupConfigs = Object.fromEntries(img.groupConfigs)
   return `${JSON.stringify(file, null, 2)}\n`
 }
 
@@ -540,5 +568,20 @@ async function readMetadataFile(fs: Fs, path: string, nodeId: number): Promise<I
       partitionStates.set(key, frozenState(state))
     }
   }
-  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs, partitionStates }
+  const groupConfigs = new Map<string, Readonly<Record<string, string>>>()
+  if (f.groupConfigs !== undefined) {
+    const gc = f.groupConfigs as unknown
+    if (typeof gc !== 'object' || gc === null || Array.isArray(gc)) throw bad('groupConfigs is not an object')
+    for (const [groupId, set] of Object.entries(gc)) {
+      const ok =
+        groupId !== '' &&
+        typeof set === 'object' &&
+        set !== null &&
+        !Array.isArray(set) &&
+        Object.values(set).every((v) => typeof v === 'string')
+      if (!ok) throw bad(`invalid group config set ${JSON.stringify(groupId)}`)
+      if (Object.keys(set).length > 0) groupConfigs.set(groupId, Object.freeze({ ...(set as Record<string, string>) }))
+    }
+  }
+  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs, partitionStates, groupConfigs }
 }

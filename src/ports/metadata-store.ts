@@ -1,7 +1,8 @@
 // The MetadataStore port: the cluster metadata every broker agrees on — the cluster id, the topics
 // (name, id, partition count, replication factor, topic-level config overrides, replica
 // assignment), each partition's state (replicas, ISR, leader, epochs), the dynamic broker configs
-// (KIP-226: per broker, and the cluster-wide default) and the producer-id allocator. Two
+// (KIP-226: per broker, and the cluster-wide default), the group configs (KIP-848/KIP-932: per group
+// id) and the producer-id allocator. Two
 // implementations: LocalMetadataStore (one broker, journaled to its data dir) and the etcd store
 // (several brokers). A single broker is a cluster of one: both stores hold the same records and
 // tell the same change events, so replica sync, leader election and coordinator ownership run one
@@ -75,6 +76,7 @@ export type StoreChange =
   | { kind: 'topic'; name: string }
   | { kind: 'partition'; topic: string; partition: number }
   | { kind: 'brokerConfigs'; resourceName: string }
+  | { kind: 'groupConfigs'; groupId: string }
 
 export interface MetadataStore {
   clusterId(): string
@@ -111,6 +113,13 @@ export interface MetadataStore {
   getBrokerConfigs(resourceName: string): Readonly<Record<string, string>>
   /** Replaces the whole dynamic config set of a resource (an empty set removes it). */
   setBrokerConfigs(resourceName: string, configs: Readonly<Record<string, string>>): Promise<void>
+  /**
+   * Group configs of one group id (GROUP resources of DescribeConfigs / IncrementalAlterConfigs):
+   * canonical texts, already validated. {} when none.
+   */
+  getGroupConfigs(groupId: string): Readonly<Record<string, string>>
+  /** Replaces the whole config set of a group (an empty set removes it); INVALID_REQUEST for the empty id. */
+  setGroupConfigs(groupId: string, configs: Readonly<Record<string, string>>): Promise<void>
   /** Durable allocation: producer ids in [start, start + size) are never handed out again. */
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }>
   close(): Promise<void>
@@ -127,6 +136,13 @@ export function checkCounts(partitions: number, replicationFactor: number): void
 }
 
 /** Records handed out by the stores are frozen (callers may cache per record object). */
+/** Both stores' checks of a group config write. */
+export function checkGroupConfigs(groupId: string, configs: Readonly<Record<string, string>>): void {
+  if (groupId === '') throw new KafkaError('INVALID_REQUEST', 'Group config resource name must not be empty')
+  if (Object.values(configs).some((v) => typeof v !== 'string'))
+    throw new KafkaError('INVALID_REQUEST', 'Group config values must be strings')
+}
+
 export function freezeTopic(t: TopicRecord): TopicRecord {
   Object.freeze(t.configs)
   return Object.freeze(t)

@@ -149,6 +149,12 @@ export class FakeMetadataStore implements MetadataStore {
 
   async setBrokerConfigs(): Promise<void> {}
 
+  getGroupConfigs(): Readonly<Record<string, string>> {
+    return {}
+  }
+
+  async setGroupConfigs(): Promise<void> {}
+
   async nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return { start: 0, size }
   }

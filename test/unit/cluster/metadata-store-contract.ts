@@ -191,5 +191,28 @@ export function metadataStoreContract(label: string, makeHarness: () => Promise<
       await assert.rejects(s2.setBrokerConfigs('broker-1', { a: 'b' }), kafkaError('INVALID_REQUEST'))
       await s2.close()
     })
+
+    it('keeps group configs per group id across a reopen, tells the change; an empty set removes one; the empty id is refused', async () => {
+      const s = await h.open()
+      const changes: string[] = []
+      s.onChange((c) => {
+        if (c.kind === 'groupConfigs') changes.push(c.groupId)
+      })
+      assert.deepEqual(s.getGroupConfigs('g'), {})
+      await s.setGroupConfigs('g', { 'share.record.lock.duration.ms': '20000' })
+      await s.setGroupConfigs('a/b c', { 'share.auto.offset.reset': 'earliest' })
+      await s.setGroupConfigs('gone', { 'share.delivery.count.limit': '3' })
+      await s.setGroupConfigs('gone', {})
+      assert.deepEqual(s.getGroupConfigs('gone'), {})
+      assert.deepEqual(changes, ['g', 'a/b c', 'gone', 'gone'])
+      await assert.rejects(s.setGroupConfigs('', { a: 'b' }), kafkaError('INVALID_REQUEST'))
+      await s.close()
+      const s2 = await h.open()
+      assert.deepEqual(s2.getGroupConfigs('g'), { 'share.record.lock.duration.ms': '20000' })
+      assert.deepEqual(s2.getGroupConfigs('a/b c'), { 'share.auto.offset.reset': 'earliest' })
+      assert.deepEqual(s2.getGroupConfigs('gone'), {})
+      assert.ok(Object.isFrozen(s2.getGroupConfigs('g')))
+      await s2.close()
+    })
   })
 }
