@@ -182,6 +182,17 @@ export class Broker {
           heartbeatIntervalMs: config.get('group.consumer.heartbeat.interval.ms'),
           assignors: config.get('group.consumer.assignors'),
         },
+        shareGroups: {
+          config: {
+            sessionTimeoutMs: config.get('group.share.session.timeout.ms'),
+            heartbeatIntervalMs: config.get('group.share.heartbeat.interval.ms'),
+            maxSize: config.get('group.share.max.size'),
+          },
+          // share.session.timeout.ms / share.heartbeat.interval.ms of the group's configs, read when used.
+          timeouts: (groupId) => configs.groupTimeouts('share', groupId),
+          // The lag of DescribeShareGroupOffsets v1 needs the partition's high watermark: known where it is led.
+          highWatermark: (topic, partition) => replicas.get(topic, partition)?.log.highWatermark ?? null,
+        },
       })
       // A group's coordinator is its __consumer_offsets partition's leader.
       followOffsetsLeadership(groups, parts.sync, replicas)

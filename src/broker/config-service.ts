@@ -7,18 +7,26 @@
 //
 // At start the stored sets are applied as Kafka does: a stored key that no longer validates (an
 // older or newer version wrote it) is skipped with a warning instead of stopping the broker.
+//
+// Group configs (GROUP resources; config/group-config.ts) live in the metadata store too, one set
+// per group id, shared by every broker; they are read when used, so a change made through any
+// broker applies at once: a share group's settings (shareGroupSettings, for its partition leaders)
+// and its coordinator's session timeout and heartbeat interval (groupTimeouts).
 import type { MetadataStore, TopicRecord } from '../ports/metadata-store.js'
 import type { ConfigEntry, ConfigService } from '../ports/configs.js'
-import { DEFAULT_SHARE_GROUP_SETTINGS, type ShareGroupSettings } from '../ports/shares.js'
+import type { ShareGroupSettings } from '../ports/shares.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
 import { checkBrokerResourceName, validateDynamicBrokerConfigs } from '../config/config-dynamic.js'
 import { isDynamicBrokerConfig } from '../config/config-values.js'
 import { describeTopicConfig } from '../config/topic-config.js'
+import { describeGroupConfigs, groupConfigValue, shareGroupSettingsOf, validateGroupConfigs } from '../config/group-config.js'
+import { KafkaError } from '../protocol/errors.js'
 
 export type BrokerConfigListener = (config: BrokerConfig) => void
 
-type Store = Pick<MetadataStore, 'getBrokerConfigs' | 'setBrokerConfigs'>
+type Store = Pick<MetadataStore, 'getBrokerConfigs' | 'setBrokerConfigs'> &
+  Partial<Pick<MetadataStore, 'getGroupConfigs' | 'setGroupConfigs'>>
 
 export class BrokerConfigService implements ConfigService {
   private current: BrokerConfig
@@ -59,10 +67,46 @@ export class BrokerConfigService implements ConfigService {
     return this.current.describeDynamicDefaults(keys)
   }
 
-  shareGroupSettings(_groupId: string): ShareGroupSettings {
-    // Group configs (GROUP resources) and the broker's group.share.* keys come with the share
-    // group coordinator; until then every share group has Kafka's defaults.
-    return DEFAULT_SHARE_GROUP_SETTINGS
+  private groupConfigs(groupId: string): Readonly<Record<string, string>> {
+    return this.store?.getGroupConfigs?.(groupId) ?? {}
+  }
+
+  shareGroupSettings(groupId: string): ShareGroupSettings {
+    return shareGroupSettingsOf(this.current, this.groupConfigs(groupId))
+  }
+
+  /** A group's own session timeout and heartbeat interval (its group configs within the broker's bounds). */
+  groupTimeouts(kind: 'consumer' | 'share', groupId: string): { sessionTimeoutMs?: number; heartbeatIntervalMs?: number } {
+    const own = this.groupConfigs(groupId)
+    const out: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number } = {}
+    if (own[`${kind}.session.timeout.ms`] !== undefined)
+      out.sessionTimeoutMs = groupConfigValue(this.current, own, `${kind}.session.timeout.ms`) as number
+    if (own[`${kind}.heartbeat.interval.ms`] !== undefined) {
+      out.heartbeatIntervalMs = groupConfigValue(this.current, own, `${kind}.heartbeat.interval.ms`) as number
+    }
+    return out
+  }
+
+  describeGroup(groupId: string, keys: string[] | null): ConfigEntry[] {
+    return describeGroupConfigs(this.current, this.groupConfigs(groupId), keys)
+  }
+
+  alterGroupConfigs(
+    groupId: string,
+    change: (current: Readonly<Record<string, string>>) => Record<string, string>,
+    validateOnly: boolean,
+  ): Promise<void> {
+    const run = async () => {
+      if (groupId === '') throw new KafkaError('INVALID_REQUEST', 'Group config resource name must not be empty.')
+      const next = validateGroupConfigs(change(this.groupConfigs(groupId)), this.current)
+      if (validateOnly) return
+      if (!this.store?.setGroupConfigs) throw new Error('group configs need a metadata store')
+      await this.store.setGroupConfigs(groupId, next)
+      this.logger?.info('group config changed', { group: groupId, configs: next })
+    }
+    const p = this.queue.then(run, run)
+    this.queue = p.catch(() => {})
+    return p
   }
 
   brokerConfigs(resourceName: string): Record<string, string> {

@@ -15,6 +15,7 @@
 import { KafkaError } from '../protocol/errors.js'
 import type { ConfigKeyDef } from './config-defs.js'
 import { brokerConfigDef, ConfigError, isDynamicBrokerConfig, parseConfigValue, topicConfigDef } from './config-values.js'
+import { groupConfigDef } from './group-config.js'
 
 /** IncrementalAlterConfigs configOperation values (KIP-339). */
 export const AlterConfigOp = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const
@@ -27,10 +28,10 @@ export interface IncrementalOp {
   value: string | null
 }
 
-export type ConfigKind = 'topic' | 'broker'
+export type ConfigKind = 'topic' | 'broker' | 'group'
 
 function defOf(kind: ConfigKind, name: string): ConfigKeyDef {
-  const def = kind === 'topic' ? topicConfigDef(name) : brokerConfigDef(name)
+  const def = kind === 'topic' ? topicConfigDef(name) : kind === 'group' ? groupConfigDef(name) : brokerConfigDef(name)
   if (!def) throw new ConfigError(`Unknown ${kind} config name: ${name}`, name)
   return def
 }

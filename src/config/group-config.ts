@@ -189,6 +189,10 @@ export const GROUP_CONFIG_DEFS: readonly GroupKeyDef[] = [
 
 const DEFS = new Map(GROUP_CONFIG_DEFS.map((d) => [d.name, d]))
 
+export function groupConfigDef(name: string): ConfigKeyDef | undefined {
+  return DEFS.get(name)
+}
+
 /** Session timeout keys that must exceed their heartbeat interval (Kafka's GroupConfig.validateValues). */
 const SESSION_OVER_HEARTBEAT: ReadonlyArray<[string, string]> = [
   ['consumer.session.timeout.ms', 'consumer.heartbeat.interval.ms'],

@@ -1,4 +1,6 @@
-// DescribeConfigs v1–4 for topics (resource type 2) and this broker (4). Every entry carries its
+// DescribeConfigs v1–4 for topics (resource type 2), this broker (4) and groups (32: the group
+// configs of KIP-848/KIP-932, config/group-config.ts — every key, those the group sets with source
+// GROUP_CONFIG, the others with the broker's default; any group id, known or not). Every entry carries its
 // source (topic override, dynamic broker config, dynamic cluster-wide default, static broker config
 // or default) and, when asked, its synonyms (the broker keys a topic config falls back to, level by
 // level) and documentation. Broker resource "" is the cluster-wide dynamic default: as in Kafka it
@@ -12,6 +14,7 @@ import type { ConfigEntry } from '../ports/configs.js'
 
 export const RESOURCE_TOPIC = 2
 export const RESOURCE_BROKER = 4
+export const RESOURCE_GROUP = 32
 
 export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { minVersion: 1, maxVersion: 4 }, (ctx, req) => {
   const { topics, configs, nodeId } = ctx.broker
@@ -34,6 +37,8 @@ export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { 
         return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unexpected broker id ${r.resourceName}`, configs: [] }
       }
       entries = r.resourceName === '' ? configs.describeBrokerDefaults(r.configurationKeys) : configs.describeBroker(r.configurationKeys)
+    } else if (r.resourceType === RESOURCE_GROUP && r.resourceName !== '') {
+      entries = configs.describeGroup(r.resourceName, r.configurationKeys)
     } else {
       return {
         ...base,

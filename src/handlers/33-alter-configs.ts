@@ -1,4 +1,5 @@
-// AlterConfigs v0–2 for topics (resource type 2) and brokers (4). Not incremental: the configs sent
+// AlterConfigs v0–2 for topics (resource type 2) and brokers (4); groups (32) are refused with
+// INVALID_REQUEST, as Kafka takes group configs only incrementally. Not incremental: the configs sent
 // become the resource's whole override set (keys left out return to their defaults), as in Kafka.
 // A broker resource is "" (the cluster-wide dynamic default) or this broker's node id (KIP-226).
 // Errors per resource, as Kafka's ConfigAdminManager and controller answer: INVALID_REQUEST (a

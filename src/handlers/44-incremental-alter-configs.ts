@@ -1,4 +1,5 @@
-// IncrementalAlterConfigs v0–1 (KIP-339) for topics (resource type 2) and brokers (4): each key
+// IncrementalAlterConfigs v0–1 (KIP-339) for topics (resource type 2), brokers (4) and groups (32,
+// the group configs of KIP-848/KIP-932, kept cluster-wide; config/group-config.ts): each key
 // carries its operation — SET, DELETE (back to the default), APPEND / SUBTRACT (list-typed keys
 // such as cleanup.policy; the current value, else the default, is the list edited). Only the keys
 // named change. A broker resource is "" (the cluster-wide dynamic default) or this node's id.
@@ -12,6 +13,7 @@ import {
   type IncrementalAlterConfigsRequestData,
   IncrementalAlterConfigsResponse,
 } from '../protocol/messages/44-incremental-alter-configs.js'
+import { RESOURCE_GROUP } from './32-describe-configs.js'
 import { alterEach, alterResource, checkConfigEntries } from './33-alter-configs.js'
 import { defineHandler, type RequestContext } from './define.js'
 
@@ -20,6 +22,10 @@ type Resource = IncrementalAlterConfigsRequestData['resources'][number]
 async function alterOne(ctx: RequestContext, r: Resource, validateOnly: boolean): Promise<void> {
   checkConfigEntries(r.configs, (i) => r.configs[i]!.configOperation === AlterConfigOp.DELETE)
   const ops: IncrementalOp[] = r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value }))
+  if (r.resourceType === RESOURCE_GROUP) {
+    await ctx.broker.configs.alterGroupConfigs(r.resourceName, (current) => applyIncrementalOps(current, ops, 'group'), validateOnly)
+    return
+  }
   await alterResource(ctx, r, (current, kind) => applyIncrementalOps(current, ops, kind), validateOnly)
 }
 

@@ -1,5 +1,5 @@
-// The ConfigService port: described and altered configs of topics and brokers (DescribeConfigs,
-// AlterConfigs, IncrementalAlterConfigs), implemented by broker/config-service.ts.
+// The ConfigService port: described and altered configs of topics, brokers and groups
+// (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), implemented by broker/config-service.ts.
 import type { TopicRecord } from './metadata-store.js'
 import type { ShareGroupSettings } from './shares.js'
 
@@ -30,6 +30,17 @@ export interface ConfigService {
    */
   alterBrokerConfigs(
     resourceName: string,
+    change: (current: Readonly<Record<string, string>>) => Record<string, string>,
+    validateOnly: boolean,
+  ): Promise<void>
+  /** Every group config of a group id (or only `keys`): set ones with source GROUP_CONFIG (8), the rest defaults. */
+  describeGroup(groupId: string, keys: string[] | null): ConfigEntry[]
+  /**
+   * Replaces a group's config set with `change(current)`: validated as Kafka's GroupConfig
+   * (INVALID_CONFIG), persisted cluster-wide unless validateOnly; INVALID_REQUEST for the empty id.
+   */
+  alterGroupConfigs(
+    groupId: string,
     change: (current: Readonly<Record<string, string>>) => Record<string, string>,
     validateOnly: boolean,
   ): Promise<void>
