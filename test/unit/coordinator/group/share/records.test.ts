@@ -3,7 +3,7 @@
 // topic's replay routing them (key types 10–15) to the share replay.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { fromWire } from '../../../../src/coordinator/group/consumer/assignment.js'
+import { fromWire } from '../../../../../src/coordinator/group/consumer/assignment.js'
 import {
   decodeShareKey,
   encodeShareKey,
@@ -13,7 +13,7 @@ import {
   shareGroupTombstones,
   shareMemberTombstones,
   shareRecordGroup,
-} from '../../../../src/coordinator/group/share/records.js'
+} from '../../../../../src/coordinator/group/share/records.js'
 import { T_ID } from './share-helpers.js'
 
 const image: ShareGroupImage = {

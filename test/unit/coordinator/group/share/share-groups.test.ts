@@ -4,8 +4,8 @@
 // clashes with classic and consumer groups, and a share group rebuilt from its records.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ErrorCode } from '../../../../src/protocol/errors.js'
-import { code, joinParams } from '../group-helpers.js'
+import { ErrorCode } from '../../../../../src/protocol/errors.js'
+import { code, joinParams } from '../../group-helpers.js'
 import { client, hb, shareSetup, T_ID, U_ID } from './share-helpers.js'
 
 const partitionsOf = (r: { assignment: { topicPartitions: Array<{ topicId: string; partitions: number[] }> } | null }) =>

@@ -9,8 +9,8 @@ import {
   fromWire,
   partitionCount,
   toWire,
-} from '../../../../src/coordinator/group/consumer/assignment.js'
-import { assignShare } from '../../../../src/coordinator/group/share/simple-assignor.js'
+} from '../../../../../src/coordinator/group/consumer/assignment.js'
+import { assignShare } from '../../../../../src/coordinator/group/share/simple-assignor.js'
 
 const T = 'AQIDBAUGBwgJCgsMDQ4PEA'
 const U = 'EA8ODQwLCgkIBwYFBAMCAQ'

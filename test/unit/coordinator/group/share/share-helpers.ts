@@ -1,12 +1,12 @@
 // Helpers for the share group tests: a group coordinator on a ManualClock over the in-memory
 // `__consumer_offsets` and share state, and heartbeat requests.
-import { DEFAULT_GROUP_COORDINATOR_CONFIG, GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js'
-import { MemoryGroupPersistence } from '../../../../src/coordinator/group/memory-persistence.js'
-import type { TopicInfo } from '../../../../src/coordinator/group/consumer/consumer-groups.js'
-import type { ShareGroupHeartbeatRequestData } from '../../../../src/protocol/messages/76-share-group-heartbeat.js'
-import { ManualClock } from '../../../../src/util/clock.js'
-import { silentLogger } from '../../../../src/util/logger.js'
-import { electAll, flush } from '../group-helpers.js'
+import { DEFAULT_GROUP_COORDINATOR_CONFIG, GroupCoordinator } from '../../../../../src/coordinator/group/group-coordinator.js'
+import { MemoryGroupPersistence } from '../../../../../src/coordinator/group/memory-persistence.js'
+import type { TopicInfo } from '../../../../../src/coordinator/group/consumer/consumer-groups.js'
+import type { ShareGroupHeartbeatRequestData } from '../../../../../src/protocol/messages/76-share-group-heartbeat.js'
+import { ManualClock } from '../../../../../src/util/clock.js'
+import { silentLogger } from '../../../../../src/util/logger.js'
+import { electAll, flush } from '../../group-helpers.js'
 import { MemoryShareState } from './memory-share-state.js'
 
 export const T_ID = 'AQIDBAUGBwgJCgsMDQ4PEA'

@@ -3,8 +3,8 @@
 // empty (a new state epoch each time), delete whole topics, and their errors.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ZERO_UUID } from '../../../../src/protocol/primitives/uuid.js'
-import { code } from '../group-helpers.js'
+import { ZERO_UUID } from '../../../../../src/protocol/primitives/uuid.js'
+import { code } from '../../group-helpers.js'
 import { client, hb, shareSetup, T_ID } from './share-helpers.js'
 
 const alter = (groupId: string, partitions: Array<[number, number]>, topicName = 'T') => ({

@@ -8,7 +8,7 @@ import {
   type ShareStateResult,
   type ShareStateSummary,
   type ShareStateWrite,
-} from '../../../../src/ports/shares.js'
+} from '../../../../../src/ports/shares.js'
 
 interface Stored {
   stateEpoch: number
