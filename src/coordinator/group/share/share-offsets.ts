@@ -143,7 +143,8 @@ export async function alterShareGroupOffsets(
           }
           const key = { groupId: req.groupId, topicId: topic.id, partition: p.partitionIndex }
           const current = await env.persister!.readSummary(key, -1)
-          const stateEpoch = current.errorCode === 0 && current.startOffset >= 0 ? current.stateEpoch + 1 : 0
+          // One above the stored epoch (0 when none), so partition leaders holding the old state are fenced.
+          const stateEpoch = current.errorCode === 0 ? current.stateEpoch + 1 : 0
           const r = await env.persister!.initialize(key, stateEpoch, p.startOffset)
           if (r.errorCode === 0) {
             env.shares.addStateTopic(group, topic.id, t.topicName, [p.partitionIndex])

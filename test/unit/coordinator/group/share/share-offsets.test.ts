@@ -34,7 +34,7 @@ describe('share groups: offsets admin', () => {
       },
     ])
     await c.alterShareGroupOffsets(alter('g', [[0, 15]]))
-    assert.deepEqual(h.state.calls, [`initialize g:${T_ID}:0 0 10`, `initialize g:${T_ID}:1 0 20`, `initialize g:${T_ID}:0 1 15`])
+    assert.deepEqual(h.state.calls, [`initialize g:${T_ID}:0 1 10`, `initialize g:${T_ID}:1 1 20`, `initialize g:${T_ID}:0 2 15`])
     assert.equal(c.shareGroupDescribe(['g'])[0]!.groupState, 'Empty')
     h.hw.set('T:0', 40)
     h.state.states.get(`g:${T_ID}:0`)!.deliveryCompleteCount = 5
