@@ -1,6 +1,7 @@
 // DeleteGroups v0–3: removes Empty groups with their committed offsets (tombstones for the group
-// and every offset in `__consumer_offsets`). v3 carries a message with each failed group (null on
-// success). Kafka's GROUP_DELETION_FAILED concerns the topology of streams groups, which do not
+// and every offset in `__consumer_offsets`); a share group (KIP-932) only when it has no member,
+// its share-partitions' state deleted through the share coordinator first. v3 carries a message
+// with each failed group (null on success). Kafka's GROUP_DELETION_FAILED concerns the topology of streams groups, which do not
 // exist here, so it is never answered.
 // Errors per group: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP (members remain), INVALID_GROUP_ID,
 // COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, a failed write's code.
