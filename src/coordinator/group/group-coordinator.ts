@@ -203,6 +203,8 @@ export class GroupCoordinator implements GroupService {
   commitOffsets(params: CommitOffsetsParams): Promise<number[]> {
     const error = this.refuse(params.groupId, 'offsets')
     if (error) return Promise.resolve(params.offsets.map(() => code(error)))
+    // Share groups have no committed offsets (their progress is the share state).
+    if (this.share.isShareGroup(params.groupId)) return Promise.resolve(params.offsets.map(() => code('GROUP_ID_NOT_FOUND')))
     if (this.consumer.groups.has(params.groupId)) {
       // A consumer-protocol group: the member and its epoch are checked there; the offsets are kept
       // as any group's, under a carrier with no classic member (generation -1).
@@ -388,7 +390,8 @@ export class GroupCoordinator implements GroupService {
     }
     groups.push(...this.share.listed(states, types, (groupId) => this.ownershipError(groupId) === null))
     for (const g of this.groups.values()) {
-      if (this.consumer.groups.has(g.groupId)) continue // the offsets' carrier of a consumer group
+      // The offsets' carrier of a consumer group; an empty classic group whose id a share group took.
+      if (this.consumer.groups.has(g.groupId) || this.share.isShareGroup(g.groupId)) continue
       if (states.size > 0 && !states.has(g.state.toLowerCase())) continue
       if (types.size > 0 && !types.has('classic')) continue
       groups.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' })

@@ -74,9 +74,12 @@ async function describeGroup(env: ShareOffsetsEnv, req: DescribeShareGroupOffset
   const group = env.shares.groups.get(req.groupId)
   if (group === undefined) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} not found.`)
   const all = env.topics()
+  // Every topic with share state that still exists (a deleted topic's state is gone with it).
   const asked =
     req.topics === null
-      ? [...group.stateTopics.values()].map((t) => ({ topicName: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) }))
+      ? [...group.stateTopics]
+          .filter(([id, t]) => all.get(t.topicName)?.id === id)
+          .map(([, t]) => ({ topicName: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) }))
       : req.topics
   const topics: DescribedTopic[] = await Promise.all(
     asked.map(async (t) => {
@@ -233,7 +236,8 @@ export async function deleteShareGroupState(env: ShareOffsetsEnv, group: ShareGr
   for (const [topicId, t] of group.stateTopics) {
     for (const p of t.partitions) {
       const r = await env.persister!.delete({ groupId: group.groupId, topicId, partition: p })
-      if (r.errorCode !== 0) return r.errorCode
+      // A topic deleted since (or shrunk) has no state left to delete.
+      if (r.errorCode !== 0 && r.errorCode !== code('UNKNOWN_TOPIC_OR_PARTITION')) return r.errorCode
     }
   }
   return 0

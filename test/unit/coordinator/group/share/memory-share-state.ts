@@ -20,6 +20,8 @@ interface Stored {
 export class MemoryShareState implements ShareStatePersister {
   readonly states = new Map<string, Stored>()
   readonly calls: string[] = []
+  /** Topic ids the share coordinator no longer knows (deleted topics): UNKNOWN_TOPIC_OR_PARTITION. */
+  readonly goneTopics = new Set<string>()
 
   async initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult> {
     this.calls.push(`initialize ${sharePartitionKeyString(key)} ${stateEpoch} ${startOffset}`)
@@ -45,6 +47,7 @@ export class MemoryShareState implements ShareStatePersister {
 
   async delete(key: SharePartitionKey): Promise<ShareStateResult> {
     this.calls.push(`delete ${sharePartitionKeyString(key)}`)
+    if (this.goneTopics.has(key.topicId)) return { errorCode: 3, errorMessage: 'This server does not host this topic-partition.' }
     this.states.delete(sharePartitionKeyString(key))
     return { errorCode: 0 }
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ZERO_UUID } from '../../../../../src/protocol/primitives/uuid.js'
 import { code } from '../../group-helpers.js'
-import { client, hb, shareSetup, T_ID } from './share-helpers.js'
+import { client, hb, shareSetup, T_ID, U_ID } from './share-helpers.js'
 
 const alter = (groupId: string, partitions: Array<[number, number]>, topicName = 'T') => ({
   groupId,
@@ -136,6 +136,37 @@ describe('share groups: offsets admin', () => {
     assert.equal(h.state.states.size, 0)
     const [d] = await c.describeShareGroupOffsets([{ groupId: 'g', topics: null }])
     assert.deepEqual(d!.topics, [])
+  })
+
+  it('a deleted topic: describing every topic leaves it out, and DeleteGroups still deletes the group', async () => {
+    const h = await shareSetup()
+    const c = h.coordinator
+    await c.alterShareGroupOffsets(alter('g', [[0, 5]], 'U'))
+    await c.alterShareGroupOffsets(alter('g', [[1, 2]]))
+    h.topics.delete('U')
+    h.state.goneTopics.add(U_ID)
+    const [d] = await c.describeShareGroupOffsets([{ groupId: 'g', topics: null }])
+    assert.deepEqual(
+      d!.topics.map((t) => t.topicName),
+      ['T'],
+    )
+    assert.deepEqual(await c.deleteGroups(['g']), [{ groupId: 'g', errorCode: 0 }])
+    assert.ok(h.state.calls.includes(`delete g:${U_ID}:0`))
+  })
+
+  it('OffsetCommit to a share group id is GROUP_ID_NOT_FOUND (a share group commits no offsets)', async () => {
+    const { coordinator: c } = await shareSetup()
+    await c.shareGroupHeartbeat(hb('m1', 0), client)
+    const r = await c.commitOffsets({
+      groupId: 'g',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      offsets: [{ topic: 'T', partition: 0, offset: 1, leaderEpoch: -1, metadata: null }],
+      apiVersion: 9,
+    })
+    assert.deepEqual(r, [code('GROUP_ID_NOT_FOUND')])
   })
 
   it('without a share state persister the offsets APIs answer COORDINATOR_NOT_AVAILABLE', async () => {
