@@ -337,8 +337,9 @@ export class GroupCoordinator implements GroupService {
       const error = this.refuse(groupId, 'admin')
       if (error) return { errorCode: code(error), groupId, groupState: '', protocolType: '', protocolData: '', members: [] }
       if (this.share.isShareGroup(groupId)) {
-        // Kafka: "Group … is not a classic group." (ShareGroupDescribe describes it).
-        return { errorCode: code('GROUP_ID_NOT_FOUND'), groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] }
+        // As Kafka answers for a share group (ShareGroupDescribe describes it): Dead, no protocol;
+        // the handler adds GROUP_ID_NOT_FOUND from v6, as for a group not known.
+        return { errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] }
       }
       if (this.consumer.groups.has(groupId)) {
         // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe describes it).
