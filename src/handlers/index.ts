@@ -42,6 +42,11 @@ import pushTelemetry from './72-push-telemetry.js'
 import consumerGroupHeartbeat from './68-consumer-group-heartbeat.js'
 import consumerGroupDescribe from './69-consumer-group-describe.js'
 import describeTopicPartitions from './75-describe-topic-partitions.js'
+import initializeShareGroupState from './83-initialize-share-group-state.js'
+import readShareGroupState from './84-read-share-group-state.js'
+import writeShareGroupState from './85-write-share-group-state.js'
+import deleteShareGroupState from './86-delete-share-group-state.js'
+import readShareGroupStateSummary from './87-read-share-group-state-summary.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
 
@@ -89,6 +94,11 @@ export const allHandlers: Handler[] = [
   consumerGroupHeartbeat,
   consumerGroupDescribe,
   describeTopicPartitions,
+  initializeShareGroupState,
+  readShareGroupState,
+  writeShareGroupState,
+  deleteShareGroupState,
+  readShareGroupStateSummary,
 ]
 
 export function createRegistry(): HandlerRegistry {
