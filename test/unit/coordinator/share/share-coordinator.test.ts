@@ -52,7 +52,7 @@ class MemoryShareLog implements ShareStateLog {
   async loadPartition(partition: number, sink: (r: ShareRecord, offset: number) => void): Promise<number> {
     await this.loadGate
     const l = this.log(partition)
-    l.records.forEach((r, i) => sink(decodeShareRecord(r.key, r.value), l.start + i))
+    for (const [i, r] of l.records.entries()) sink(decodeShareRecord(r.key, r.value), l.start + i)
     return l.records.length
   }
   async deleteRecordsBelow(partition: number, offset: number): Promise<void> {
