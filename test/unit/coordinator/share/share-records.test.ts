@@ -43,7 +43,7 @@ describe('share state records', () => {
       writeTimestamp: 1_700_000_000_500,
       stateBatches: [{ firstOffset: 100, lastOffset: 109, deliveryState: 2, deliveryCount: 1 }],
     }
-    const batch = `${i64(100)}${i64(109)}020001` + '00' // int64, int64, int8, int16, no tagged fields
+    const batch = `${i64(100)}${i64(109)}02${'0001'}00` // int64, int64, int8 state, int16 count, no tagged fields
     const head = `0000${i32(1)}${i32(2)}${i32(3)}${i64(100)}${i64(1_700_000_000_000)}${i64(1_700_000_000_500)}02${batch}`
     const rec = encodeShareRecord({ type: SHARE_SNAPSHOT_TYPE, key: KEY, value })
     assert.equal(rec.value!.toString('hex'), `${head}00`)
