@@ -30,6 +30,9 @@
 //   readSummary: the state epoch, leader epoch, start offset and delivery-complete count; not
 //     fenced (the group coordinator asks it with no leader epoch of its own).
 //   delete: a tombstone when there is state; NONE either way.
+// A key of a topic id or partition the cluster does not have is UNKNOWN_TOPIC_OR_PARTITION, except
+// for delete (the state of a deleted topic can still be dropped); a negative partition
+// INVALID_REQUEST.
 // A partition's records below the oldest last-snapshot of its keys are not needed by a replay;
 // every share.coordinator.state.topic.prune.interval.ms they are deleted (Kafka prunes so), when
 // no write of the partition is in flight.
@@ -332,6 +335,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
+      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       const s = part.keys.get(id)
       if (s && s.stateEpoch > stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
       const now = this.opts.clock.now()
@@ -403,6 +407,7 @@ export class ShareCoordinator implements ShareStatePersister {
       deliveryCompleteCount: -1,
     })
     return this.serialized(key, fail, (part, _partition, id) => {
+      if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
       const s = part.keys.get(id)
       if (!s) return { ...fail('NONE'), ...result(null) }
       return {
