@@ -9,6 +9,10 @@ import { type BrokerRegistration, type ClusterBackend, localClusterBackend } fro
 import { ProducerIdManager } from '../cluster/producer-ids.js'
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OffsetsTopicPersistence } from '../coordinator/group/offsets-topic.js'
+import { ShareCoordinatorChannel } from '../coordinator/share/inter-broker.js'
+import { BrokerSharePersister } from '../coordinator/share/persister.js'
+import { ShareCoordinator } from '../coordinator/share/share-coordinator.js'
+import { ShareStateTopic } from '../coordinator/share/share-state-topic.js'
 import { InterBrokerTxnChannel } from '../coordinator/txn/inter-broker.js'
 import { LocalTxnMarkerWriter } from '../coordinator/txn/local-markers.js'
 import { MarkerRouter } from '../coordinator/txn/marker-router.js'
@@ -16,7 +20,8 @@ import { TransactionCoordinator } from '../coordinator/txn/txn-coordinator.js'
 import { TransactionStateTopic } from '../coordinator/txn/txn-log.js'
 import { TxnVerifier } from '../coordinator/txn/verifier.js'
 import { finalizedLevel } from '../cluster/features.js'
-import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
+import { SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
+import type { ShareStatePersister } from '../ports/shares.js'
 import { RequestDispatcher } from '../handlers/dispatcher.js'
 import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
@@ -33,7 +38,13 @@ import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
 import { BrokerConfigService } from './config-service.js'
 import { topicDefaults } from '../config/topic-config.js'
-import { type ClusterParts, followOffsetsLeadership, followTransactionLeadership, startClusterParts } from './cluster-parts.js'
+import {
+  type ClusterParts,
+  followOffsetsLeadership,
+  followShareStateLeadership,
+  followTransactionLeadership,
+  startClusterParts,
+} from './cluster-parts.js'
 import { ClientTelemetry } from '../telemetry/client-telemetry.js'
 
 /**
@@ -44,6 +55,9 @@ import { ClientTelemetry } from '../telemetry/client-telemetry.js'
 const MAX_IN_FLIGHT_PER_CONNECTION = 5
 /** How long the transaction coordinator's writes and requests wait (Kafka: request.timeout.ms). */
 const TXN_REQUEST_TIMEOUT_MS = 30_000
+/** How long a share-state persister call keeps retrying (Kafka's persister: request.timeout.ms), and its backoff. */
+const SHARE_PERSISTER_TIMEOUT_MS = 30_000
+const SHARE_PERSISTER_BACKOFF_MS = 100
 
 export interface BrokerDeps {
   config: BrokerConfig
@@ -61,6 +75,9 @@ export class Broker {
     private readonly replicas: ReplicaManager,
     private readonly groups: GroupCoordinator,
     private readonly transactions: { close(): void },
+    private readonly shares: { close(): void },
+    /** Where share-partitions' durable state is read and written, wherever its share coordinator is (KIP-932). */
+    readonly shareStatePersister: ShareStatePersister,
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
     private readonly backend: ClusterBackend,
@@ -89,6 +106,7 @@ export class Broker {
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
     let transactions: { close(): void } | undefined
+    let shares: { close(): void } | undefined
     let cluster: ClusterParts | undefined
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
@@ -150,6 +168,55 @@ export class Broker {
           return topic ? cleanerLogConfigOf(controller.effectiveConfig(topic)) : null
         },
       })
+
+      // The share coordinator on __share_group_state, and the persister that reaches it wherever it is.
+      const shareCoordinator = new ShareCoordinator({
+        clock,
+        logger: logger.child('share-coordinator'),
+        log: new ShareStateTopic({
+          topics: controller,
+          replicas,
+          numPartitions: config.get('share.coordinator.state.topic.num.partitions'),
+          replicationFactor: config.get('share.coordinator.state.topic.replication.factor'),
+          minIsr: config.get('share.coordinator.state.topic.min.isr'),
+          segmentBytes: config.get('share.coordinator.state.topic.segment.bytes'),
+          writeTimeoutMs: config.get('share.coordinator.write.timeout.ms'),
+          loadChunkBytes: config.get('share.coordinator.load.buffer.size'),
+          clock,
+          logger: logger.child('share-state'),
+        }),
+        config: {
+          updatesPerSnapshot: config.get('share.coordinator.snapshot.update.records.per.snapshot'),
+          pruneIntervalMs: config.get('share.coordinator.state.topic.prune.interval.ms'),
+        },
+        partitionExists: (topicId, partition) => {
+          const t = controller.getById(topicId)
+          return t !== undefined && partition < t.partitions
+        },
+      })
+      const shareChannel = new ShareCoordinatorChannel({
+        nodeId,
+        endpointOf: (id) => parts.endpointOf(id),
+        requestTimeoutMs: SHARE_PERSISTER_TIMEOUT_MS,
+        logger: logger.child('share-channel'),
+      })
+      const shareStatePersister = new BrokerSharePersister({
+        nodeId,
+        clock,
+        local: shareCoordinator,
+        remote: shareChannel,
+        leaderOf: (partition) => controller.partitionState(SHARE_GROUP_STATE_TOPIC, partition)?.leader,
+        retryBackoffMs: SHARE_PERSISTER_BACKOFF_MS,
+        timeoutMs: SHARE_PERSISTER_TIMEOUT_MS,
+      })
+      shares = {
+        close: () => {
+          shareStatePersister.close()
+          shareCoordinator.close()
+          shareChannel.close()
+        },
+      }
+      followShareStateLeadership(shareCoordinator, parts.sync, replicas)
 
       const offsetsTopic = new OffsetsTopicPersistence({
         topics: controller,
@@ -299,6 +366,7 @@ export class Broker {
         transactions: txnCoordinator,
         txnVerifier,
         txnMarkers,
+        shareCoordinator,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -328,8 +396,9 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
-      return new Broker(config, logger, replicas, groups, transactions, network, advertised, backend, parts)
+      return new Broker(config, logger, replicas, groups, transactions, shares, shareStatePersister, network, advertised, backend, parts)
     } catch (err) {
+      shares?.close()
       transactions?.close()
       groups?.close()
       await cluster?.close().catch(() => {})
@@ -359,6 +428,7 @@ export class Broker {
       // __transaction_state partition resumes them); held JoinGroup/SyncGroup answers go out first
       // (NOT_COORDINATOR), so connections can drain.
       this.transactions.close()
+      this.shares.close()
       this.groups.close()
       await this.network.close()
       await this.cluster.close()

@@ -1,15 +1,17 @@
 // The parts every broker runs to follow its cluster — a single broker being a cluster of one
 // (cluster/membership.ts): replica fetchers, the ReplicaSync that applies partition states to the
 // local replicas, the leader election the controller runs, and the wiring of group coordinators to
-// the leadership of their __consumer_offsets partitions, and of the transaction coordinator to
-// that of its __transaction_state partitions. The same on the local store and on etcd.
+// the leadership of their __consumer_offsets partitions, of the transaction coordinator to
+// that of its __transaction_state partitions, and of the share coordinator to that of its
+// __share_group_state partitions. The same on the local store and on etcd.
 import type { Controller } from '../cluster/controller.js'
 import { LeaderElection } from '../cluster/leader-election.js'
 import type { ClusterBackend, Membership } from '../cluster/membership.js'
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js'
 import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
+import type { ShareCoordinator } from '../coordinator/share/share-coordinator.js'
 import type { TransactionCoordinator } from '../coordinator/txn/txn-coordinator.js'
-import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
+import { SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
 import { FetcherManager } from '../replication/replica-fetcher.js'
 import type { ReplicaManager } from '../replication/replica-manager.js'
 import { ReplicaSync } from '../replication/replica-sync.js'
@@ -48,6 +50,22 @@ export function followTransactionLeadership(transactions: TransactionCoordinator
   })
   for (const p of replicas.all()) {
     if (p.topic === TRANSACTION_STATE_TOPIC && p.isLeader && p.state !== undefined) void transactions.onElection(p.index, p.leaderEpoch)
+  }
+}
+
+/**
+ * The share coordinator follows the leadership of the `__share_group_state` partitions the same
+ * way: elected — it loads the partition (its keys are served once loaded); resigned — it drops
+ * the partition's keys.
+ */
+export function followShareStateLeadership(shares: ShareCoordinator, sync: ReplicaSync, replicas: ReplicaManager): void {
+  sync.onLeadershipChange((topic, partition, leading, leaderEpoch) => {
+    if (topic !== SHARE_GROUP_STATE_TOPIC) return
+    if (leading) void shares.onElection(partition, leaderEpoch)
+    else shares.onResignation(partition, leaderEpoch)
+  })
+  for (const p of replicas.all()) {
+    if (p.topic === SHARE_GROUP_STATE_TOPIC && p.isLeader && p.state !== undefined) void shares.onElection(p.index, p.leaderEpoch)
   }
 }
 

@@ -9,7 +9,10 @@ const LEGAL = /^[a-zA-Z0-9._-]+$/
 /** The transaction coordinator's internal topic (coordinator/txn/txn-log.ts). */
 export const TRANSACTION_STATE_TOPIC = '__transaction_state'
 
-export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', TRANSACTION_STATE_TOPIC])
+/** The share coordinator's internal topic (coordinator/share/share-state-topic.ts, KIP-932). */
+export const SHARE_GROUP_STATE_TOPIC = '__share_group_state'
+
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', TRANSACTION_STATE_TOPIC, SHARE_GROUP_STATE_TOPIC])
 
 export function topicNameError(name: string | null | undefined): string | undefined {
   if (name === null || name === undefined || name.length === 0) return 'Topic name is empty'

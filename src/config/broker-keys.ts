@@ -712,3 +712,74 @@ export const SERVICE_KEYS = [
     doc: 'How often idle producer ids are looked for (producer.id.expiration.ms).',
   },
 ] as const satisfies readonly ConfigKeyDef[]
+
+/**
+ * The share coordinator (KIP-932: Kafka's ShareCoordinatorConfig): the `__share_group_state`
+ * topic and how its records are written.
+ */
+export const SHARE_COORDINATOR_KEYS = [
+  {
+    name: 'share.coordinator.state.topic.num.partitions',
+    type: 'int',
+    default: '50',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'Partitions of __share_group_state (fixed once the topic exists).',
+  },
+  {
+    name: 'share.coordinator.state.topic.replication.factor',
+    type: 'int',
+    default: '1',
+    validator: { min: 1, max: 32767 },
+    scope: 'broker',
+    doc: 'Replication factor of __share_group_state (Kafka: 3; we default to 1 for a single node). A cluster should set 3.',
+  },
+  {
+    name: 'share.coordinator.state.topic.min.isr',
+    type: 'int',
+    default: '1',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'min.insync.replicas of __share_group_state (Kafka: 2; we default to 1 for a single node).',
+  },
+  {
+    name: 'share.coordinator.state.topic.segment.bytes',
+    type: 'int',
+    default: '104857600',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'Segment size of __share_group_state.',
+  },
+  {
+    name: 'share.coordinator.snapshot.update.records.per.snapshot',
+    type: 'int',
+    default: '500',
+    validator: { min: 0, max: 500 },
+    scope: 'broker',
+    doc: 'Updates written for a share-partition before its whole state is written again as a snapshot.',
+  },
+  {
+    name: 'share.coordinator.write.timeout.ms',
+    type: 'int',
+    default: '5000',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'How long a write of share-partition state waits for the in-sync replicas.',
+  },
+  {
+    name: 'share.coordinator.load.buffer.size',
+    type: 'int',
+    default: '5242880',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'Read size while loading __share_group_state.',
+  },
+  {
+    name: 'share.coordinator.state.topic.prune.interval.ms',
+    type: 'int',
+    default: '300000',
+    validator: { min: 1 },
+    scope: 'broker',
+    doc: 'How often records of __share_group_state that no share-partition needs any more are deleted.',
+  },
+] as const satisfies readonly ConfigKeyDef[]

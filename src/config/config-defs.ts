@@ -9,6 +9,7 @@
 //   node.id, broker.id                0                           (Kafka: -1, must be set in KRaft mode)
 //   offsets.topic.replication.factor  1                           (Kafka: 3)
 //   transaction.state.log.replication.factor 1, transaction.state.log.min.isr 1 (Kafka: 3 and 2)
+//   share.coordinator.state.topic.replication.factor 1, .min.isr 1 (Kafka: 3 and 2)
 // so that `tributary start` with no configuration is a complete single-node broker. A cluster sets
 // these to 3 / 2 like Kafka.
 //
@@ -20,7 +21,7 @@
 // `ignored` keys are accepted (type-checked, described) so that a Kafka server.properties can be
 // reused without warnings, but have no effect: Node runs one event loop, and there is no KRaft
 // quorum or ZooKeeper (cluster metadata lives in the local store or etcd, docs/architecture.md §1.5).
-import { MEMBERSHIP_AND_NETWORK_KEYS, SERVICE_KEYS } from './broker-keys.js'
+import { MEMBERSHIP_AND_NETWORK_KEYS, SERVICE_KEYS, SHARE_COORDINATOR_KEYS } from './broker-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
@@ -29,7 +30,7 @@ export * from './config-key.js'
 export { BROKER_SYNONYM_GROUPS, TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 /** Every broker key, in the order DescribeConfigs lists them. */
-export const BROKER_CONFIG_DEFS = [...MEMBERSHIP_AND_NETWORK_KEYS, ...LOG_KEYS, ...SERVICE_KEYS] as const
+export const BROKER_CONFIG_DEFS = [...MEMBERSHIP_AND_NETWORK_KEYS, ...LOG_KEYS, ...SERVICE_KEYS, ...SHARE_COORDINATOR_KEYS] as const
 
 // ---------------------------------------------------------------------------------------------
 // Types derived from the tables

@@ -14,11 +14,17 @@
 // key_type 1 (transaction): the leader of the transactional id's `__transaction_state` partition
 //   (abs(hash(id)) % its partition count), created on the first such lookup as Kafka creates it
 //   (transaction.state.log.* settings; too few brokers: COORDINATOR_NOT_AVAILABLE).
-// Any other key type (2 = share groups, …): INVALID_REQUEST, as Kafka answers an unknown type.
+// key_type 2 (share, KIP-932; v6+): a key "groupId:topicId:partition" is coordinated by the leader
+//   of its `__share_group_state` partition (abs(hash(key)) % its partition count), created on the
+//   first such lookup (share.coordinator.state.topic.* settings). A malformed key (not three parts,
+//   an empty group id, a topic id that is not one, a negative partition) is INVALID_REQUEST, as is
+//   key type 2 below v6 (Kafka's FindCoordinatorRequest refuses it there).
+// Any other key type: INVALID_REQUEST, as Kafka answers an unknown type.
 import { groupIdError } from '../coordinator/group/limits.js'
 import { OFFSETS_TOPIC } from '../coordinator/group/offsets-topic.js'
 import { partitionForGroup } from '../coordinator/group/persistence.js'
-import { TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
+import { SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/topic-names.js'
+import { parseShareCoordinatorKey } from '../ports/share-coordinator.js'
 import { ErrorCode, type ErrorName } from '../protocol/errors.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'
 import { defineHandler } from './define.js'
@@ -34,6 +40,9 @@ interface Answer {
 
 const GROUP = 0
 const TRANSACTION = 1
+const SHARE = 2
+/** FindCoordinatorRequest v6 adds the share key type. */
+const SHARE_MIN_VERSION = 6
 
 export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { minVersion: 0, maxVersion: 6 }, async (ctx, req) => {
   const { broker } = ctx
@@ -59,15 +68,27 @@ export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { 
   }
   if (keyType === GROUP && keys.some((k) => groupIdError(k, 'admin') === null)) await ensure(() => broker.groups.ensureCoordinatorTopic())
   if (keyType === TRANSACTION && keys.length > 0) await ensure(() => broker.transactions.ensureCoordinatorTopic())
+  const shareKeysAllowed = keyType === SHARE && ctx.apiVersion >= SHARE_MIN_VERSION
+  if (shareKeysAllowed && keys.some((k) => typeof parseShareCoordinatorKey(k) !== 'string')) {
+    await ensure(() => broker.shareCoordinator.ensureCoordinatorTopic())
+  }
   const live = broker.brokers(ctx.conn.listenerName)
-  const internalTopic = keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : OFFSETS_TOPIC
+  const internalTopic = keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : keyType === SHARE ? SHARE_GROUP_STATE_TOPIC : OFFSETS_TOPIC
   const coordinatorTopic = broker.topics.get(internalTopic)
 
   const answer = (key: string): Answer => {
-    if (keyType !== GROUP && keyType !== TRANSACTION) return fail(key, 'INVALID_REQUEST', `unknown coordinator key type ${keyType}`)
+    if (keyType === SHARE && !shareKeysAllowed)
+      return fail(key, 'INVALID_REQUEST', `key type ${SHARE} needs FindCoordinator v${SHARE_MIN_VERSION}+`)
+    if (keyType !== GROUP && keyType !== TRANSACTION && keyType !== SHARE) {
+      return fail(key, 'INVALID_REQUEST', `unknown coordinator key type ${keyType}`)
+    }
     if (keyType === GROUP) {
       const invalid = groupIdError(key, 'admin')
       if (invalid) return fail(key, 'INVALID_GROUP_ID', invalid)
+    }
+    if (keyType === SHARE) {
+      const parsed = parseShareCoordinatorKey(key)
+      if (typeof parsed === 'string') return fail(key, 'INVALID_REQUEST', parsed)
     }
     if (topicError !== null) return fail(key, 'COORDINATOR_NOT_AVAILABLE', topicError)
     if (!coordinatorTopic) return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${internalTopic} does not exist yet`)

@@ -47,6 +47,11 @@ import shareGroupDescribe from './77-share-group-describe.js'
 import describeShareGroupOffsets from './90-describe-share-group-offsets.js'
 import alterShareGroupOffsets from './91-alter-share-group-offsets.js'
 import deleteShareGroupOffsets from './92-delete-share-group-offsets.js'
+import initializeShareGroupState from './83-initialize-share-group-state.js'
+import readShareGroupState from './84-read-share-group-state.js'
+import writeShareGroupState from './85-write-share-group-state.js'
+import deleteShareGroupState from './86-delete-share-group-state.js'
+import readShareGroupStateSummary from './87-read-share-group-state-summary.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
 
@@ -99,6 +104,11 @@ export const allHandlers: Handler[] = [
   describeShareGroupOffsets,
   alterShareGroupOffsets,
   deleteShareGroupOffsets,
+  initializeShareGroupState,
+  readShareGroupState,
+  writeShareGroupState,
+  deleteShareGroupState,
+  readShareGroupStateSummary,
 ]
 
 export function createRegistry(): HandlerRegistry {

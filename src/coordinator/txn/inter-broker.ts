@@ -3,12 +3,12 @@
 // (Kafka's TransactionMarkerChannelManager) and AddPartitionsToTxn v4+ in the broker form to a
 // transaction coordinator (Kafka's AddPartitionsToTxnManager, for the produce verification: one transaction entry with
 // every partition of a Produce request).
-// One connection per broker, opened on first use with version negotiation and dropped on any
-// failure (the next call reconnects); a broker without a known endpoint, or a failed connection,
+// One connection per broker (../broker-connections.ts), opened on first use with version
+// negotiation and dropped on any failure (the next call reconnects); a broker without a known endpoint, or a failed connection,
 // answers every partition NETWORK_EXCEPTION (NOT_COORDINATOR for a verification), which the
 // callers retry. close() drops every connection.
-import { connectNegotiated } from '../../client/api-versions.js'
 import type { Connection } from '../../client/connection.js'
+import { BrokerConnections } from '../broker-connections.js'
 import type { MarkerPartition, MarkerResult, TxnMarker, TxnVerifyParams } from '../../ports/transactions.js'
 import { ErrorCode } from '../../protocol/errors.js'
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js'
@@ -42,39 +42,18 @@ export function batchOf(req: VerifyRequest): VerifyBatchRequest {
 }
 
 export class InterBrokerTxnChannel {
-  private readonly conns = new Map<number, Promise<Connection>>()
-  private closed = false
+  private readonly pool: BrokerConnections
 
-  constructor(private readonly opts: InterBrokerOptions) {}
+  constructor(private readonly opts: InterBrokerOptions) {
+    this.pool = new BrokerConnections({ ...opts, clientIdPrefix: 'tributary-txn-coordinator' })
+  }
 
   private connection(nodeId: number): Promise<Connection> {
-    let c = this.conns.get(nodeId)
-    if (!c) {
-      const at = this.opts.endpointOf(nodeId)
-      if (!at || this.closed) return Promise.reject(new Error(`no endpoint for broker ${nodeId}`))
-      c = connectNegotiated({
-        host: at.host,
-        port: at.port,
-        clientId: `tributary-txn-coordinator-${this.opts.nodeId}`,
-        requestTimeoutMs: this.opts.requestTimeoutMs,
-      }).then((conn) => {
-        conn.onClose(() => {
-          if (this.conns.get(nodeId) === c) this.conns.delete(nodeId)
-        })
-        return conn
-      })
-      c.catch(() => {
-        if (this.conns.get(nodeId) === c) this.conns.delete(nodeId)
-      })
-      this.conns.set(nodeId, c)
-    }
-    return c
+    return this.pool.connection(nodeId)
   }
 
   private drop(nodeId: number): void {
-    const c = this.conns.get(nodeId)
-    this.conns.delete(nodeId)
-    c?.then((conn) => conn.close()).catch(() => {})
+    this.pool.drop(nodeId)
   }
 
   /** WriteTxnMarkers to `nodeId` for partitions it leads; one result per partition. */
@@ -156,7 +135,6 @@ export class InterBrokerTxnChannel {
   }
 
   close(): void {
-    this.closed = true
-    for (const nodeId of [...this.conns.keys()]) this.drop(nodeId)
+    this.pool.close()
   }
 }

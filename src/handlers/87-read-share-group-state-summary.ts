@@ -1,0 +1,24 @@
+// ReadShareGroupStateSummary v0–1 (KIP-932; inter-broker): the state epoch, leader epoch, start
+// offset and (v1) delivery-complete count of share-partitions, for describing a share group's
+// offsets and lag. Each key is answered by the share coordinator (share-state.ts): a key without
+// state answers start offset -1, no error; NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS for the
+// caller to retry; INVALID_REQUEST for an empty group id or a negative partition.
+import {
+  ReadShareGroupStateSummaryRequest,
+  ReadShareGroupStateSummaryResponse,
+} from '../protocol/messages/87-read-share-group-state-summary.js'
+import { defineHandler } from './define.js'
+import { perKey } from './share-state.js'
+
+export default defineHandler(
+  ReadShareGroupStateSummaryRequest,
+  ReadShareGroupStateSummaryResponse,
+  { minVersion: 0, maxVersion: 1 },
+  async (ctx, req) => ({
+    results: await perKey(
+      req,
+      (e) => ({ ...e, stateEpoch: 0, leaderEpoch: 0, startOffset: -1, deliveryCompleteCount: -1 }),
+      (key, p) => ctx.broker.shareCoordinator.readSummary(key, p.leaderEpoch),
+    ),
+  }),
+)
