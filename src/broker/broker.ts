@@ -35,6 +35,9 @@ import { BrokerConfigService } from './config-service.js'
 import { topicDefaults } from '../config/topic-config.js'
 import { type ClusterParts, followOffsetsLeadership, followTransactionLeadership, startClusterParts } from './cluster-parts.js'
 import { ClientTelemetry } from '../telemetry/client-telemetry.js'
+import type { ShareStatePersister } from '../ports/shares.js'
+import { MemorySharePersister } from '../share/memory-persister.js'
+import { createShareLeaders, type ShareLeaders } from '../share/share-leaders.js'
 
 /**
  * Requests of one connection handled at once. Kafka handles one at a time per connection; a few
@@ -61,6 +64,7 @@ export class Broker {
     private readonly replicas: ReplicaManager,
     private readonly groups: GroupCoordinator,
     private readonly transactions: { close(): void },
+    private readonly shares: ShareLeaders,
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
     private readonly backend: ClusterBackend,
@@ -89,6 +93,7 @@ export class Broker {
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
     let transactions: { close(): void } | undefined
+    let shares: ShareLeaders | undefined
     let cluster: ClusterParts | undefined
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
@@ -253,6 +258,28 @@ export class Broker {
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)
 
       const advertised = new Map<string, { host: string; port: number }>()
+      // The share-partition leaders (KIP-932). The share state lives in memory until the share
+      // coordinator's persister (over `__share_group_state`) takes this field's place.
+      const shareStatePersister: ShareStatePersister = new MemorySharePersister()
+      shares = createShareLeaders({
+        nodeId,
+        topics: controller,
+        replicas,
+        persister: shareStatePersister,
+        settings: (groupId) => configs.shareGroupSettings(groupId),
+        brokers: (listenerName) => services.brokers(listenerName),
+        interBrokerListener: config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name ?? '',
+        clock,
+        logger: logger.child('shares'),
+        fetchMaxBytes: config.get('fetch.max.bytes'),
+        messageMaxBytes: config.get('message.max.bytes'),
+      })
+      const shareLeaders = shares
+      // A partition this broker stops leading takes its share-partitions with it; the next
+      // leader reads their persisted state.
+      parts.sync.onLeadershipChange((topic, partition, leading) => {
+        if (!leading) shareLeaders.onResignation(topic, partition)
+      })
       const services: BrokerServices = {
         nodeId,
         clusterId: store.clusterId(),
@@ -288,6 +315,7 @@ export class Broker {
         transactions: txnCoordinator,
         txnVerifier,
         txnMarkers,
+        shares: shares.service,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -317,8 +345,9 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
-      return new Broker(config, logger, replicas, groups, transactions, network, advertised, backend, parts)
+      return new Broker(config, logger, replicas, groups, transactions, shares, network, advertised, backend, parts)
     } catch (err) {
+      await shares?.close().catch(() => {})
       transactions?.close()
       groups?.close()
       await cluster?.close().catch(() => {})
@@ -350,6 +379,7 @@ export class Broker {
       this.transactions.close()
       this.groups.close()
       await this.network.close()
+      await this.shares.close()
       await this.cluster.close()
       await this.replicas.close()
       // Leave the cluster (with etcd the lease is revoked, so another broker takes over as

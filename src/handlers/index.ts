@@ -42,6 +42,8 @@ import pushTelemetry from './72-push-telemetry.js'
 import consumerGroupHeartbeat from './68-consumer-group-heartbeat.js'
 import consumerGroupDescribe from './69-consumer-group-describe.js'
 import describeTopicPartitions from './75-describe-topic-partitions.js'
+import shareFetch from './78-share-fetch.js'
+import shareAcknowledge from './79-share-acknowledge.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
 
@@ -89,6 +91,8 @@ export const allHandlers: Handler[] = [
   consumerGroupHeartbeat,
   consumerGroupDescribe,
   describeTopicPartitions,
+  shareFetch,
+  shareAcknowledge,
 ]
 
 export function createRegistry(): HandlerRegistry {
