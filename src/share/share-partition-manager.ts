@@ -38,7 +38,7 @@ const DEAD_LETTER_READ_BYTES = 1024 * 1024
 
 export interface SharePartitionManagerOptions {
   replicas: ReplicaService
-  topics: Pick<TopicService, 'getById' | 'get'>
+  topics: Pick<TopicService, 'getById' | 'get' | 'effectiveConfig'>
   persister: ShareStatePersister
   settings: ShareGroupSettingsSource
   deadLetters: DeadLetterSink | null
@@ -67,6 +67,8 @@ export class SharePartitionManager {
   private readonly held = new Map<string, SharePartition>()
   private readonly loading = new Map<string, Promise<SharePartition>>()
   private readonly listeners = new Map<string, Set<() => void>>()
+  /** Partitions with a deletion of consumed records under way; true: run again when it ends. */
+  private readonly deleting = new Map<string, boolean>()
   private readonly maxPartitions: number
 
   constructor(private readonly o: SharePartitionManagerOptions) {
@@ -172,7 +174,11 @@ export class SharePartitionManager {
     return new Promise((resolve) => {
       if (signal.aborted) return resolve()
       const done = () => {
-        for (const k of keys) this.listeners.get(k)?.delete(done)
+        for (const k of keys) {
+          const set = this.listeners.get(k)
+          set?.delete(done)
+          if (set?.size === 0) this.listeners.delete(k)
+        }
         signal.removeEventListener('abort', done)
         resolve()
       }
@@ -228,9 +234,47 @@ export class SharePartitionManager {
       startOffset,
       stateBatches: state.startOffset < 0 ? [] : state.stateBatches,
       onAvailable: () => this.notify(k),
+      onStartAdvanced: () => this.maybeDeleteConsumed(key.topicId, key.partition),
     })
     this.held.set(k, sp)
     return sp
+  }
+
+  /**
+   * tributary.share.delete.acknowledged: once every share group this leader holds for the
+   * partition is past some records, they are deleted (DeleteRecords up to the smallest start
+   * offset). Only the share-partitions held here count, so a group whose state is not loaded on
+   * this leader does not hold records back. One deletion per partition at a time; a start offset
+   * that moves meanwhile is taken up by the next one.
+   */
+  private maybeDeleteConsumed(topicId: string, partition: number): void {
+    const record = this.o.topics.getById(topicId)
+    if (!record) return
+    const config = this.o.topics.effectiveConfig(record)
+    if (!config['tributary.share.delete.acknowledged']) return
+    const k = `${topicId}:${partition}`
+    if (this.deleting.has(k)) {
+      this.deleting.set(k, true)
+      return
+    }
+    // A group being loaded has a start offset not known yet: nothing is deleted before it is.
+    const suffix = `:${topicId}:${partition}`
+    for (const loading of this.loading.keys()) if (loading.endsWith(suffix)) return
+    let min = Number.POSITIVE_INFINITY
+    for (const sp of this.held.values()) {
+      if (sp.key.topicId === topicId && sp.key.partition === partition && sp.startOffset < min) min = sp.startOffset
+    }
+    const replica = this.o.replicas.get(record.name, partition)
+    if (!replica || !Number.isFinite(min) || min <= replica.log.logStartOffset) return
+    this.deleting.set(k, false)
+    this.o.replicas
+      .deleteRecords(replica, Math.min(min, replica.log.highWatermark), config['file.delete.delay.ms'])
+      .catch((err) => this.o.logger.warn('deleting consumed records failed', { topic: record.name, partition, err }))
+      .finally(() => {
+        const again = this.deleting.get(k)
+        this.deleting.delete(k)
+        if (again) this.maybeDeleteConsumed(topicId, partition)
+      })
   }
 
   /** Makes room for one more share-partition: drops one that holds no ACQUIRED record, else the oldest. */

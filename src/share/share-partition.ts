@@ -92,6 +92,8 @@ export interface SharePartitionOptions {
   stateBatches: readonly ShareStateBatch[]
   /** Called when records may have become acquirable (released, expired, backoff or delay over). */
   onAvailable: () => void
+  /** Called when the start offset moved (the delivery of every record below it is complete). */
+  onStartAdvanced?: (startOffset: number) => void
 }
 
 export interface AcquireResult {
@@ -116,6 +118,8 @@ export class SharePartition {
   /** Monotonic ms at which a delayed batch becomes deliverable (Infinity: none waiting). */
   private delayWakeAt = Number.POSITIVE_INFINITY
   private closed = false
+  /** Set once constructed: the state read at load is no news to onStartAdvanced. */
+  private ready = false
 
   constructor(o: SharePartitionOptions) {
     this.o = o
@@ -139,6 +143,7 @@ export class SharePartition {
       }
     }
     this.advanceStart()
+    this.ready = true
   }
 
   get startOffset(): number {
@@ -466,11 +471,13 @@ export class SharePartition {
   }
 
   private advanceStart(): void {
+    const before = this.start
     while (this.start < this.end) {
       const e = this.inFlight.get(this.start)!
       if (e.state !== DeliveryState.ACKNOWLEDGED && e.state !== DeliveryState.ARCHIVED) break
       this.inFlight.delete(this.start++)
     }
+    if (this.start !== before && this.ready && !this.closed) this.o.onStartAdvanced?.(this.start)
   }
 
   /** Sets the one timer to the next lock expiry, backoff end or delayed batch. */

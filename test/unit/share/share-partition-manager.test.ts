@@ -193,6 +193,44 @@ describe('SharePartitionManager', () => {
     assert.equal(again.sp.startOffset, 2)
   })
 
+  it('tributary.share.delete.acknowledged deletes what every share group held here is past', async () => {
+    const { topicId } = await controller.create(
+      {
+        name: 'queue',
+        numPartitions: 1,
+        replicationFactor: 1,
+        assignments: [],
+        configs: [{ name: 'tributary.share.delete.acknowledged', value: 'true' }],
+      },
+      false,
+    )
+    const r = replicas.require('queue', 0)
+    await replicas.append(r, batch(['1', '2', '3', '4'], t0), 1 << 20)
+    const m = manager({ autoOffsetReset: 'earliest' })
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((res) => setImmediate(res))
+    }
+    const take = async (groupId: string, last: number) => {
+      const h = await m.partition(groupId, topicId, 0)
+      const got = await m.fetch(h, 'm', 100, 1 << 20, true)
+      got.release()
+      assert.equal(await h.sp.acknowledge('m', [{ firstOffset: 0, lastOffset: last, acknowledgeTypes: [1] }], false), 0)
+      await settle()
+    }
+    await m.partition('g2', topicId, 0)
+    await take('g1', 3)
+    assert.equal(r.log.logStartOffset, 0)
+    await take('g2', 1)
+    assert.equal(r.log.logStartOffset, 2)
+    // On a topic without the config nothing is deleted.
+    const plain = await m.partition('g9', ids.plain!, 0)
+    const got = await m.fetch(plain, 'm', 100, 1 << 20, true)
+    got.release()
+    assert.equal(await plain.sp.acknowledge('m', [{ firstOffset: 0, lastOffset: 3, acknowledgeTypes: [1] }], false), 0)
+    await settle()
+    assert.equal(replicas.require('plain', 0).log.logStartOffset, 0)
+  })
+
   it('the dead-letter sink creates the topic and appends letters with their source headers', async () => {
     const sink = new BrokerDeadLetterSink({
       nodeId: 0,
