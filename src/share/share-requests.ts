@@ -4,13 +4,15 @@
 // long poll. Implements ports/share-fetch.ts.
 //
 // Order within one request (Kafka's): the group and member ids are checked (INVALID_REQUEST when
-// null or empty); the session epoch is applied (share-sessions.ts; its errors answer the whole
+// null or empty, or a member id longer than 36 characters); a request marked isRenewAck must have
+// zero fetch parameters and acknowledgements in every partition (INVALID_REQUEST); the session epoch is applied (share-sessions.ts; its errors answer the whole
 // request with no partitions); the acknowledgements are applied, each partition answering its own
 // acknowledgeErrorCode; at the final epoch (−1) the session is closed and the records its member
 // still holds are released — no records are fetched then, nor when isRenewAck (v2, KIP-1222)
 // marks the request as one renewing locks. Else every partition of the session is read from its
 // share-partition's next offset, until maxRecords records are acquired or maxBytes filled (the
-// first partition with data returns at least one whole batch). When nothing was acquired the
+// first partition with data returns at least one whole batch); in the batch-optimized acquire
+// mode (KIP-1206, mode 0) the acquired ranges are answered in pieces of batchSize. When nothing was acquired the
 // request waits up to maxWaitMs for an append to one of the partitions or for records to become
 // available again (released, lock expired, backoff or delivery delay over), then reads again.
 // A session's first answer names every partition of the session; later ones only those with
@@ -27,7 +29,7 @@ import { type ShareGroupSettingsSource, sharePartitionKeyString } from '../ports
 import type { TopicService } from '../ports/topics.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import type { AcquiredRange } from './acquire.js'
+import { type AcquiredRange, splitRanges } from './acquire.js'
 import type { AckBatch } from './share-partition.js'
 import type { HeldPartition, SharePartitionManager } from './share-partition-manager.js'
 import { FINAL_EPOCH, INITIAL_EPOCH, type SessionPartition, type ShareSession, type ShareSessionCache } from './share-sessions.js'
@@ -46,6 +48,10 @@ export interface ShareRequestsOptions {
 }
 
 const EMPTY = Buffer.alloc(0)
+/** maxRecords ≤ 0: the share consumer's default max.poll.records. */
+const DEFAULT_MAX_RECORDS = 500
+/** Kafka refuses a member id longer than a UUID's text (INVALID_REQUEST). */
+const MAX_MEMBER_ID_LENGTH = 36
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 }
 
 interface PartitionOut {
@@ -72,7 +78,14 @@ export class ShareRequests implements ShareFetchService {
       release: () => {},
     })
     const { groupId, memberId } = req
-    if (!groupId || !memberId) return fail('INVALID_REQUEST')
+    if (!groupId || !validMemberId(memberId)) return fail('INVALID_REQUEST')
+    const allowRenew = origin.apiVersion >= 2 && req.isRenewAck
+    // KIP-1222: a request renewing locks fetches nothing — its fetch parameters are all zero and
+    // every partition it names carries acknowledgements.
+    if (allowRenew && (req.maxBytes !== 0 || req.minBytes !== 0 || req.maxRecords !== 0 || req.maxWaitMs !== 0))
+      return fail('INVALID_REQUEST')
+    if (allowRenew && req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length === 0)))
+      return fail('INVALID_REQUEST')
     const lockMs = this.o.settings(groupId).recordLockDurationMs
     const epoch = req.shareSessionEpoch
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0))
@@ -110,7 +123,6 @@ export class ShareRequests implements ShareFetchService {
       }
       return o
     }
-    const allowRenew = origin.apiVersion >= 2 && req.isRenewAck
     await this.acknowledgeAll(groupId, memberId, req.topics, allowRenew, (p, error, ackError) => {
       const o = slot(p)
       o.news = true
@@ -143,7 +155,7 @@ export class ShareRequests implements ShareFetchService {
       responses: [],
       nodeEndpoints: [],
     })
-    if (!groupId || !memberId) return top(ErrorCode.INVALID_REQUEST.code)
+    if (!groupId || !validMemberId(memberId)) return top(ErrorCode.INVALID_REQUEST.code)
     const epoch = req.shareSessionEpoch
     // A share session is opened by ShareFetch only.
     if (epoch === INITIAL_EPOCH) return top(ErrorCode.INVALID_SHARE_SESSION_EPOCH.code)
@@ -249,7 +261,8 @@ export class ShareRequests implements ShareFetchService {
     if (all.length === 0) return
     const first = session.epoch % all.length
     const order = [...all.slice(first), ...all.slice(0, first)]
-    const maxRecords = origin.apiVersion >= 1 && req.maxRecords > 0 ? req.maxRecords : 500
+    const maxRecords = req.maxRecords > 0 ? req.maxRecords : DEFAULT_MAX_RECORDS
+    const batchOptimized = req.shareAcquireMode === 0 && req.batchSize > 0
     for (;;) {
       let recordsLeft = maxRecords
       let bytesLeft = Math.min(req.maxBytes, this.o.fetchMaxBytes)
@@ -272,7 +285,7 @@ export class ShareRequests implements ShareFetchService {
           const o = slot(p)
           o.news = true
           o.records = got.records
-          o.acquiredRecords = got.acquired
+          o.acquiredRecords = batchOptimized ? splitRanges(got.acquired, req.batchSize) : got.acquired
           for (const r of got.acquired) recordsLeft -= r.lastOffset - r.firstOffset + 1
           bytes += got.records.length
           bytesLeft -= got.records.length
@@ -335,6 +348,10 @@ export class ShareRequests implements ShareFetchService {
   private logUnexpected(err: unknown): void {
     if (!(err instanceof KafkaError)) this.o.logger.error('share fetch failed', { err })
   }
+}
+
+function validMemberId(memberId: string | null): memberId is string {
+  return memberId !== null && memberId.length > 0 && memberId.length <= MAX_MEMBER_ID_LENGTH
 }
 
 function flatten(topics: ShareFetchRequestData['topics']): SessionPartition[] {

@@ -144,8 +144,11 @@ describe('ShareFetch and ShareAcknowledge handlers', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('refuses a request without a member id or group id', async () => {
+  it('refuses a request without a member id or group id, or with a member id longer than a UUID', async () => {
     assert.equal((await fetch('', 0)).errorCode, E('INVALID_REQUEST'))
+    assert.equal((await fetch('m'.repeat(37), 0)).errorCode, E('INVALID_REQUEST'))
+    const idle = [{ topicId, partitions: [{ partitionIndex: 1, acknowledgementBatches: [] }] }]
+    assert.equal((await fetch('m'.repeat(36), 0, { topics: idle })).errorCode, 0)
     assert.equal((await fetch('m', 0, {}, conn(), '')).errorCode, E('INVALID_REQUEST'))
   })
 
@@ -301,7 +304,10 @@ describe('ShareFetch and ShareAcknowledge handlers', () => {
         partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 10, lastOffset: 11, acknowledgeTypes: [4] }] }],
       },
     ]
-    const renewed = await fetch('r1', 1, { topics: renew, isRenewAck: true }, c)
+    const zero = { maxBytes: 0, minBytes: 0, maxRecords: 0, maxWaitMs: 0 }
+    // KIP-1222: a renewing request fetches nothing, so its fetch parameters must be zero.
+    assert.equal((await fetch('r1', 1, { topics: renew, isRenewAck: true }, c)).errorCode, E('INVALID_REQUEST'))
+    const renewed = await fetch('r1', 1, { topics: renew, isRenewAck: true, ...zero }, c)
     assert.equal(part(renewed)!.acknowledgeErrorCode, 0)
     assert.deepEqual(part(renewed)!.acquiredRecords, [])
     const v1 = await call(
@@ -312,5 +318,18 @@ describe('ShareFetch and ShareAcknowledge handlers', () => {
       c,
     )
     assert.equal(v1.responses[0]!.partitions[0]!.errorCode, E('INVALID_REQUEST'))
+  })
+
+  it('batch-optimized mode answers the acquired records in pieces of batchSize', async () => {
+    await append(0, 5) // offsets 12..16
+    const res = await fetch('b1', 0, { batchSize: 2, shareAcquireMode: 0 })
+    assert.deepEqual(
+      part(res)!.acquiredRecords.map((r) => [r.firstOffset, r.lastOffset]),
+      [
+        [12, 13],
+        [14, 15],
+        [16, 16],
+      ],
+    )
   })
 })
