@@ -8,8 +8,9 @@
 // INVALID_SHARE_SESSION_EPOCH), and moves it on — past 2^31−1 it wraps to 1; −1 is the final
 // request: it closes the session. At most maxSessions sessions (Kafka's
 // group.share.max.share.sessions, 2000): opening one more is SHARE_SESSION_LIMIT_REACHED. A
-// session has at most maxPartitions partitions (INVALID_REQUEST past it), so no client grows the
-// cache without bound. A session belongs to the connection that opened it: when that connection
+// session has at most maxPartitions partitions (INVALID_REQUEST past it) and all sessions together
+// at most maxTotalPartitions (SHARE_SESSION_LIMIT_REACHED), so no client grows the cache without
+// bound. A session belongs to the connection that opened it: when that connection
 // closes, its sessions go (Kafka 4.1+), and their members' records are released.
 import { KafkaError } from '../protocol/errors.js'
 
@@ -17,6 +18,8 @@ import { KafkaError } from '../protocol/errors.js'
 export const DEFAULT_MAX_SHARE_SESSIONS = 2000
 /** A bound of Tributary's own on one session's share-partitions. */
 export const DEFAULT_MAX_SESSION_PARTITIONS = 10_000
+/** A bound of Tributary's own on the partitions of all sessions together. */
+export const DEFAULT_MAX_TOTAL_SESSION_PARTITIONS = 200_000
 
 export const INITIAL_EPOCH = 0
 export const FINAL_EPOCH = -1
@@ -47,11 +50,18 @@ function sessionKey(groupId: string, memberId: string): string {
 
 export class ShareSessionCache {
   private readonly sessions = new Map<string, ShareSession>()
+  private totalPartitions = 0
 
   constructor(
     private readonly maxSessions = DEFAULT_MAX_SHARE_SESSIONS,
     private readonly maxPartitions = DEFAULT_MAX_SESSION_PARTITIONS,
+    private readonly maxTotalPartitions = DEFAULT_MAX_TOTAL_SESSION_PARTITIONS,
   ) {}
+
+  /** The partitions of all sessions. */
+  get partitionCount(): number {
+    return this.totalPartitions
+  }
 
   get size(): number {
     return this.sessions.size
@@ -72,6 +82,7 @@ export class ShareSessionCache {
     const replaced = this.sessions.get(key)
     if (!replaced && this.sessions.size >= this.maxSessions) throw new KafkaError('SHARE_SESSION_LIMIT_REACHED')
     const session: ShareSession = { groupId, memberId, epoch: nextEpoch(INITIAL_EPOCH), connectionId, partitions: new Map() }
+    if (replaced) this.drop(key, replaced)
     this.add(session, partitions)
     this.sessions.set(key, session)
     return replaced ? { session, replaced } : { session }
@@ -91,7 +102,7 @@ export class ShareSessionCache {
     const key = sessionKey(groupId, memberId)
     const session = this.sessions.get(key)
     if (!session) throw new KafkaError('SHARE_SESSION_NOT_FOUND')
-    this.sessions.delete(key)
+    this.drop(key, session)
     return session
   }
 
@@ -101,12 +112,21 @@ export class ShareSessionCache {
     if (session.partitions.size + fresh.length > this.maxPartitions) {
       throw new KafkaError('INVALID_REQUEST', `a share session holds at most ${this.maxPartitions} partitions`)
     }
-    for (const p of fresh) session.partitions.set(`${p.topicId}:${p.partition}`, { topicId: p.topicId, partition: p.partition })
+    if (this.totalPartitions + fresh.length > this.maxTotalPartitions) {
+      throw new KafkaError('SHARE_SESSION_LIMIT_REACHED', 'the share sessions of this broker hold too many partitions')
+    }
+    for (const p of fresh) {
+      const k = `${p.topicId}:${p.partition}`
+      if (session.partitions.has(k)) continue
+      session.partitions.set(k, { topicId: p.topicId, partition: p.partition })
+      // Counted only while the session is in the cache (a session being opened is added just after).
+      this.totalPartitions++
+    }
   }
 
   /** ShareFetch's forgottenTopicsData. */
   forget(session: ShareSession, forgotten: ReadonlyArray<{ topicId: string; partitions: readonly number[] }>): void {
-    for (const t of forgotten) for (const p of t.partitions) session.partitions.delete(`${t.topicId}:${p}`)
+    for (const t of forgotten) for (const p of t.partitions) if (session.partitions.delete(`${t.topicId}:${p}`)) this.totalPartitions--
   }
 
   /** Removes the sessions opened on a connection that closed; returns them. */
@@ -114,7 +134,7 @@ export class ShareSessionCache {
     const out: ShareSession[] = []
     for (const [key, s] of this.sessions) {
       if (s.connectionId === connectionId) {
-        this.sessions.delete(key)
+        this.drop(key, s)
         out.push(s)
       }
     }
@@ -125,7 +145,12 @@ export class ShareSessionCache {
   remove(session: ShareSession): boolean {
     const key = sessionKey(session.groupId, session.memberId)
     if (this.sessions.get(key) !== session) return false
-    this.sessions.delete(key)
+    this.drop(key, session)
     return true
+  }
+
+  private drop(key: string, session: ShareSession): void {
+    this.sessions.delete(key)
+    this.totalPartitions -= session.partitions.size
   }
 }

@@ -88,6 +88,25 @@ describe('ShareSessionCache', () => {
     assert.deepEqual([...session.partitions.keys()], [`${T1}:0`, `${T2}:0`])
   })
 
+  it('bounds the partitions of all sessions together, and counts them back as sessions go', () => {
+    const c = new ShareSessionCache(10, 10, 4)
+    const parts = (n: number, topicId = T1) => Array.from({ length: n }, (_, partition) => ({ topicId, partition }))
+    const a = c.open('g', 'a', 1, parts(3)).session
+    assert.equal(
+      errorName(() => c.open('g', 'b', 1, parts(2, T2))),
+      'SHARE_SESSION_LIMIT_REACHED',
+    )
+    c.add(a, parts(3)) // the same partitions again: nothing new
+    c.forget(a, [{ topicId: T1, partitions: [0, 1] }])
+    c.open('g', 'b', 1, parts(3, T2))
+    assert.equal(c.partitionCount, 4)
+    c.close('g', 'b')
+    c.open('g', 'a', 2, parts(4, T2)) // replaces a: its partition is no longer counted
+    assert.equal(c.partitionCount, 4)
+    c.removeConnection(2)
+    assert.equal(c.partitionCount, 0)
+  })
+
   it('removes the sessions of a closed connection only', () => {
     const c = new ShareSessionCache()
     c.open('g', 'a', 1, [])
