@@ -481,7 +481,10 @@ export class SharePartition {
       if (e.state !== DeliveryState.ACKNOWLEDGED && e.state !== DeliveryState.ARCHIVED) break
       this.inFlight.delete(this.start++)
     }
-    if (this.start !== before && this.ready && !this.closed) this.o.onStartAdvanced?.(this.start)
+    if (this.start === before || !this.ready || this.closed) return
+    // The window moved: a fetch that found it full may acquire now.
+    if (before + this.maxInFlight <= this.end) this.o.onAvailable()
+    this.o.onStartAdvanced?.(this.start)
   }
 
   /** Sets the one timer to the next lock expiry, backoff end or delayed batch. */

@@ -249,11 +249,15 @@ describe('SharePartition', () => {
   })
 
   it('the in-flight window bounds what is acquired; it moves with the start offset', async () => {
-    const { sp, clock } = rig({ maxInFlight: 10 })
+    const w = rig({ maxInFlight: 10 })
+    const { sp, clock } = w
     assert.deepEqual(sp.acquire('m1', batches(clock, [0, 99]), 1000).ranges, [{ firstOffset: 0, lastOffset: 9, deliveryCount: 1 }])
     assert.equal(sp.nextFetchOffset(), -1)
     assert.deepEqual(sp.acquire('m1', batches(clock, [0, 99]), 1000).ranges, [])
+    const { wakes } = w
     assert.equal(await sp.acknowledge('m1', ack(0, 4, ACCEPT), false), 0)
+    // A fetch that found the window full is woken.
+    assert.equal(wakes.length, 1)
     assert.equal(sp.nextFetchOffset(), 10)
     assert.deepEqual(sp.acquire('m1', batches(clock, [0, 99]), 1000).ranges, [{ firstOffset: 10, lastOffset: 14, deliveryCount: 1 }])
   })
