@@ -87,6 +87,8 @@ export class ShareRequests implements ShareFetchService {
     if (allowRenew && req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length === 0)))
       return fail('INVALID_REQUEST')
     const lockMs = this.o.settings(groupId).recordLockDurationMs
+    // The connection closed while the request waited its turn: nobody will read the answer.
+    if (origin.closed.aborted) return { response: this.fetchResponse(0, [], origin, lockMs), release: () => {} }
     const epoch = req.shareSessionEpoch
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0))
     // Kafka: a session's first request carries no acknowledgements (nothing is acquired yet).
@@ -197,20 +199,19 @@ export class ShareRequests implements ShareFetchService {
   private open(groupId: string, memberId: string, partitions: SessionPartition[], origin: ShareRequestOrigin): ShareSession {
     const { session } = this.o.sessions.open(groupId, memberId, origin.connectionId, partitions)
     // One listener per connection: when it closes, its sessions go and their records are released.
-    if (!this.watchedConnections.has(origin.connectionId) && !origin.closed.aborted) {
+    if (!this.watchedConnections.has(origin.connectionId)) {
       this.watchedConnections.add(origin.connectionId)
-      origin.closed.addEventListener(
-        'abort',
-        () => {
-          this.watchedConnections.delete(origin.connectionId)
-          for (const s of this.o.sessions.removeConnection(origin.connectionId)) {
-            this.o.manager.releaseMember(s.groupId, s.memberId, s.partitions.values()).catch((err) => {
-              this.o.logger.warn('releasing a closed connection’s records failed', { groupId: s.groupId, err })
-            })
-          }
-        },
-        { once: true },
-      )
+      const onClose = () => {
+        this.watchedConnections.delete(origin.connectionId)
+        for (const s of this.o.sessions.removeConnection(origin.connectionId)) {
+          this.o.manager.releaseMember(s.groupId, s.memberId, s.partitions.values()).catch((err) => {
+            this.o.logger.warn('releasing a closed connection’s records failed', { groupId: s.groupId, err })
+          })
+        }
+      }
+      // Closed while this request was on its way: its session goes once the request is answered.
+      if (origin.closed.aborted) queueMicrotask(onClose)
+      else origin.closed.addEventListener('abort', onClose, { once: true })
     }
     return session
   }
@@ -264,6 +265,7 @@ export class ShareRequests implements ShareFetchService {
     const maxRecords = req.maxRecords > 0 ? req.maxRecords : DEFAULT_MAX_RECORDS
     const batchOptimized = req.shareAcquireMode === 0 && req.batchSize > 0
     for (;;) {
+      if (origin.closed.aborted) return
       let recordsLeft = maxRecords
       let bytesLeft = Math.min(req.maxBytes, this.o.fetchMaxBytes)
       let bytes = 0
@@ -296,6 +298,12 @@ export class ShareRequests implements ShareFetchService {
           o.errorCode = toErrorCode(err)
           failed = true
         }
+      }
+      if (bytes > 0 && origin.closed.aborted) {
+        // Acquired for a connection that closed meanwhile (its records were released before):
+        // they go back at once rather than when their locks expire.
+        await this.o.manager.releaseMember(groupId, session.memberId, session.partitions.values())
+        return
       }
       const waitMs = deadline - clock.monotonic()
       if (bytes > 0 || failed || waitMs <= 0 || logKeys.length === 0 || origin.closed.aborted) return
