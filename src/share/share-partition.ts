@@ -195,7 +195,6 @@ export class SharePartition {
     const lockUntil = now + settings.recordLockDurationMs
     let acquired = 0
     outer: for (const b of batches) {
-      let took = false
       for (let off = Math.max(b.baseOffset, this.start); off <= b.lastOffset; off++) {
         if (acquired >= maxRecords) break outer
         let e = this.inFlight.get(off)
@@ -226,9 +225,7 @@ export class SharePartition {
         e.lockExpiresAt = lockUntil
         addAcquired(ranges, off, e.deliveryCount)
         acquired++
-        took = true
-      }
-      if (took) {
+        // The batch is answered whole, even when only some of its records were acquired.
         if (firstPosition < 0) firstPosition = b.position
         endPosition = b.position + b.sizeBytes
       }

@@ -269,6 +269,7 @@ export class ShareRequests implements ShareFetchService {
       let recordsLeft = maxRecords
       let bytesLeft = Math.min(req.maxBytes, this.o.fetchMaxBytes)
       let bytes = 0
+      let acquiredAny = false
       let failed = false
       const logKeys: string[] = []
       const shareKeys: string[] = []
@@ -283,6 +284,7 @@ export class ShareRequests implements ShareFetchService {
           moved.push(() => held.replica.log.highWatermark !== hw)
           const got = await this.o.manager.fetch(held, session.memberId, recordsLeft, bytesLeft, bytes === 0)
           if (got.acquired.length === 0) continue
+          acquiredAny = true
           releases.push(got.release)
           const o = slot(p)
           o.news = true
@@ -299,14 +301,14 @@ export class ShareRequests implements ShareFetchService {
           failed = true
         }
       }
-      if (bytes > 0 && origin.closed.aborted) {
+      if (acquiredAny && origin.closed.aborted) {
         // Acquired for a connection that closed meanwhile (its records were released before):
         // they go back at once rather than when their locks expire.
         await this.o.manager.releaseMember(groupId, session.memberId, session.partitions.values())
         return
       }
       const waitMs = deadline - clock.monotonic()
-      if (bytes > 0 || failed || waitMs <= 0 || logKeys.length === 0 || origin.closed.aborted) return
+      if (acquiredAny || failed || waitMs <= 0 || logKeys.length === 0 || origin.closed.aborted) return
       const woken = new AbortController()
       const signal = AbortSignal.any([origin.closed, woken.signal])
       void this.o.manager.whenAvailable(shareKeys, signal).then(() => woken.abort())

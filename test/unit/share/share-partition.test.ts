@@ -88,8 +88,14 @@ describe('SharePartition', () => {
 
   it('acquires no more than maxRecords', () => {
     const { sp, clock } = rig()
-    assert.deepEqual(sp.acquire('m1', batches(clock, [0, 9]), 3).ranges, [{ firstOffset: 0, lastOffset: 2, deliveryCount: 1 }])
+    const first = sp.acquire('m1', batches(clock, [0, 9], [10, 19]), 3)
+    assert.deepEqual(first.ranges, [{ firstOffset: 0, lastOffset: 2, deliveryCount: 1 }])
+    // The batch holding them is answered whole.
+    assert.deepEqual([first.firstPosition, first.endPosition], [0, 100])
     assert.equal(sp.nextFetchOffset(), 3)
+    const second = sp.acquire('m1', batches(clock, [0, 9], [10, 19]), 9)
+    assert.deepEqual(second.ranges, [{ firstOffset: 3, lastOffset: 11, deliveryCount: 1 }])
+    assert.deepEqual([second.firstPosition, second.endPosition], [0, 1100])
   })
 
   it('ACCEPT acknowledges, the start offset advances and the write is made before the answer', async () => {
