@@ -237,28 +237,27 @@ export class SharePartition {
 
   /**
    * Applies one member's acknowledgements; resolves with 0 once they are durable, or with the
-   * error code of the whole set: INVALID_REQUEST for a malformed or out-of-order batch or a type
-   * this request may not carry, INVALID_RECORD_STATE when an offset is not ACQUIRED by this member, else the
+   * error code of the whole set: INVALID_REQUEST for a malformed batch or a type this request may
+   * not carry, INVALID_RECORD_STATE when an offset is not ACQUIRED by this member, else the
    * persister's or the dead-letter topic's error (the records stay ACQUIRED then).
    */
   acknowledge(memberId: string, batches: readonly AckBatch[], allowRenew: boolean): Promise<number> {
-    // The batches as Kafka validates them (KafkaApis.validateAcknowledgementBatches) before any
-    // state is looked at: in increasing order without overlap, one type or one per offset, known
-    // types, RENEW only in a request marked isRenewAck.
-    let prevEnd = -1
+    // The batches as Kafka validates them before any state is looked at: a range, one type or one
+    // per offset, known types, RENEW only in a request marked isRenewAck. (Overlapping batches are
+    // not refused there; the second sight of an offset is INVALID_RECORD_STATE, as in Kafka.)
     for (const b of batches) {
       const types = b.acknowledgeTypes
-      if (b.lastOffset < b.firstOffset || b.firstOffset <= prevEnd || types.length === 0) return Promise.resolve(code('INVALID_REQUEST'))
+      if (b.lastOffset < b.firstOffset || types.length === 0) return Promise.resolve(code('INVALID_REQUEST'))
       if (types.length !== 1 && types.length !== b.lastOffset - b.firstOffset + 1) return Promise.resolve(code('INVALID_REQUEST'))
       for (const t of types) {
         if (t < AcknowledgeType.GAP || t > AcknowledgeType.RENEW || (t === AcknowledgeType.RENEW && !allowRenew)) {
           return Promise.resolve(code('INVALID_REQUEST'))
         }
       }
-      prevEnd = b.lastOffset
     }
     const changes: Change[] = []
     const renews: number[] = []
+    const seen = new Set<number>()
     const limit = this.o.settings().deliveryCountLimit
     for (const b of batches) {
       const types = b.acknowledgeTypes
@@ -266,7 +265,10 @@ export class SharePartition {
       if (this.closed || b.firstOffset < this.start || b.lastOffset >= this.end) return Promise.resolve(code('INVALID_RECORD_STATE'))
       for (let off = b.firstOffset; off <= b.lastOffset; off++) {
         const e = this.inFlight.get(off)!
-        if (e.state !== DeliveryState.ACQUIRED || e.memberId !== memberId || e.pending) return Promise.resolve(code('INVALID_RECORD_STATE'))
+        if (e.state !== DeliveryState.ACQUIRED || e.memberId !== memberId || e.pending || seen.has(off)) {
+          return Promise.resolve(code('INVALID_RECORD_STATE'))
+        }
+        seen.add(off)
         const t = types.length === 1 ? types[0]! : types[off - b.firstOffset]!
         if (t === AcknowledgeType.RENEW) renews.push(off)
         else changes.push(this.changeFor(off, e, t, limit))

@@ -15,8 +15,9 @@
 // mode (KIP-1206, mode 0) the acquired ranges are answered in pieces of batchSize. When nothing was acquired the
 // request waits up to maxWaitMs for an append to one of the partitions or for records to become
 // available again (released, lock expired, backoff or delivery delay over), then reads again.
-// A session's first answer names every partition of the session; later ones only those with
-// records, an error or an acknowledgement result (the client keeps the rest as they were).
+// An answer names only the partitions with records, an error or an acknowledgement result — the
+// first answer of a session too, as Kafka 4.4 answers. Each carries its current leader (leader id
+// and epoch as the metadata knows them).
 // Partition errors: UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (with the
 // leader the metadata knows, and its endpoint in nodeEndpoints, as Fetch v16+ answers).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
@@ -135,7 +136,6 @@ export class ShareRequests implements ShareFetchService {
       await this.o.manager.releaseMember(groupId, memberId, session.partitions.values())
       return { response: this.fetchResponse(0, [...out.values()], origin, lockMs), release: () => {} }
     }
-    if (epoch === INITIAL_EPOCH) for (const p of session.partitions.values()) slot(p).news = true
     const releases: Array<() => void> = []
     if (!allowRenew) await this.fetchRecords(req, session, origin, slot, releases)
     const answered = [...out.values()].filter((o) => o.news)
@@ -344,14 +344,15 @@ export class ShareRequests implements ShareFetchService {
     }
   }
 
-  /** NOT_LEADER_OR_FOLLOWER: the leader the metadata knows (and its endpoint); else none. */
+  /** The leader the metadata knows; with NOT_LEADER_OR_FOLLOWER its endpoint goes in nodeEndpoints too. */
   private leaderFor(p: SessionPartition, code: number, origin: ShareRequestOrigin, endpoints: Map<number, BrokerEndpoint>) {
-    if (code !== ErrorCode.NOT_LEADER_OR_FOLLOWER.code) return NO_LEADER
     const topic = this.o.topics.getById(p.topicId)
     const st = topic ? this.o.topics.partitionState(topic.name, p.partition) : undefined
     if (!st || st.leader < 0) return NO_LEADER
-    const e = this.o.brokers(origin.listenerName).find((b) => b.nodeId === st.leader)
-    if (e) endpoints.set(e.nodeId, e)
+    if (code === ErrorCode.NOT_LEADER_OR_FOLLOWER.code) {
+      const e = this.o.brokers(origin.listenerName).find((b) => b.nodeId === st.leader)
+      if (e) endpoints.set(e.nodeId, e)
+    }
     return { leaderId: st.leader, leaderEpoch: st.leaderEpoch }
   }
 

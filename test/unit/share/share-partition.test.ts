@@ -146,9 +146,10 @@ describe('SharePartition', () => {
     assert.equal(await sp.acknowledge('m1', ack(0, 2, ACCEPT, ACCEPT), false), E('INVALID_REQUEST'))
     assert.equal(await sp.acknowledge('m1', ack(0, 0, 9), false), E('INVALID_REQUEST'))
     assert.equal(await sp.acknowledge('m1', ack(0, 0, RENEW), false), E('INVALID_REQUEST'))
-    // Batches must come in increasing order without overlap (checked before any state).
+    // Overlapping batches: the second sight of an offset is INVALID_RECORD_STATE, as in Kafka.
     const overlapping = [...ack(0, 2, ACCEPT), ...ack(2, 3, ACCEPT)]
-    assert.equal(await sp.acknowledge('m1', overlapping, false), E('INVALID_REQUEST'))
+    assert.equal(await sp.acknowledge('m1', overlapping, false), E('INVALID_RECORD_STATE'))
+    // The types are validated before any state is looked at.
     assert.equal(await sp.acknowledge('m2', [...ack(3, 3, ACCEPT), ...ack(0, 0, 7)], false), E('INVALID_REQUEST'))
     // Nothing was applied by the refused sets.
     assert.equal(sp.stateOf(0)?.state, DeliveryState.ACQUIRED)
