@@ -46,6 +46,7 @@ import {
   startClusterParts,
 } from './cluster-parts.js'
 import { ClientTelemetry } from '../telemetry/client-telemetry.js'
+import { createShareLeaders, type ShareLeaders } from '../share/share-leaders.js'
 
 /**
  * Requests of one connection handled at once. Kafka handles one at a time per connection; a few
@@ -75,9 +76,10 @@ export class Broker {
     private readonly replicas: ReplicaManager,
     private readonly groups: GroupCoordinator,
     private readonly transactions: { close(): void },
-    private readonly shares: { close(): void },
+    private readonly shareState: { close(): void },
     /** Where share-partitions' durable state is read and written, wherever its share coordinator is (KIP-932). */
     readonly shareStatePersister: ShareStatePersister,
+    private readonly shares: ShareLeaders,
     private readonly network: NetworkServer,
     private readonly advertised: Map<string, { host: string; port: number }>,
     private readonly backend: ClusterBackend,
@@ -106,7 +108,8 @@ export class Broker {
     let logs: LogManager | undefined
     let groups: GroupCoordinator | undefined
     let transactions: { close(): void } | undefined
-    let shares: { close(): void } | undefined
+    let shareState: { close(): void } | undefined
+    let shares: ShareLeaders | undefined
     let cluster: ClusterParts | undefined
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
@@ -209,7 +212,7 @@ export class Broker {
         retryBackoffMs: SHARE_PERSISTER_BACKOFF_MS,
         timeoutMs: SHARE_PERSISTER_TIMEOUT_MS,
       })
-      shares = {
+      shareState = {
         close: () => {
           shareStatePersister.close()
           shareCoordinator.close()
@@ -233,6 +236,7 @@ export class Broker {
         clock,
         logger: logger.child('groups'),
         persistence: offsetsTopic,
+        shareState: shareStatePersister,
         config: {
           initialRebalanceDelayMs: config.get('group.initial.rebalance.delay.ms'),
           minSessionTimeoutMs: config.get('group.min.session.timeout.ms'),
@@ -331,6 +335,26 @@ export class Broker {
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)
 
       const advertised = new Map<string, { host: string; port: number }>()
+      // The share-partition leaders (KIP-932), keeping their durable state through the persister.
+      shares = createShareLeaders({
+        nodeId,
+        topics: controller,
+        replicas,
+        persister: shareStatePersister,
+        settings: (groupId) => configs.shareGroupSettings(groupId),
+        brokers: (listenerName) => services.brokers(listenerName),
+        interBrokerListener: config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name ?? '',
+        clock,
+        logger: logger.child('shares'),
+        fetchMaxBytes: config.get('fetch.max.bytes'),
+        messageMaxBytes: config.get('message.max.bytes'),
+      })
+      const shareLeaders = shares
+      // A partition this broker stops leading takes its share-partitions with it; the next
+      // leader reads their persisted state.
+      parts.sync.onLeadershipChange((topic, partition, leading) => {
+        if (!leading) shareLeaders.onResignation(topic, partition)
+      })
       const services: BrokerServices = {
         nodeId,
         clusterId: store.clusterId(),
@@ -367,6 +391,7 @@ export class Broker {
         txnVerifier,
         txnMarkers,
         shareCoordinator,
+        shares: shares.service,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
@@ -396,9 +421,23 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
-      return new Broker(config, logger, replicas, groups, transactions, shares, shareStatePersister, network, advertised, backend, parts)
+      return new Broker(
+        config,
+        logger,
+        replicas,
+        groups,
+        transactions,
+        shareState,
+        shareStatePersister,
+        shares,
+        network,
+        advertised,
+        backend,
+        parts,
+      )
     } catch (err) {
-      shares?.close()
+      await shares?.close().catch(() => {})
+      shareState?.close()
       transactions?.close()
       groups?.close()
       await cluster?.close().catch(() => {})
@@ -428,9 +467,10 @@ export class Broker {
       // __transaction_state partition resumes them); held JoinGroup/SyncGroup answers go out first
       // (NOT_COORDINATOR), so connections can drain.
       this.transactions.close()
-      this.shares.close()
       this.groups.close()
       await this.network.close()
+      await this.shares.close()
+      this.shareState.close()
       await this.cluster.close()
       await this.replicas.close()
       // Leave the cluster (with etcd the lease is revoked, so another broker takes over as

@@ -266,6 +266,13 @@ export const TOPIC_CONFIG_DEFS = [
     doc: 'Age at which a segment is rolled.',
   },
   {
+    name: 'tributary.share.delete.acknowledged',
+    type: 'boolean',
+    default: 'false',
+    scope: 'topic',
+    doc: 'Delete records once every share group this partition’s leader knows is past them (a queue).',
+  },
+  {
     name: 'unclean.leader.election.enable',
     type: 'boolean',
     default: 'false',

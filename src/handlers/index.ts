@@ -52,6 +52,8 @@ import readShareGroupState from './84-read-share-group-state.js'
 import writeShareGroupState from './85-write-share-group-state.js'
 import deleteShareGroupState from './86-delete-share-group-state.js'
 import readShareGroupStateSummary from './87-read-share-group-state-summary.js'
+import shareFetch from './78-share-fetch.js'
+import shareAcknowledge from './79-share-acknowledge.js'
 import type { Handler } from './define.js'
 import { HandlerRegistry } from './registry.js'
 
@@ -109,6 +111,8 @@ export const allHandlers: Handler[] = [
   writeShareGroupState,
   deleteShareGroupState,
   readShareGroupStateSummary,
+  shareFetch,
+  shareAcknowledge,
 ]
 
 export function createRegistry(): HandlerRegistry {

@@ -1,6 +1,6 @@
 // The services a request handler reaches through its context: one port per concept (topics.ts,
 // replicas.ts, groups.ts, configs.ts, log-dirs.ts, partition-admin.ts, telemetry.ts,
-// transactions.ts, share-coordinator.ts) gathered
+// transactions.ts, share-coordinator.ts, share-fetch.ts) gathered
 // here. The broker's composition root (broker/broker.ts) provides them; handlers never import
 // concrete services, so tests can hand them fakes. Ports depend on nothing above them: the
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
@@ -12,6 +12,7 @@ import type { LogDirService } from './log-dirs.js'
 import type { PartitionAdminService } from './partition-admin.js'
 import type { ReplicaService } from './replicas.js'
 import type { ShareCoordinatorService } from './share-coordinator.js'
+import type { ShareFetchService } from './share-fetch.js'
 import type { TelemetryService } from './telemetry.js'
 import type { TopicService } from './topics.js'
 import type { TransactionService, TxnMarkerWriter, TxnProduceVerifier } from './transactions.js'
@@ -62,4 +63,6 @@ export interface BrokerServices {
   readonly txnMarkers: TxnMarkerWriter
   /** The share coordinator (the `__share_group_state` partitions this broker leads; KIP-932). */
   readonly shareCoordinator: ShareCoordinatorService
+  /** The share-partition leaders' ShareFetch/ShareAcknowledge (KIP-932). */
+  readonly shares: ShareFetchService
 }

@@ -1,0 +1,124 @@
+// An in-memory ShareStatePersister (ports/shares.ts): the share-partition states a share
+// coordinator would keep in `__share_group_state`, held in this process only. The broker uses it
+// until the share coordinator's persister is wired in, and unit tests use it (its `failNext` makes
+// the next writes fail with a given error code, as a share coordinator that lost its partition would).
+//
+// Semantics kept from Kafka's share coordinator (ShareCoordinatorShard): a write whose leader epoch
+// is older than the stored one is FENCED_LEADER_EPOCH, one with another state epoch
+// FENCED_STATE_EPOCH; the batches of a write replace the stored state of their offsets, and the
+// state below the start offset is dropped; reading a share-partition never initialized answers
+// start offset -1. Bounded by what its writers store: one entry per offset in flight.
+import { ErrorCode } from '../protocol/errors.js'
+import {
+  type SharePartitionKey,
+  sharePartitionKeyString,
+  type ShareStateBatch,
+  type ShareStatePersister,
+  type ShareStateRead,
+  type ShareStateResult,
+  type ShareStateSummary,
+  type ShareStateWrite,
+} from '../ports/shares.js'
+
+interface Stored {
+  stateEpoch: number
+  leaderEpoch: number
+  startOffset: number
+  deliveryCompleteCount: number
+  /** offset → [state, delivery count] */
+  offsets: Map<number, [number, number]>
+}
+
+const OK: ShareStateResult = { errorCode: 0, errorMessage: null }
+
+export class MemorySharePersister implements ShareStatePersister {
+  private readonly states = new Map<string, Stored>()
+  private failures: number[] = []
+  /** Every write, in order (tests look at what was made durable). */
+  readonly writes: Array<{ key: SharePartitionKey; write: ShareStateWrite }> = []
+
+  /** The next `count` writes answer errorCode. */
+  failNext(errorCode: number, count = 1): void {
+    for (let i = 0; i < count; i++) this.failures.push(errorCode)
+  }
+
+  async initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult> {
+    const k = sharePartitionKeyString(key)
+    const cur = this.states.get(k)
+    if (cur && stateEpoch < cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
+    this.states.set(k, { stateEpoch, leaderEpoch: cur?.leaderEpoch ?? -1, startOffset, deliveryCompleteCount: 0, offsets: new Map() })
+    return OK
+  }
+
+  async read(key: SharePartitionKey, leaderEpoch: number): Promise<ShareStateRead> {
+    const cur = this.states.get(sharePartitionKeyString(key))
+    if (!cur) return { errorCode: 0, errorMessage: null, stateEpoch: 0, startOffset: -1, stateBatches: [] }
+    if (leaderEpoch < cur.leaderEpoch) return { ...fenced(), stateEpoch: cur.stateEpoch, startOffset: -1, stateBatches: [] }
+    cur.leaderEpoch = Math.max(cur.leaderEpoch, leaderEpoch)
+    return { errorCode: 0, errorMessage: null, stateEpoch: cur.stateEpoch, startOffset: cur.startOffset, stateBatches: runsOf(cur.offsets) }
+  }
+
+  async write(key: SharePartitionKey, w: ShareStateWrite): Promise<ShareStateResult> {
+    this.writes.push({ key, write: structuredClone(w) })
+    const failure = this.failures.shift()
+    if (failure !== undefined) return { errorCode: failure, errorMessage: null }
+    const k = sharePartitionKeyString(key)
+    let cur = this.states.get(k)
+    if (cur && w.leaderEpoch < cur.leaderEpoch) return fenced()
+    if (cur && w.stateEpoch !== cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
+    if (!cur) {
+      cur = {
+        stateEpoch: w.stateEpoch,
+        leaderEpoch: w.leaderEpoch,
+        startOffset: w.startOffset,
+        deliveryCompleteCount: 0,
+        offsets: new Map(),
+      }
+      this.states.set(k, cur)
+    }
+    cur.leaderEpoch = w.leaderEpoch
+    if (w.startOffset >= 0) cur.startOffset = w.startOffset
+    cur.deliveryCompleteCount = w.deliveryCompleteCount
+    for (const b of w.stateBatches) {
+      for (let off = Math.max(b.firstOffset, cur.startOffset); off <= b.lastOffset; off++)
+        cur.offsets.set(off, [b.deliveryState, b.deliveryCount])
+    }
+    for (const off of cur.offsets.keys()) if (off < cur.startOffset) cur.offsets.delete(off)
+    return OK
+  }
+
+  async delete(key: SharePartitionKey): Promise<ShareStateResult> {
+    this.states.delete(sharePartitionKeyString(key))
+    return OK
+  }
+
+  async readSummary(key: SharePartitionKey, leaderEpoch: number): Promise<ShareStateSummary> {
+    const cur = this.states.get(sharePartitionKeyString(key))
+    if (!cur) return { errorCode: 0, errorMessage: null, stateEpoch: 0, leaderEpoch: -1, startOffset: -1, deliveryCompleteCount: -1 }
+    if (leaderEpoch < cur.leaderEpoch)
+      return { ...fenced(), stateEpoch: cur.stateEpoch, leaderEpoch: cur.leaderEpoch, startOffset: -1, deliveryCompleteCount: -1 }
+    return {
+      errorCode: 0,
+      errorMessage: null,
+      stateEpoch: cur.stateEpoch,
+      leaderEpoch: cur.leaderEpoch,
+      startOffset: cur.startOffset,
+      deliveryCompleteCount: cur.deliveryCompleteCount,
+    }
+  }
+}
+
+function fenced(): ShareStateResult {
+  return { errorCode: ErrorCode.FENCED_LEADER_EPOCH.code, errorMessage: null }
+}
+
+function runsOf(offsets: Map<number, [number, number]>): ShareStateBatch[] {
+  const out: ShareStateBatch[] = []
+  for (const off of [...offsets.keys()].sort((a, b) => a - b)) {
+    const [state, count] = offsets.get(off)!
+    const last = out[out.length - 1]
+    if (last && last.lastOffset === off - 1 && last.deliveryState === state && last.deliveryCount === count) last.lastOffset = off
+    else out.push({ firstOffset: off, lastOffset: off, deliveryState: state, deliveryCount: count })
+  }
+  return out
+}
