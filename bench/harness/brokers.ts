@@ -224,6 +224,8 @@ export async function prepareKafka(
     join(lib, `kafka-tools-${version}.jar`),
     join(classes, 'BenchAdmin.class'),
     join(classes, 'FixedRateEndToEnd.class'),
+    join(classes, 'ShareConsume.class'),
+    join(classes, 'Rebalance848.class'),
   ]
   const newestSource = Math.max(
     statSync(join(KAFKA_DIR, 'pom.xml')).mtimeMs,
