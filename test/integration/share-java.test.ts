@@ -64,8 +64,9 @@ describe('Java 4.4 KafkaShareConsumer: share groups', () => {
   const setUp = async (topic: string, records: number, group: string, configs: string[], topicConfigs: string[] = []) => {
     assert.deepEqual(await share(java, ['create', broker.bootstrap, topic, '1', ...topicConfigs]), [`CREATED ${topic}`])
     assert.deepEqual(await share(java, ['produce', broker.bootstrap, topic, String(records), '100']), [`PRODUCED ${records}`])
-    const answer = await share(java, ['group-config', broker.bootstrap, group, 'share.auto.offset.reset=earliest', ...configs])
-    assert.deepEqual(answer, ['CONFIG OK'], `the group config ${configs.join(' ')} was refused (${broker.kind})`)
+    const all = ['share.auto.offset.reset=earliest', ...configs]
+    const answer = await share(java, ['group-config', broker.bootstrap, group, ...all])
+    assert.deepEqual(answer, ['CONFIG OK'], `the group config ${all.join(' ')} was refused (${broker.kind})`)
   }
   const context = (...ps: LineProcess[]) =>
     `${ps.map((p, i) => `consumer process ${i}:\n${p.context()}`).join('\n')}\nbroker (${broker.kind}) log tail:\n${broker.logTail()}`
@@ -142,7 +143,11 @@ ${context(holder, others)}`)
     // The least delivery limit Kafka accepts is 2.
     const refused = await share(java, ['group-config', broker.bootstrap, 'share-limit-probe', 'share.delivery.count.limit=1'])
     assert.equal(refused.length, 1)
-    assert.match(refused[0]!, /^CONFIG REFUSED InvalidConfigurationException: /, `a delivery limit of 1 was accepted (${broker.kind})`)
+    assert.match(
+      refused[0]!,
+      /^CONFIG REFUSED InvalidConfigurationException: /,
+      `a delivery limit of 1: Kafka refuses it with INVALID_CONFIG (${broker.kind})`,
+    )
     const dlqConfig = ['errors.deadletterqueue.group.enable=true']
 
     // REJECT of every fifth offset: delivered once, never again, each in the dead-letter topic.
