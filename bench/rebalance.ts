@@ -5,6 +5,9 @@
 // settings (session 30 s, heartbeat 3 s, rebalance timeout 60 s) and, for comparison, with the
 // short heartbeat the integration tests use (500 ms). Prints the median of N runs (default 3).
 //   node dist/bench/rebalance.js [runs=3]
+// This is the classic protocol (JoinGroup/SyncGroup). KIP-848's (group.protocol=consumer, the
+// Java client) is `npm run bench -- --scenario rebalance-848-3` (bench/harness/share-scenarios.ts),
+// beside Apache Kafka.
 
 import { Kafka, logLevel, Partitioners } from 'kafkajs'
 import { type BrokerProcess, startBrokerProcess } from '../test/helpers/broker-process.js'

@@ -146,7 +146,11 @@ function kafkaUuid(): string {
   return randomBytes(16).toString('base64url')
 }
 
-/** Formats a fresh directory with StorageTool (share groups on: share.version=1) and starts kafka.Kafka on it (heap 1 GB). */
+/**
+ * Formats a fresh directory with StorageTool and starts kafka.Kafka on it (heap 1 GB). share.version=2
+ * is Kafka 4.4's latest production level: share groups (level 1) and KIP-1191's dead-letter topics
+ * (level 2; at level 1 the group accepts errors.deadletterqueue.topic.name but never writes to it).
+ */
 export async function startKafka(env: JavaEnv, dir: string): Promise<Broker> {
   mkdirSync(dir, { recursive: true })
   const port = await freePort()
@@ -169,7 +173,7 @@ export async function startKafka(env: JavaEnv, dir: string): Promise<Broker> {
       propsFile,
       '--standalone',
       '--feature',
-      'share.version=1',
+      'share.version=2',
     ],
     {
       timeoutMs: 120_000,
@@ -220,6 +224,8 @@ export async function prepareKafka(
     join(lib, `kafka-tools-${version}.jar`),
     join(classes, 'BenchAdmin.class'),
     join(classes, 'FixedRateEndToEnd.class'),
+    join(classes, 'ShareConsume.class'),
+    join(classes, 'Rebalance848.class'),
   ]
   const newestSource = Math.max(
     statSync(join(KAFKA_DIR, 'pom.xml')).mtimeMs,

@@ -6,6 +6,7 @@
 //                                              the 1,000-partition and size scenarios unless named)
 //   npm run bench -- --scenario produce-100b-acks1 --scenario startup
 //   npm run bench -- --no-kafka                Tributary only
+//   npm run bench -- --no-tributary            Apache Kafka only (e.g. a scenario Tributary cannot run yet)
 //   npm run bench -- --runs 5 --docs           5 runs, and update docs/benchmarks.md
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -36,6 +37,7 @@ interface Options {
   quick: boolean
   scenarios: string[]
   noKafka: boolean
+  noTributary: boolean
   runs?: number
   docs?: boolean
   keep: boolean
@@ -46,12 +48,13 @@ interface Options {
   out?: string
 }
 
-const USAGE = `usage: npm run bench [-- --quick] [--scenario NAME ...] [--no-kafka] [--runs N] [--docs | --no-docs] [--keep]
+const USAGE = `usage: npm run bench [-- --quick] [--scenario NAME ...] [--no-kafka | --no-tributary] [--runs N] [--docs | --no-docs] [--keep]
 
   --quick         small counts, one run per scenario (whole run < 2 minutes); the 1,000-partition
                   and size scenarios run in quick mode only when named with --scenario
   --scenario N    run only these scenarios (repeatable or comma-separated)
   --no-kafka      measure Tributary only
+  --no-tributary  measure Apache Kafka only
   --runs N        runs per scenario (default 3, quick 1); the median is reported
   --docs          update docs/benchmarks.md (default: only after a full run of every scenario with Kafka)
   --no-docs       never update docs/benchmarks.md
@@ -68,7 +71,7 @@ function ALL_NAMES(c: Counts): string[] {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { quick: false, scenarios: [], noKafka: false, keep: false }
+  const o: Options = { quick: false, scenarios: [], noKafka: false, noTributary: false, keep: false }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const value = () => {
@@ -79,6 +82,7 @@ function parseArgs(argv: string[]): Options {
     if (a === '--') continue
     else if (a === '--quick') o.quick = true
     else if (a === '--no-kafka') o.noKafka = true
+    else if (a === '--no-tributary') o.noTributary = true
     else if (a === '--docs') o.docs = true
     else if (a === '--no-docs') o.docs = false
     else if (a === '--keep') o.keep = true
@@ -98,6 +102,7 @@ function parseArgs(argv: string[]): Options {
       process.exit(0)
     } else usage(`unknown argument ${a}`)
   }
+  if (o.noKafka && o.noTributary) usage('--no-kafka and --no-tributary leave nothing to measure')
   const known = ALL_NAMES(COUNTS.full)
   for (const s of o.scenarios) if (!known.includes(s)) usage(`unknown scenario ${s}`)
   return o
@@ -152,6 +157,8 @@ function summary(metrics: Record<string, number>): string {
   f('vs_8p_pct', '', ' % of 8 partitions')
   f('mb_per_sec', '', ' MB/s')
   f('startup_ms', 'start-up ', ' ms')
+  f('first_record_ms', 'first record ', ' ms')
+  f('all_first_record_ms', 'every member ', ' ms')
   f('avg_ms', 'avg ', ' ms')
   f('p50_ms', 'p50 ', ' ms')
   f('p99_ms', 'p99 ', ' ms')
@@ -276,7 +283,12 @@ async function main(): Promise<number> {
   const perf = await tributaryPerfAvailable()
   if (!perf.available) say(`tributary perf load generator: not used (${perf.reason})`)
 
-  const brokers: BrokerName[] = kafkaSkip ? ['tributary'] : ['tributary', 'kafka']
+  if (opts.noTributary && kafkaSkip) {
+    console.error(`--no-tributary was given, but the Kafka side cannot run: ${kafkaSkip}`)
+    return 1
+  }
+  if (opts.noTributary) say('\n*** --no-tributary: measuring Apache Kafka only. ***\n')
+  const brokers: BrokerName[] = kafkaSkip ? ['tributary'] : opts.noTributary ? ['kafka'] : ['tributary', 'kafka']
   const tmp = mkdtempSync(join(tmpdir(), 'tributary-bench-'))
   const start = (b: BrokerName, dir: string): Promise<Broker> => (b === 'tributary' ? startTributary(dir) : startKafka(tools!, dir))
   const results: ScenarioResult[] = []
@@ -514,7 +526,8 @@ async function main(): Promise<number> {
   say(
     `results: ${files.length} files in ${opts.out ?? 'bench/results/'} (${files.map((f) => f.split('/').pop()).join(', ')}), chart ${chart.split('/').pop()}`,
   )
-  const updateDoc = opts.out === undefined && (opts.docs ?? (counts.mode === 'full' && opts.scenarios.length === 0 && !kafkaSkip))
+  const updateDoc =
+    opts.out === undefined && (opts.docs ?? (counts.mode === 'full' && opts.scenarios.length === 0 && !kafkaSkip && !opts.noTributary))
   if (updateDoc) {
     updateDocs(report, DOC_TEMPLATE, chart)
     say(`updated ${DOC.slice(ROOT.length)}`)

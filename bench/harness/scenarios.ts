@@ -11,6 +11,7 @@ import {
   type ProducerOptions,
   producerPerformance,
 } from './generators.js'
+import { shareScenarios } from './share-scenarios.js'
 
 export interface Metric {
   key: string
@@ -42,6 +43,8 @@ export interface Counts {
   sizeReads: number
   /** Records of 100 B per produce run of the size scenario (into each of the two partitions). */
   sizeProduce: number
+  /** Records of 100 B the share consumers drain per run (share-scenarios.ts). */
+  share: number
 }
 
 export const COUNTS: Record<'quick' | 'full', Counts> = {
@@ -63,6 +66,7 @@ export const COUNTS: Record<'quick' | 'full', Counts> = {
     sizeReads: 300,
     // Long enough (a couple of seconds a run) for a 10 % target to mean something.
     sizeProduce: 2_000_000,
+    share: 200_000,
   },
   full: {
     mode: 'full',
@@ -80,6 +84,7 @@ export const COUNTS: Record<'quick' | 'full', Counts> = {
     sizeLargeMiB: 10 * 1024,
     sizeReads: 2_000,
     sizeProduce: 5_000_000,
+    share: 1_000_000,
   },
 }
 
@@ -484,7 +489,7 @@ export function scenarios(c: Counts): Scenario[] {
       },
     },
   )
-  list.push(...transactionScenarios(c))
+  list.push(...transactionScenarios(c), ...shareScenarios(c))
   for (const s of list) s.metrics = [...s.metrics, BROKER_CPU, ...(s.recordsPerRun ? [BROKER_CPU_PER_M] : []), PEAK_RSS]
   return list
 }
