@@ -4,7 +4,8 @@
 //
 // - A member generates its own id (ShareGroupHeartbeat v1) and joins with epoch 0 and a non-empty
 //   subscription; it leaves with epoch -1. Kafka's checks, all INVALID_REQUEST: empty (or blank)
-//   member id, group id or rack id; epoch 0 without SubscribedTopicNames; an epoch below -1.
+//   member id, group id or rack id; epoch 0 without SubscribedTopicNames; an epoch below -1 — and
+//   ours: a member id or rack id over 255 characters (MAX_SHARE_MEMBER_ID_LENGTH).
 // - Any other epoch must be the member's current one, else FENCED_MEMBER_EPOCH — there is no
 //   revocation in a share group, so a member's epoch jumps straight to the target epoch and a lost
 //   response is cheap: the member rejoins at epoch 0 (which, for a member id still known, starts
@@ -109,11 +110,19 @@ class HeartbeatError extends Error {
 
 const blank = (s: string | null | undefined): boolean => s !== null && s !== undefined && s.trim() === ''
 
-/** Kafka's throwIfShareGroupHeartbeatRequestIsInvalid; null when valid. */
+/**
+ * Our bound on a member id and rack id (Kafka has none; clients send a 22- or 36-character UUID):
+ * both go into every record key or value of the member, and a key's strings hold at most 32767 bytes.
+ */
+export const MAX_SHARE_MEMBER_ID_LENGTH = 255
+
+/** Kafka's throwIfShareGroupHeartbeatRequestIsInvalid, and our length bound; null when valid. */
 export function shareHeartbeatRequestError(req: ShareGroupHeartbeatRequestData): string | null {
   if (blank(req.memberId)) return "MemberId can't be empty."
   if (blank(req.groupId)) return "GroupId can't be empty."
   if (blank(req.rackId)) return "RackId can't be empty."
+  if (req.memberId.length > MAX_SHARE_MEMBER_ID_LENGTH) return `MemberId must be at most ${MAX_SHARE_MEMBER_ID_LENGTH} characters.`
+  if ((req.rackId?.length ?? 0) > MAX_SHARE_MEMBER_ID_LENGTH) return `RackId must be at most ${MAX_SHARE_MEMBER_ID_LENGTH} characters.`
   if (req.memberEpoch === 0) {
     if (req.subscribedTopicNames === null || req.subscribedTopicNames.length === 0) {
       return 'SubscribedTopicNames must be set in first request.'

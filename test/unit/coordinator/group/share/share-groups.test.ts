@@ -63,6 +63,7 @@ describe('share groups: ShareGroupHeartbeat', () => {
       [['m', 0, { subscribedTopicNames: null }], 'SubscribedTopicNames must be set in first request.'],
       [['m', 0, { subscribedTopicNames: [] }], 'SubscribedTopicNames must be set in first request.'],
       [['m', -2], 'MemberEpoch is invalid.'],
+      [['m'.repeat(256), 0], 'MemberId must be at most 255 characters.'],
     ]
     for (const [args, message] of cases) {
       const r = await c.shareGroupHeartbeat(hb(...args), client)
