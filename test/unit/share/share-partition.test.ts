@@ -149,6 +149,8 @@ describe('SharePartition', () => {
     // Overlapping batches: the second sight of an offset is INVALID_RECORD_STATE, as in Kafka.
     const overlapping = [...ack(0, 2, ACCEPT), ...ack(2, 3, ACCEPT)]
     assert.equal(await sp.acknowledge('m1', overlapping, false), E('INVALID_RECORD_STATE'))
+    // A batch starting below the previous one's last offset is refused before any state is looked at.
+    assert.equal(await sp.acknowledge('m1', [...ack(3, 3, ACCEPT), ...ack(0, 0, ACCEPT)], false), E('INVALID_REQUEST'))
     // The types are validated before any state is looked at.
     assert.equal(await sp.acknowledge('m2', [...ack(3, 3, ACCEPT), ...ack(0, 0, 7)], false), E('INVALID_REQUEST'))
     // Nothing was applied by the refused sets.
