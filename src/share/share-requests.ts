@@ -127,10 +127,11 @@ export class ShareRequests implements ShareFetchService {
       }
       return o
     }
-    await this.acknowledgeAll(groupId, memberId, req.topics, allowRenew, (p, error, ackError) => {
+    // An acknowledgement's failure — of the partition or of the records — is its
+    // acknowledgeErrorCode; errorCode is the fetch's (Kafka's KafkaApis combines them so).
+    await this.acknowledgeAll(groupId, memberId, req.topics, allowRenew, (p, _error, ackError) => {
       const o = slot(p)
       o.news = true
-      if (error !== 0) o.errorCode = error
       o.acknowledgeErrorCode = ackError
     })
     if (epoch === FINAL_EPOCH) {

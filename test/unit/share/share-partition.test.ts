@@ -195,6 +195,24 @@ describe('SharePartition', () => {
     assert.equal(persister.writes.at(-1)!.write.startOffset, 2)
   })
 
+  it('an expiry archive whose dead letter fails is retried; nothing is archived before the letter is stored', async () => {
+    const { sp, clock, letters, sinkFails } = rig({ settings: { deliveryCountLimit: 1, deadLetterTopic: 'dlq.t' } })
+    sp.acquire('m1', batches(clock, [0, 0]), 100)
+    sinkFails.on = true
+    clock.advance(30_000)
+    await sp.idle()
+    assert.equal(sp.stateOf(0)?.state, DeliveryState.ACQUIRED)
+    assert.equal(sp.startOffset, 0)
+    sinkFails.on = false
+    clock.advance(1000)
+    await sp.idle()
+    assert.equal(sp.startOffset, 1)
+    assert.deepEqual(
+      letters.map((l) => [l.source.offset, l.reason]),
+      [[0, 'delivery-limit']],
+    )
+  })
+
   it('RELEASE at the delivery limit archives', async () => {
     const { sp, clock } = rig({ settings: { deliveryCountLimit: 1 } })
     sp.acquire('m1', batches(clock, [0, 0]), 100)
