@@ -323,6 +323,16 @@ describe('SharePartition', () => {
     assert.equal(sp.nextFetchOffset(), 20)
   })
 
+  it('the in-memory persister holds a bounded number of share-partitions', async () => {
+    const persister = new MemorySharePersister(2)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'a' }, 0, 0)).errorCode, 0)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'b' }, 0, 0)).errorCode, 0)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'c' }, 0, 0)).errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE.code)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'a' }, 1, 5)).errorCode, 0)
+    await persister.delete({ ...KEY, groupId: 'b' })
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'c' }, 0, 0)).errorCode, 0)
+  })
+
   it('a new leader reloads the persisted state: delivery counts and completed records survive', async () => {
     const persister = new MemorySharePersister()
     await persister.initialize(KEY, 0, 0)
