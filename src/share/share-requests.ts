@@ -16,6 +16,8 @@
 // it is reached is acquired whole — and in record-limit mode (1) it is exact. When nothing was acquired the
 // request waits up to maxWaitMs for an append to one of the partitions or for records to become
 // available again (released, lock expired, backoff or delivery delay over), then reads again.
+// Any acquired record answers the request: minBytes counts as 1 (what the share consumer sends by
+// default), so acquired records are never held back while a request waits for more.
 // A session's first answer names every partition of the session; later ones only those with
 // records, an error or an acknowledgement result (as Kafka 4.4 answers). Each partition carries
 // its current leader (leader id and epoch as the metadata knows them).
