@@ -155,8 +155,15 @@ async function script(bootstrap: string): Promise<Array<[string, Answer]>> {
     a.close()
     await sleep(1500)
     await sf('M2 gets what M1’s closed connection held', b, fetchReq(M2, 3, { topics: [], maxWaitMs: 3000 }))
+    const more = await Producer.create(client, { topic, acks: -1, lingerMs: 0 })
+    for (let batch = 0; batch < 2; batch++) {
+      for (let i = 0; i < 5; i++) more.send({ key: null, value: Buffer.from(`w${batch}-${i}`), partition: 0 })
+      await more.flush()
+    }
+    more.close()
+    await sf('M2 new records of two batches', b, fetchReq(M2, 4, { topics: [], maxWaitMs: 3000 }))
     await sf('M2 final epoch with an ack', b, fetchReq(M2, -1, { topics: on([ack(0, 0, 1)]) }))
-    await sf('M2 after its final epoch', b, fetchReq(M2, 4, { topics: [] }))
+    await sf('M2 after its final epoch', b, fetchReq(M2, 5, { topics: [] }))
     return out
   } finally {
     for (const c of conns) c.close()
