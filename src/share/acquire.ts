@@ -75,18 +75,3 @@ export function addAcquired(ranges: AcquiredRange[], offset: number, deliveryCou
   if (last && last.lastOffset === offset - 1 && last.deliveryCount === deliveryCount) last.lastOffset = offset
   else ranges.push({ firstOffset: offset, lastOffset: offset, deliveryCount })
 }
-
-/**
- * KIP-1206 batch-optimized acquisition (shareAcquireMode 0): the acquired ranges are answered in
- * pieces of at most batchSize offsets, so the consumer acknowledges in batches of that size.
- */
-export function splitRanges(ranges: readonly AcquiredRange[], batchSize: number): AcquiredRange[] {
-  if (batchSize <= 0) return [...ranges]
-  const out: AcquiredRange[] = []
-  for (const r of ranges) {
-    for (let first = r.firstOffset; first <= r.lastOffset; first += batchSize) {
-      out.push({ firstOffset: first, lastOffset: Math.min(r.lastOffset, first + batchSize - 1), deliveryCount: r.deliveryCount })
-    }
-  }
-  return out
-}

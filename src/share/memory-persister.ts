@@ -7,7 +7,9 @@
 // is older than the stored one is FENCED_LEADER_EPOCH, one with another state epoch
 // FENCED_STATE_EPOCH; the batches of a write replace the stored state of their offsets, and the
 // state below the start offset is dropped; reading a share-partition never initialized answers
-// start offset -1. Bounded by what its writers store: one entry per offset in flight.
+// start offset -1. Bounded: one entry per offset in flight (the writers' window), and at most
+// maxStates share-partitions — group ids are the clients' to choose, so past that a new
+// share-partition is refused with COORDINATOR_NOT_AVAILABLE rather than held.
 import { ErrorCode } from '../protocol/errors.js'
 import {
   type SharePartitionKey,
@@ -30,8 +32,12 @@ interface Stored {
 }
 
 const OK: ShareStateResult = { errorCode: 0, errorMessage: null }
+/** A bound of Tributary's own on the share-partitions held in memory. */
+export const DEFAULT_MAX_STATES = 100_000
 
 export class MemorySharePersister implements ShareStatePersister {
+  constructor(private readonly maxStates = DEFAULT_MAX_STATES) {}
+
   private readonly states = new Map<string, Stored>()
   private failures: number[] = []
   /** Every write, in order (tests look at what was made durable). */
@@ -46,6 +52,7 @@ export class MemorySharePersister implements ShareStatePersister {
     const k = sharePartitionKeyString(key)
     const cur = this.states.get(k)
     if (cur && stateEpoch < cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
+    if (!cur && this.states.size >= this.maxStates) return full()
     this.states.set(k, { stateEpoch, leaderEpoch: cur?.leaderEpoch ?? -1, startOffset, deliveryCompleteCount: 0, offsets: new Map() })
     return OK
   }
@@ -67,6 +74,7 @@ export class MemorySharePersister implements ShareStatePersister {
     if (cur && w.leaderEpoch < cur.leaderEpoch) return fenced()
     if (cur && w.stateEpoch !== cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
     if (!cur) {
+      if (this.states.size >= this.maxStates) return full()
       cur = {
         stateEpoch: w.stateEpoch,
         leaderEpoch: w.leaderEpoch,
@@ -106,6 +114,10 @@ export class MemorySharePersister implements ShareStatePersister {
       deliveryCompleteCount: cur.deliveryCompleteCount,
     }
   }
+}
+
+function full(): ShareStateResult {
+  return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE.code, errorMessage: 'too many share-partitions held in memory' }
 }
 
 function fenced(): ShareStateResult {

@@ -118,7 +118,14 @@ export class SharePartitionManager {
    * Reads the log from where the share-partition hands out records next and acquires up to
    * maxRecords of them for memberId; the records answered are the whole batches holding them.
    */
-  async fetch(h: HeldPartition, memberId: string, maxRecords: number, maxBytes: number, minOneBatch: boolean): Promise<PartitionFetch> {
+  async fetch(
+    h: HeldPartition,
+    memberId: string,
+    maxRecords: number,
+    maxBytes: number,
+    minOneBatch: boolean,
+    wholeBatches = false,
+  ): Promise<PartitionFetch> {
     const { sp, replica } = h
     const settings = this.o.settings(sp.key.groupId)
     const readCommitted = settings.isolationLevel === 'read_committed'
@@ -138,7 +145,7 @@ export class SharePartitionManager {
       throw err
     }
     const batches = describeBatches(read.records, read.abortedTransactions)
-    const res = sp.acquire(memberId, batches, maxRecords)
+    const res = sp.acquire(memberId, batches, maxRecords, wholeBatches)
     if (res.ranges.length === 0) {
       read.release()
       return { records: EMPTY, acquired: [], release: () => {} }

@@ -184,8 +184,10 @@ export class SharePartition {
    * Acquires for memberId up to maxRecords records of the batches a read returned (whole batches,
    * in log order, below the high watermark or LSO): AVAILABLE records in flight, then records past
    * the end offset, within the window. Records of aborted transactions are archived instead.
+   * wholeBatches (KIP-1206 batch-optimized mode, Kafka's default): maxRecords is reached at a batch
+   * boundary — the batch in which it is reached is acquired to its end; else it is exact.
    */
-  acquire(memberId: string, batches: readonly BatchInfo[], maxRecords: number): AcquireResult {
+  acquire(memberId: string, batches: readonly BatchInfo[], maxRecords: number, wholeBatches = false): AcquireResult {
     const ranges: AcquiredRange[] = []
     let firstPosition = -1
     let endPosition = -1
@@ -195,8 +197,9 @@ export class SharePartition {
     const lockUntil = now + settings.recordLockDurationMs
     let acquired = 0
     outer: for (const b of batches) {
+      let inBatch = 0
       for (let off = Math.max(b.baseOffset, this.start); off <= b.lastOffset; off++) {
-        if (acquired >= maxRecords) break outer
+        if (acquired >= maxRecords && !(wholeBatches && inBatch > 0)) break outer
         let e = this.inFlight.get(off)
         if (!e) {
           if (off < this.end) continue
@@ -225,6 +228,7 @@ export class SharePartition {
         e.lockExpiresAt = lockUntil
         addAcquired(ranges, off, e.deliveryCount)
         acquired++
+        inBatch++
         // The batch is answered whole, even when only some of its records were acquired.
         if (firstPosition < 0) firstPosition = b.position
         endPosition = b.position + b.sizeBytes
@@ -242,12 +246,15 @@ export class SharePartition {
    * persister's or the dead-letter topic's error (the records stay ACQUIRED then).
    */
   acknowledge(memberId: string, batches: readonly AckBatch[], allowRenew: boolean): Promise<number> {
-    // The batches as Kafka validates them before any state is looked at: a range, one type or one
-    // per offset, known types, RENEW only in a request marked isRenewAck. (Overlapping batches are
-    // not refused there; the second sight of an offset is INVALID_RECORD_STATE, as in Kafka.)
+    // The batches as Kafka 4.4 validates them before any state is looked at: a range, in order (a
+    // batch starting below the previous one's last offset is refused; one starting at it is not,
+    // and its offset seen twice is INVALID_RECORD_STATE), one type or one per offset, known types,
+    // RENEW only in a request marked isRenewAck.
+    let prevLast = Number.NEGATIVE_INFINITY
     for (const b of batches) {
       const types = b.acknowledgeTypes
-      if (b.lastOffset < b.firstOffset || types.length === 0) return Promise.resolve(code('INVALID_REQUEST'))
+      if (b.lastOffset < b.firstOffset || b.firstOffset < prevLast || types.length === 0) return Promise.resolve(code('INVALID_REQUEST'))
+      prevLast = b.lastOffset
       if (types.length !== 1 && types.length !== b.lastOffset - b.firstOffset + 1) return Promise.resolve(code('INVALID_REQUEST'))
       for (const t of types) {
         if (t < AcknowledgeType.GAP || t > AcknowledgeType.RENEW || (t === AcknowledgeType.RENEW && !allowRenew)) {

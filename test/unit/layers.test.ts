@@ -18,7 +18,7 @@ const FLOORS: string[][] = [
   ['ports'],
   ['cluster', 'client'],
   ['replication', 'telemetry'],
-  ['coordinator'],
+  ['coordinator', 'share'],
   ['handlers'],
   ['broker'],
   ['cli', 'index.ts'],

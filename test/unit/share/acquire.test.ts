@@ -1,12 +1,12 @@
 // acquire.ts: the batches of a read as the share-partition sees them (offsets, byte ranges, the
 // aborted transactions of a read_committed read, ended by their producer's ABORT marker), and the
-// acquired ranges as ShareFetch answers them (merged runs; KIP-1206 pieces of batchSize).
+// acquired ranges as ShareFetch answers them (merged runs of one delivery count).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { setBaseOffset, TRANSACTIONAL_MASK } from '../../../src/protocol/records/batch.js'
 import { buildRecordBatch } from '../../../src/protocol/records/builder.js'
 import { buildMarkerBatch } from '../../../src/protocol/records/control-record.js'
-import { type AcquiredRange, addAcquired, describeBatches, splitRanges } from '../../../src/share/acquire.js'
+import { type AcquiredRange, addAcquired, describeBatches } from '../../../src/share/acquire.js'
 
 const data = (base: number, n: number, pid = -1) =>
   buildRecordBatch({
@@ -40,7 +40,7 @@ describe('acquire', () => {
     assert.ok(describeBatches(records, null).every((b) => !b.aborted))
   })
 
-  it('merges contiguous offsets of one delivery count and splits by batch size', () => {
+  it('merges contiguous offsets of one delivery count', () => {
     const ranges: AcquiredRange[] = []
     for (const [off, count] of [
       [0, 1],
@@ -54,11 +54,5 @@ describe('acquire', () => {
       { firstOffset: 2, lastOffset: 2, deliveryCount: 2 },
       { firstOffset: 4, lastOffset: 4, deliveryCount: 2 },
     ])
-    assert.deepEqual(splitRanges([{ firstOffset: 10, lastOffset: 14, deliveryCount: 1 }], 2), [
-      { firstOffset: 10, lastOffset: 11, deliveryCount: 1 },
-      { firstOffset: 12, lastOffset: 13, deliveryCount: 1 },
-      { firstOffset: 14, lastOffset: 14, deliveryCount: 1 },
-    ])
-    assert.deepEqual(splitRanges(ranges, 0), ranges)
   })
 })

@@ -290,8 +290,10 @@ describe('ShareFetch and ShareAcknowledge handlers', () => {
     clock.advance(5_000)
     const empty = await idle
     assert.equal(empty.errorCode, 0)
-    // Partitions with nothing to say are left out of the answer, as Kafka does.
-    assert.equal(part(empty, 1), undefined)
+    // A session's first answer names its partitions; later ones only those with news (as Kafka).
+    assert.deepEqual(part(empty, 1)!.acquiredRecords, [])
+    const later = await fetch('w4', 1, { topics: [] })
+    assert.deepEqual(later.responses, [])
   })
 
   it('isRenewAck (v2) renews locks and fetches nothing; v1 refuses RENEW', async () => {
@@ -322,16 +324,12 @@ describe('ShareFetch and ShareAcknowledge handlers', () => {
     assert.equal(v1.responses[0]!.partitions[0]!.errorCode, E('INVALID_REQUEST'))
   })
 
-  it('batch-optimized mode answers the acquired records in pieces of batchSize', async () => {
-    await append(0, 5) // offsets 12..16
-    const res = await fetch('b1', 0, { batchSize: 2, shareAcquireMode: 0 })
-    assert.deepEqual(
-      part(res)!.acquiredRecords.map((r) => [r.firstOffset, r.lastOffset]),
-      [
-        [12, 13],
-        [14, 15],
-        [16, 16],
-      ],
-    )
+  it('batch-optimized mode ends maxRecords at a batch boundary; record-limit mode is exact', async () => {
+    await append(0, 5) // offsets 12..16, one batch
+    const whole = await fetch('b1', 0, { maxRecords: 2, shareAcquireMode: 0 })
+    assert.deepEqual(part(whole)!.acquiredRecords, [{ firstOffset: 12, lastOffset: 16, deliveryCount: 1 }])
+    await append(0, 5) // offsets 17..21
+    const exact = await fetch('b2', 0, { maxRecords: 2, shareAcquireMode: 1 })
+    assert.deepEqual(part(exact)!.acquiredRecords, [{ firstOffset: 17, lastOffset: 18, deliveryCount: 1 }])
   })
 })

@@ -149,6 +149,8 @@ describe('SharePartition', () => {
     // Overlapping batches: the second sight of an offset is INVALID_RECORD_STATE, as in Kafka.
     const overlapping = [...ack(0, 2, ACCEPT), ...ack(2, 3, ACCEPT)]
     assert.equal(await sp.acknowledge('m1', overlapping, false), E('INVALID_RECORD_STATE'))
+    // A batch starting below the previous one's last offset is refused before any state is looked at.
+    assert.equal(await sp.acknowledge('m1', [...ack(3, 3, ACCEPT), ...ack(0, 0, ACCEPT)], false), E('INVALID_REQUEST'))
     // The types are validated before any state is looked at.
     assert.equal(await sp.acknowledge('m2', [...ack(3, 3, ACCEPT), ...ack(0, 0, 7)], false), E('INVALID_REQUEST'))
     // Nothing was applied by the refused sets.
@@ -191,6 +193,24 @@ describe('SharePartition', () => {
     )
     assert.equal(letters[0]!.record, null)
     assert.equal(persister.writes.at(-1)!.write.startOffset, 2)
+  })
+
+  it('an expiry archive whose dead letter fails is retried; nothing is archived before the letter is stored', async () => {
+    const { sp, clock, letters, sinkFails } = rig({ settings: { deliveryCountLimit: 1, deadLetterTopic: 'dlq.t' } })
+    sp.acquire('m1', batches(clock, [0, 0]), 100)
+    sinkFails.on = true
+    clock.advance(30_000)
+    await sp.idle()
+    assert.equal(sp.stateOf(0)?.state, DeliveryState.ACQUIRED)
+    assert.equal(sp.startOffset, 0)
+    sinkFails.on = false
+    clock.advance(1000)
+    await sp.idle()
+    assert.equal(sp.startOffset, 1)
+    assert.deepEqual(
+      letters.map((l) => [l.source.offset, l.reason]),
+      [[0, 'delivery-limit']],
+    )
   })
 
   it('RELEASE at the delivery limit archives', async () => {
@@ -301,6 +321,16 @@ describe('SharePartition', () => {
     assert.equal(sp.startOffset, 20)
     assert.equal(sp.endOffset, 20)
     assert.equal(sp.nextFetchOffset(), 20)
+  })
+
+  it('the in-memory persister holds a bounded number of share-partitions', async () => {
+    const persister = new MemorySharePersister(2)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'a' }, 0, 0)).errorCode, 0)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'b' }, 0, 0)).errorCode, 0)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'c' }, 0, 0)).errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE.code)
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'a' }, 1, 5)).errorCode, 0)
+    await persister.delete({ ...KEY, groupId: 'b' })
+    assert.equal((await persister.initialize({ ...KEY, groupId: 'c' }, 0, 0)).errorCode, 0)
   })
 
   it('a new leader reloads the persisted state: delivery counts and completed records survive', async () => {
