@@ -348,6 +348,10 @@ export class Broker {
         logger: logger.child('shares'),
         fetchMaxBytes: config.get('fetch.max.bytes'),
         messageMaxBytes: config.get('message.max.bytes'),
+        maxInFlightRecords: config.get('group.share.partition.max.record.locks'),
+        maxSessions: config.get('group.share.max.share.sessions'),
+        deadLetterTopicPrefix: () => config.get('errors.deadletterqueue.topic.name.prefix'),
+        deadLetterAutoCreate: () => config.get('errors.deadletterqueue.auto.create.topics.enable'),
       })
       const shareLeaders = shares
       // A partition this broker stops leading takes its share-partitions with it; the next

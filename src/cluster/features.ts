@@ -50,8 +50,10 @@ export const FEATURES: readonly FeatureLevels[] = [
   // KIP-966 eligible leader replicas (1) — leaders are elected from the ISR only; the ELR lists
   // in DescribeTopicPartitions stay empty.
   { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
-  // KIP-932 share groups (1) — not implemented yet.
-  { name: 'share.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
+  // KIP-932 share groups: ShareGroupHeartbeat/Describe, ShareFetch/ShareAcknowledge and the share
+  // coordinator are served (coordinator/group/share/, share/, coordinator/share/); 2 is Kafka 4.4's
+  // production level, at which a share group's dead-letter topic (KIP-1191) is written.
+  { name: 'share.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
   // KIP-1071 streams groups (1) — not implemented.
   { name: 'streams.version', minVersion: 0, maxVersion: 0, finalizedLevel: 0 },
 ]

@@ -30,6 +30,20 @@ export const MEMBERSHIP_AND_NETWORK_KEYS = [
     doc: 'Rack of this broker, given to clients in Metadata and DescribeCluster.',
   },
   {
+    name: 'errors.deadletterqueue.auto.create.topics.enable',
+    type: 'boolean',
+    default: 'false',
+    scope: 'broker',
+    doc: 'A share group’s missing dead-letter topic is created (with errors.deadletterqueue.group.enable=true) when a dead letter is written (KIP-1191).',
+  },
+  {
+    name: 'errors.deadletterqueue.topic.name.prefix',
+    type: 'string',
+    default: 'dlq.',
+    scope: 'broker',
+    doc: 'The prefix every share group’s errors.deadletterqueue.topic.name must have ("" for none; KIP-1191).',
+  },
+  {
     name: 'etcd.endpoints',
     type: 'list',
     default: null,

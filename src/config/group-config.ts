@@ -229,6 +229,15 @@ export function validateGroupConfigs(configs: Readonly<Record<string, string>>, 
       throw new ConfigError(`${name} must be less than or equal to ${def.bounds.max}`, name, text)
     }
   }
+  // KIP-1191: the broker's internal topics cannot take dead letters.
+  const dlq = out['errors.deadletterqueue.topic.name']
+  if (dlq?.startsWith('__')) {
+    throw new ConfigError(
+      "errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'",
+      'errors.deadletterqueue.topic.name',
+      dlq,
+    )
+  }
   for (const [session, heartbeat] of SESSION_OVER_HEARTBEAT) {
     if (out[session] === undefined && out[heartbeat] === undefined) continue
     const s = effective(DEFS.get(session)!, broker, out) as number

@@ -71,6 +71,13 @@ export const TOPIC_CONFIG_DEFS = [
     doc: 'How long tombstones stay in a compacted topic.',
   },
   {
+    name: 'errors.deadletterqueue.group.enable',
+    type: 'boolean',
+    default: 'false',
+    scope: 'topic',
+    doc: 'The topic may be a share group’s dead-letter topic (KIP-1191): without it, dead letters for it are refused.',
+  },
+  {
     name: 'file.delete.delay.ms',
     type: 'long',
     default: '60000',

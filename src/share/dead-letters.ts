@@ -1,15 +1,22 @@
-// The broker's DeadLetterSink (ports/shares.ts; KIP-1191 dead-letter queues for share groups):
-// records a share group gives up (REJECTed, or past the delivery limit) are written to the group's
-// dead-letter topic before their archive is persisted, so each reaches it at least once.
+// The broker's DeadLetterSink (ports/shares.ts; KIP-1191 dead-letter queues for share groups, as
+// Kafka 4.4 writes them): records a share group gives up (REJECTed, or past the delivery limit) are
+// written to the group's dead-letter topic before their archive is persisted, so each reaches it at
+// least once.
 //
-// Each dead letter is one record on the dead-letter topic: the source record's key, value and
-// headers when the group copies records (errors.deadletterqueue.copy.record.enable), else no key
-// and no value; in both cases headers naming its source — __dlq.errors.topic, .partition, .offset,
-// .delivery.count, .reason (rejected | delivery-limit) and .group.id, values as UTF-8 text. Its
-// partition: the murmur2 hash of the key as Kafka's producer picks it, else round robin.
-// A partition this broker leads is appended to directly (acks=all, the topic's
-// min.insync.replicas); another leader's is produced to through Tributary's own client. A missing
-// dead-letter topic is created with the broker's defaults (num.partitions, default.replication.factor).
+// A topic takes dead letters only when it opted in: its name starts with the broker's
+// errors.deadletterqueue.topic.name.prefix ("dlq." by default; "" for any name) and it has
+// errors.deadletterqueue.group.enable=true. A missing topic is created so (the broker's
+// num.partitions and default.replication.factor) only with errors.deadletterqueue.auto.create.topics.enable.
+// Otherwise the letters are refused as Kafka refuses them — logged, and the records archived
+// without one: a misconfigured dead-letter topic never holds a group's acknowledgements back.
+//
+// Each dead letter is one record: the source record's key, value and headers when the group copies
+// records (errors.deadletterqueue.copy.record.enable), else no key and no value; in both cases
+// Kafka's headers naming its source — __dlq.errors.topic, .partition, .offset, .group,
+// .delivery.count and .message (why it was given up), values as UTF-8 text. Its partition: the
+// murmur2 hash of the key as Kafka's producer picks it, else round robin. A partition this broker
+// leads is appended to directly (acks=all, the topic's min.insync.replicas); another leader's is
+// produced to through Tributary's own client.
 import { KafkaClient } from '../client/client.js'
 import { partitionForKey } from '../client/partitioner.js'
 import { Producer } from '../client/producer.js'
@@ -36,6 +43,15 @@ export interface BrokerDeadLetterSinkOptions {
   messageMaxBytes: number
   /** host:port of this cluster's brokers, for writing to a partition led elsewhere. */
   bootstrap: () => string[]
+  /** errors.deadletterqueue.topic.name.prefix, read when used (a dynamic broker config). */
+  topicPrefix: () => string
+  /** errors.deadletterqueue.auto.create.topics.enable, read when used. */
+  autoCreate: () => boolean
+}
+
+const REASON_MESSAGES: Record<DeadLetter['reason'], string> = {
+  rejected: 'The record was rejected by a consumer of the share group.',
+  'delivery-limit': 'The record reached the share group\u2019s delivery count limit.',
 }
 
 /** The headers a dead letter carries about its source. */
@@ -45,9 +61,9 @@ export function deadLetterHeaders(l: DeadLetter): RecordHeader[] {
     { key: '__dlq.errors.topic', value: text(l.source.topic) },
     { key: '__dlq.errors.partition', value: text(l.source.partition) },
     { key: '__dlq.errors.offset', value: text(l.source.offset) },
+    { key: '__dlq.errors.group', value: text(l.groupId) },
     { key: '__dlq.errors.delivery.count', value: text(l.deliveryCount) },
-    { key: '__dlq.errors.reason', value: text(l.reason) },
-    { key: '__dlq.errors.group.id', value: text(l.groupId) },
+    { key: '__dlq.errors.message', value: text(REASON_MESSAGES[l.reason]) },
   ]
 }
 
@@ -74,7 +90,8 @@ export class BrokerDeadLetterSink implements DeadLetterSink {
   }
 
   private async sendTo(topic: string, letters: DeadLetter[]): Promise<void> {
-    const record = this.o.topics.get(topic) ?? (await this.create(topic))
+    const record = await this.deadLetterTopic(topic)
+    if (record === null) return
     const byPartition = new Map<number, ProducerRecord[]>()
     for (const l of letters) {
       const r: ProducerRecord = {
@@ -95,9 +112,28 @@ export class BrokerDeadLetterSink implements DeadLetterSink {
     }
   }
 
+  /** The topic when it takes dead letters (created if missing and allowed); null after logging why not. */
+  private async deadLetterTopic(topic: string) {
+    const refuse = (why: string) => {
+      this.o.logger.warn('dead letters refused', { topic, why })
+      return null
+    }
+    const prefix = this.o.topicPrefix()
+    if (!topic.startsWith(prefix)) return refuse(`the name does not start with errors.deadletterqueue.topic.name.prefix "${prefix}"`)
+    const existing = this.o.topics.get(topic)
+    if (!existing) {
+      if (!this.o.autoCreate()) return refuse('no such topic, and errors.deadletterqueue.auto.create.topics.enable is false')
+      return this.create(topic)
+    }
+    if (this.o.topics.effectiveConfig(existing)['errors.deadletterqueue.group.enable'] !== true)
+      return refuse('the topic does not have errors.deadletterqueue.group.enable=true')
+    return existing
+  }
+
   private async create(topic: string) {
     try {
-      return await this.o.topics.create({ name: topic, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [] }, false)
+      const configs = [{ name: 'errors.deadletterqueue.group.enable', value: 'true' }]
+      return await this.o.topics.create({ name: topic, numPartitions: -1, replicationFactor: -1, assignments: [], configs }, false)
     } catch (err) {
       const existing = this.o.topics.get(topic)
       if (existing) return existing

@@ -30,6 +30,10 @@ export interface ShareLeadersOptions {
   messageMaxBytes: number
   maxInFlightRecords?: number
   maxSessions?: number
+  /** errors.deadletterqueue.topic.name.prefix ("dlq." when omitted). */
+  deadLetterTopicPrefix?: () => string
+  /** errors.deadletterqueue.auto.create.topics.enable (false when omitted). */
+  deadLetterAutoCreate?: () => boolean
 }
 
 export interface ShareLeaders {
@@ -50,6 +54,8 @@ export function createShareLeaders(o: ShareLeadersOptions): ShareLeaders {
     logger: o.logger.child('dead-letters'),
     messageMaxBytes: o.messageMaxBytes,
     bootstrap: () => o.brokers(o.interBrokerListener).map((b) => `${b.host}:${b.port}`),
+    topicPrefix: o.deadLetterTopicPrefix ?? (() => 'dlq.'),
+    autoCreate: o.deadLetterAutoCreate ?? (() => false),
   })
   const manager = new SharePartitionManager({
     replicas: o.replicas,

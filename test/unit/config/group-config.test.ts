@@ -60,6 +60,8 @@ describe('group configs', () => {
     refused({ 'share.auto.offset.reset': 'by_duration:-PT1H' }, /share\.auto\.offset\.reset/)
     refused({ 'share.partition.max.record.locks': '50' }, /share\.partition\.max\.record\.locks/)
     refused({ 'tributary.share.release.backoff.ms': '-1' }, /tributary\.share\.release\.backoff\.ms/)
+    // KIP-1191: not an internal topic.
+    refused({ 'errors.deadletterqueue.topic.name': '__consumer_offsets' }, /must not start with '__'/)
   })
 
   it('a session timeout must exceed the heartbeat interval, with the broker’s value for the key not set', () => {

@@ -61,7 +61,7 @@ describe('ApiVersions handler', () => {
     }
   })
 
-  it('v3+ report metadata.version 7-21 finalized at 21, transaction.version 0-2 finalized at 2 and group.version 0-1 finalized at 1 (v3 lists only the supported range with a minimum above 0), with an epoch ≥ 0', async () => {
+  it('v3+ report metadata.version 7-21 finalized at 21, transaction.version 0-2 finalized at 2, group.version 0-1 finalized at 1 and share.version 0-2 finalized at 2 (v3 lists only the supported range with a minimum above 0), with an epoch ≥ 0', async () => {
     for (const v of [3, 4, 5]) {
       const res = await call(v, SOFTWARE)
       assert.equal(res.errorCode, 0)
@@ -70,12 +70,14 @@ describe('ApiVersions handler', () => {
         supported.push(
           { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
           { name: 'group.version', minVersion: 0, maxVersion: 1 },
+          { name: 'share.version', minVersion: 0, maxVersion: 2 },
         )
       assert.deepEqual(res.supportedFeatures, supported)
       assert.deepEqual(res.finalizedFeatures, [
         { name: 'metadata.version', minVersionLevel: 21, maxVersionLevel: 21 },
         { name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 },
         { name: 'group.version', minVersionLevel: 1, maxVersionLevel: 1 },
+        { name: 'share.version', minVersionLevel: 2, maxVersionLevel: 2 },
       ])
       assert.ok(res.finalizedFeaturesEpoch >= 0, `epoch ${res.finalizedFeaturesEpoch}`)
     }
@@ -83,7 +85,7 @@ describe('ApiVersions handler', () => {
 
   it('advertises no feature Tributary does not implement (max 0) and finalizes none above its maximum', () => {
     const names = supportedFeatures(5).map((f) => f.name)
-    assert.deepEqual(names, ['metadata.version', 'transaction.version', 'group.version'])
+    assert.deepEqual(names, ['metadata.version', 'transaction.version', 'group.version', 'share.version'])
     for (const f of FEATURES) assert.ok(f.finalizedLevel <= f.maxVersion, f.name)
     const tv = FEATURES.find((x) => x.name === 'transaction.version')
     assert.deepEqual(tv, { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 })
@@ -92,7 +94,12 @@ describe('ApiVersions handler', () => {
       FEATURES.find((x) => x.name === 'group.version'),
       { name: 'group.version', minVersion: 0, maxVersion: 1, finalizedLevel: 1 },
     )
-    for (const name of ['share.version', 'kraft.version', 'eligible.leader.replicas.version', 'streams.version']) {
+    // KIP-932 share groups, at Kafka 4.4's production level.
+    assert.deepEqual(
+      FEATURES.find((x) => x.name === 'share.version'),
+      { name: 'share.version', minVersion: 0, maxVersion: 2, finalizedLevel: 2 },
+    )
+    for (const name of ['kraft.version', 'eligible.leader.replicas.version', 'streams.version']) {
       const f = FEATURES.find((x) => x.name === name)
       assert.ok(f, `${name} is in the table`)
       assert.equal(f.maxVersion, 0, name)
@@ -121,7 +128,7 @@ describe('ApiVersions handler', () => {
       { name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 },
     ])
     // Raising a level raises the epoch.
-    const raised = FEATURES.map((f) => (f.name === 'share.version' ? { ...f, maxVersion: 1, finalizedLevel: 1 } : f))
+    const raised = FEATURES.map((f) => (f.name === 'streams.version' ? { ...f, maxVersion: 1, finalizedLevel: 1 } : f))
     assert.ok(finalizedFeaturesEpoch(raised) > finalizedFeaturesEpoch(FEATURES))
   })
 

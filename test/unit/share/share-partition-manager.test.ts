@@ -231,7 +231,7 @@ describe('SharePartitionManager', () => {
     assert.equal(replicas.require('plain', 0).log.logStartOffset, 0)
   })
 
-  it('the dead-letter sink creates the topic and appends letters with their source headers', async () => {
+  it('the dead-letter sink creates the topic (auto-create on) and appends letters with their source headers', async () => {
     const sink = new BrokerDeadLetterSink({
       nodeId: 0,
       topics: controller,
@@ -240,6 +240,8 @@ describe('SharePartitionManager', () => {
       logger: silentLogger,
       messageMaxBytes: 1 << 20,
       bootstrap: () => [],
+      topicPrefix: () => 'dlq.',
+      autoCreate: () => true,
     })
     // The new topic's replicas appear as the cluster-of-one applies it; the sink polls on the clock.
     const sent = sink.send([
@@ -284,11 +286,46 @@ describe('SharePartitionManager', () => {
         '__dlq.errors.topic': 'plain',
         '__dlq.errors.partition': '0',
         '__dlq.errors.offset': '3',
+        '__dlq.errors.group': 'g',
         '__dlq.errors.delivery.count': '5',
-        '__dlq.errors.reason': 'delivery-limit',
-        '__dlq.errors.group.id': 'g',
+        '__dlq.errors.message': 'The record reached the share group\u2019s delivery count limit.',
       },
     })
+    await sink.close()
+  })
+
+  it('the dead-letter sink refuses, as Kafka 4.4, a name without the prefix, a missing topic without auto-create and a topic not enabled for dead letters', async () => {
+    const warnings: string[] = []
+    const logger = { ...silentLogger, warn: (_m: string, f?: Record<string, unknown>) => warnings.push(String(f?.why)) }
+    logger.child = () => logger
+    const sink = new BrokerDeadLetterSink({
+      nodeId: 0,
+      topics: controller,
+      replicas,
+      clock,
+      logger,
+      messageMaxBytes: 1 << 20,
+      bootstrap: () => [],
+      topicPrefix: () => 'dlq.',
+      autoCreate: () => false,
+    })
+    const letter = (topic: string) => ({
+      groupId: 'g',
+      topic,
+      source: { topic: 'plain', partition: 0, offset: 1 },
+      deliveryCount: 1,
+      reason: 'rejected' as const,
+      record: null,
+    })
+    await controller.create({ name: 'dlq.off', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }, false)
+    for (const t of ['dead.plain', 'dlq.missing', 'dlq.off']) await sink.send([letter(t)])
+    assert.equal(controller.get('dlq.missing'), undefined, 'not created')
+    assert.equal(warnings.length, 3, warnings.join('; '))
+    assert.match(warnings[0]!, /prefix "dlq."/)
+    assert.match(warnings[1]!, /auto\.create/)
+    assert.match(warnings[2]!, /errors\.deadletterqueue\.group\.enable=true/)
+    const r = replicas.require('dlq.off', 0)
+    assert.equal(r.log.logEndOffset, 0, 'nothing written to a topic that did not opt in')
     await sink.close()
   })
 })
