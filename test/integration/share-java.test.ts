@@ -39,6 +39,16 @@ const QUIET_MS = 3000
 
 const distinctOffsets = (d: Delivery[]) => new Set(d.map((x) => x.offset)).size
 
+/** What a run acknowledged, for failure messages: counts, per consumer, the first offsets missing. */
+function tally(d: Delivery[], records: number): string {
+  const seen = new Set(d.map((x) => x.offset))
+  const missing: number[] = []
+  for (let o = 0; o < records && missing.length < 10; o++) if (!seen.has(o)) missing.push(o)
+  const per = new Map<number, number>()
+  for (const x of d) per.set(x.consumer, (per.get(x.consumer) ?? 0) + 1)
+  return `${d.length} acknowledgements of ${seen.size} distinct offsets (of ${records}); per consumer ${JSON.stringify(Object.fromEntries(per))}; first missing ${missing.join(',') || 'none'}`
+}
+
 describe('Java 4.4 KafkaShareConsumer: share groups', () => {
   let broker: ShareBroker
   let java: JavaPrograms
@@ -78,7 +88,12 @@ describe('Java 4.4 KafkaShareConsumer: share groups', () => {
     await setUp(topic, records, group, [])
     // --max: the program closes its consumers once 50,000 acknowledgements have been committed.
     const p = consumer(group, topic, ['--consumers', '5', '--mode', 'accept', '--max', String(records)])
-    const closed = await p.waitLine((l) => l.startsWith('CLOSED '), 'all records acknowledged', 90_000).finally(() => p.kill9())
+    const closed = await p
+      .waitLine((l) => l.startsWith('CLOSED '), 'all records acknowledged', 90_000)
+      .catch((err: Error) => {
+        throw new Error(`${tally(deliveries(p), records)}\n${err.message}\n${context(p)}`)
+      })
+      .finally(() => p.kill9())
     const d = deliveries(p)
     assert.deepEqual(failures(p), [], context(p))
     assert.equal(distinctOffsets(d), records, `offsets acknowledged: ${distinctOffsets(d)} of ${records}: ${context(p)}`)
@@ -114,8 +129,7 @@ describe('Java 4.4 KafkaShareConsumer: share groups', () => {
       'every offset acknowledged after the kill',
       lockDurationMs() + 45_000,
     ).catch((err: Error) => {
-      throw new Error(`${err.message}
-${context(holder, others)}`)
+      throw new Error(`${tally(deliveries(others), records)}\n${err.message}\n${context(holder, others)}`)
     })
     await new Promise((r) => setTimeout(r, QUIET_MS))
     await stopShareConsumer(others)
