@@ -409,7 +409,7 @@ export class ShareCoordinator implements ShareStatePersister {
     return this.serialized(key, fail, (part, _partition, id) => {
       if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
       const s = part.keys.get(id)
-      if (!s) return { ...fail('NONE'), ...result(null) }
+      if (!s) return { ...fail('NONE'), errorCode: 0, errorMessage: null } // uninitialized: the defaults, no error
       return {
         ...result(null),
         stateEpoch: s.stateEpoch,
