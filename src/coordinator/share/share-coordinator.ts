@@ -17,22 +17,22 @@
 // then — a failed write leaves memory as it was and answers the store's code.
 //   initialize(stateEpoch, startOffset): a stored state epoch above the request's is
 //     FENCED_STATE_EPOCH; else a ShareSnapshot with that state epoch, start offset, no batches.
-//   write: a stored leader epoch above the request's (-1: unchecked) is FENCED_LEADER_EPOCH; a
-//     state epoch other than the stored one FENCED_STATE_EPOCH (ports/shares.ts; Kafka fences the
-//     older ones, and a newer one cannot come from a leader that read the state). The first write
+//   write: a stored leader epoch above the request's is FENCED_LEADER_EPOCH, a stored state epoch
+//     above the request's FENCED_STATE_EPOCH (Kafka 4.4's checks, in that order). The first write
 //     of a key is a ShareSnapshot; then ShareUpdates with only the request's batches, until
 //     share.coordinator.snapshot.update.records.per.snapshot of them follow the last snapshot —
 //     the next write is the whole state again as a ShareSnapshot of the next snapshot epoch.
 //   read(leaderEpoch): a stored leader epoch above it is FENCED_LEADER_EPOCH; a newer one is
 //     recorded (a ShareUpdate carrying only it) before the state is answered, so the older leader
 //     is fenced from then on. A key without state answers startOffset -1, state epoch 0, no error
-//     (Kafka's "uninitialized").
+//     (the port's "uninitialized"; Kafka 4.4's coordinator answers INVALID_REQUEST there, its group
+//     coordinator initializing every share-partition before a leader reads it).
 //   readSummary: the state epoch, leader epoch, start offset and delivery-complete count; not
 //     fenced (the group coordinator asks it with no leader epoch of its own).
 //   delete: a tombstone when there is state; NONE either way.
-// A key of a topic id or partition the cluster does not have is UNKNOWN_TOPIC_OR_PARTITION, except
-// for delete (the state of a deleted topic can still be dropped); a negative partition
-// INVALID_REQUEST.
+// As Kafka's coordinator refuses them: a negative partition, leader epoch (write, read) or state
+// epoch (write, initialize) is INVALID_REQUEST; a topic id or partition the cluster does not have
+// UNKNOWN_TOPIC_OR_PARTITION.
 // A partition's records below the oldest last-snapshot of its keys are not needed by a replay;
 // every share.coordinator.state.topic.prune.interval.ms they are deleted (Kafka prunes so), when
 // no write of the partition is in flight.
@@ -335,6 +335,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
+      if (stateEpoch < 0) return result('INVALID_REQUEST', 'The state epoch cannot be a negative number.')
       if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       const s = part.keys.get(id)
       if (s && s.stateEpoch > stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
@@ -359,12 +360,12 @@ export class ShareCoordinator implements ShareStatePersister {
 
   write(key: SharePartitionKey, w: ShareStateWrite): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
-      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
+      if (w.leaderEpoch < 0) return result('INVALID_REQUEST', 'The leader epoch cannot be a negative number.')
+      if (w.stateEpoch < 0) return result('INVALID_REQUEST', 'The state epoch cannot be a negative number.')
       const s = part.keys.get(id)
-      if (s && w.leaderEpoch !== -1 && s.leaderEpoch > w.leaderEpoch) {
-        return result('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
-      }
-      if (s && s.stateEpoch !== w.stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
+      if (s && s.leaderEpoch > w.leaderEpoch) return result('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
+      if (s && s.stateEpoch > w.stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
+      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       const failed = await this.store(part, partition, this.changeRecord(key, s, w))
       return failed ? result(failed.error, failed.message) : result(null)
     })
@@ -378,11 +379,12 @@ export class ShareCoordinator implements ShareStatePersister {
       stateBatches: [],
     })
     return this.serialized(key, fail, async (part, partition, id) => {
-      if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
+      if (leaderEpoch < 0) return fail('INVALID_REQUEST', 'The leader epoch cannot be a negative number.')
       const s = part.keys.get(id)
+      if (s && s.leaderEpoch > leaderEpoch) return fail('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
+      if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
       if (!s) return { ...result(null), stateEpoch: DEFAULT_STATE_EPOCH, startOffset: UNINITIALIZED_START_OFFSET, stateBatches: [] }
-      if (s.leaderEpoch > leaderEpoch) return fail('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
-      if (leaderEpoch !== -1 && leaderEpoch !== s.leaderEpoch) {
+      if (leaderEpoch !== s.leaderEpoch) {
         const epochOnly: ShareStateWrite = {
           stateEpoch: s.stateEpoch,
           leaderEpoch,
@@ -422,6 +424,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   delete(key: SharePartitionKey): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
+      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       if (!part.keys.has(id)) return result(null)
       const failed = await this.store(part, partition, { type: SHARE_SNAPSHOT_TYPE, key, value: null })
       return failed ? result(failed.error, failed.message) : result(null)

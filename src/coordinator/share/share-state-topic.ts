@@ -15,8 +15,8 @@
 // The topic is created on first use (FindCoordinator of key type 2, or the first write) or adopted
 // as it exists, through coordinator/internal-topic.ts: share.coordinator.state.topic.num.partitions
 // partitions, .replication.factor replicas, and Kafka's topic configs for it —
-// cleanup.policy=delete (state is pruned, not compacted), compression.type=producer,
-// min.insync.replicas=share.coordinator.state.topic.min.isr,
+// cleanup.policy=delete (state is pruned, not compacted), retention.ms=-1 (never by time),
+// compression.type=producer, min.insync.replicas=share.coordinator.state.topic.min.isr,
 // segment.bytes=share.coordinator.state.topic.segment.bytes. A key "group:topicId:partition" lives
 // in partition abs(javaHash(key)) % the topic's partition count, as Kafka places it.
 import { SHARE_GROUP_STATE_TOPIC } from '../../cluster/topic-names.js'
@@ -102,6 +102,8 @@ export class ShareStateTopic implements ShareStateLog {
         { name: 'compression.type', value: 'producer' },
         { name: 'min.insync.replicas', value: String(opts.minIsr) },
         { name: 'segment.bytes', value: String(opts.segmentBytes) },
+        // Never by time: only the coordinator's pruning removes state.
+        { name: 'retention.ms', value: '-1' },
       ],
       logger: opts.logger,
     })

@@ -83,6 +83,7 @@ describe('ShareStateTopic', () => {
     assert.equal(topic.configs['cleanup.policy'], 'delete')
     assert.equal(topic.configs['min.insync.replicas'], '1')
     assert.equal(topic.configs['segment.bytes'], '104857600')
+    assert.equal(topic.configs['retention.ms'], '-1')
     // "g:AAAAAAAAAAAAAAAAAAAAAQ:0".hashCode() = -92966823 → 92966823 % 3 = 0; partition 1 → -92966822 % 3 = 2.
     assert.equal(n.log.partitionFor({ groupId: 'g', topicId: TOPIC_ID, partition: 0 }), 0)
     assert.equal(n.log.partitionFor({ groupId: 'g', topicId: TOPIC_ID, partition: 1 }), 2)
