@@ -35,7 +35,8 @@
 // UNKNOWN_TOPIC_OR_PARTITION.
 // A partition's records below the oldest last-snapshot of its keys are not needed by a replay;
 // every share.coordinator.state.topic.prune.interval.ms they are deleted (Kafka prunes so), when
-// no write of the partition is in flight.
+// no write of the partition is in flight — after the keys of topics the cluster no longer has are
+// tombstoned (Kafka does that when it sees the topics deleted).
 import type {
   SharePartitionKey,
   ShareStateBatch,
@@ -71,6 +72,7 @@ export interface ShareCoordinatorOptions {
 
 /** One key's state: its last snapshot with the updates since applied. */
 interface KeyState extends ShareSnapshot {
+  key: SharePartitionKey
   /** ShareUpdates applied since the last ShareSnapshot. */
   updatesSinceSnapshot: number
   /** Offset of the last ShareSnapshot in the partition (what a replay needs from). */
@@ -245,6 +247,7 @@ export class ShareCoordinator implements ShareStatePersister {
       const v = record.value
       keys.set(id, {
         ...v,
+        key: record.key,
         leaderEpoch: Math.max(v.leaderEpoch, prev?.leaderEpoch ?? -1),
         stateBatches: v.stateBatches.map((b) => ({ ...b })),
         updatesSinceSnapshot: 0,
@@ -256,6 +259,7 @@ export class ShareCoordinator implements ShareStatePersister {
     if (!prev) {
       // An update without a snapshot before it (its snapshot was pruned away): what it says.
       keys.set(id, {
+        key: record.key,
         snapshotEpoch: u.snapshotEpoch,
         stateEpoch: DEFAULT_STATE_EPOCH,
         leaderEpoch: u.leaderEpoch,
@@ -444,6 +448,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   /** Deletes, in each partition led here with no write in flight, the records before its keys' oldest last snapshot. */
   async prune(): Promise<void> {
+    await this.dropDeletedTopics()
     for (const [partition, part] of this.partitions) {
       if (part.state !== 'owned' || part.appending > 0) continue
       let below = Number.MAX_SAFE_INTEGER
@@ -454,6 +459,34 @@ export class ShareCoordinator implements ShareStatePersister {
         this.opts.logger.warn('pruning a share group state partition failed', { partition, err })
       }
     }
+  }
+
+  /**
+   * Tombstones the state of share-partitions whose topic (or partition) the cluster no longer has,
+   * as Kafka's share coordinator does when topics are deleted: nothing can read it again, and it
+   * would hold back the pruning of its partition.
+   */
+  private async dropDeletedTopics(): Promise<void> {
+    const exists = this.opts.partitionExists
+    if (!exists) return
+    const gone: SharePartitionKey[] = []
+    for (const part of this.partitions.values()) {
+      if (part.state !== 'owned') continue
+      for (const s of part.keys.values()) if (!exists(s.key.topicId, s.key.partition)) gone.push(s.key)
+    }
+    for (const key of gone) {
+      const r = await this.serialized(key, result, async (part, partition, id) => {
+        if (!part.keys.has(id) || exists(key.topicId, key.partition)) return result(null)
+        const failed = await this.store(part, partition, { type: SHARE_SNAPSHOT_TYPE, key, value: null })
+        return failed ? result(failed.error, failed.message) : result(null)
+      })
+      if (r.errorCode !== 0)
+        this.opts.logger.warn('dropping the state of a deleted topic’s share-partition failed', {
+          key: sharePartitionKeyString(key),
+          code: r.errorCode,
+        })
+    }
+    if (gone.length > 0) this.opts.logger.info('dropped the state of share-partitions of deleted topics', { keys: gone.length })
   }
 }
 
