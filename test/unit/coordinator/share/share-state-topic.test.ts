@@ -12,6 +12,7 @@ import { ShareCoordinator } from '../../../../src/coordinator/share/share-coordi
 import { SHARE_SNAPSHOT_TYPE, SHARE_UPDATE_TYPE, type ShareRecord } from '../../../../src/coordinator/share/share-records.js'
 import { SHARE_GROUP_STATE_TOPIC, ShareStateTopic } from '../../../../src/coordinator/share/share-state-topic.js'
 import { DeliveryState } from '../../../../src/ports/shares.js'
+import { iterateBatches } from '../../../../src/protocol/records/iterator.js'
 import { ManualClock } from '../../../../src/util/clock.js'
 import { silentLogger } from '../../../../src/util/logger.js'
 import { type LocalBroker, openLocalBroker } from '../../../helpers/local-broker.js'
@@ -134,6 +135,31 @@ describe('ShareStateTopic', () => {
     assert.equal(p.log.logStartOffset, 1)
     await n.log.deleteRecordsBelow(0, 1000)
     assert.equal(p.log.logStartOffset, 3, 'no further than the high watermark')
+  })
+
+  it('puts the appends of one tick to a partition in one batch, each caller told its own offset', async (t) => {
+    const n = await node()
+    t.after(() => n.close())
+    await n.log.ensureTopic()
+    await n.core.sync.settled(SHARE_GROUP_STATE_TOPIC)
+    const rec = (partition: number): ShareRecord => ({
+      type: SHARE_SNAPSHOT_TYPE,
+      key: { groupId: 'g', topicId: TOPIC_ID, partition },
+      value: null,
+    })
+    const offsets = await Promise.all([n.log.append(0, [rec(0)]), n.log.append(0, [rec(1), rec(2)]), n.log.append(0, [rec(3)])])
+    assert.deepEqual(offsets, [0, 1, 3])
+    const p = n.core.replicas.require(SHARE_GROUP_STATE_TOPIC, 0)
+    const { records } = await p.log.read(0, 1 << 20, p.log.logEndOffset, true)
+    assert.equal([...iterateBatches(records)].length, 1, 'one batch')
+    const seen: Array<[number, number]> = []
+    await n.log.loadPartition(0, (r, offset) => seen.push([r.key.partition, offset]))
+    assert.deepEqual(seen, [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ])
   })
 
   it('a coordinator elected later loads the same state from the topic', async (t) => {
