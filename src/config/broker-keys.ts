@@ -652,8 +652,7 @@ export const SHARE_COORDINATOR_KEYS = [
     default: '300000',
     validator: { min: 1 },
     scope: 'broker',
-    ignored: true,
-    doc: 'Ignored: share-partitions without writes are not snapshotted again (their last snapshot is kept from pruning instead).',
+    doc: 'A share-partition with updates after its last snapshot and no write for this long gets a new snapshot, so pruning can pass its old records.',
   },
   {
     name: 'share.coordinator.cached.buffer.max.bytes',

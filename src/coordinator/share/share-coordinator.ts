@@ -36,7 +36,10 @@
 // A partition's records below the oldest last-snapshot of its keys are not needed by a replay;
 // every share.coordinator.state.topic.prune.interval.ms they are deleted (Kafka prunes so), when
 // no write of the partition is in flight — after the keys of topics the cluster no longer has are
-// tombstoned (Kafka does that when it sees the topics deleted).
+// tombstoned (Kafka does that when it sees the topics deleted). So that a key written rarely does
+// not hold pruning back, a key with updates after its snapshot and no write for
+// share.coordinator.cold.partition.snapshot.interval.ms gets a new snapshot (Kafka's cold
+// partition snapshots).
 import type {
   SharePartitionKey,
   ShareStateBatch,
@@ -59,6 +62,8 @@ export interface ShareCoordinatorConfig {
   updatesPerSnapshot: number
   /** share.coordinator.state.topic.prune.interval.ms (300000); 0: never. */
   pruneIntervalMs: number
+  /** share.coordinator.cold.partition.snapshot.interval.ms (300000); 0: never. */
+  coldSnapshotIntervalMs?: number
 }
 
 export interface ShareCoordinatorOptions {
@@ -75,6 +80,8 @@ interface KeyState extends ShareSnapshot {
   key: SharePartitionKey
   /** ShareUpdates applied since the last ShareSnapshot. */
   updatesSinceSnapshot: number
+  /** When a record of the key was last applied (the clock's monotonic time). */
+  lastWriteMs: number
   /** Offset of the last ShareSnapshot in the partition (what a replay needs from). */
   snapshotOffset: number
 }
@@ -105,9 +112,11 @@ export class ShareCoordinator implements ShareStatePersister {
   private readonly partitions = new Map<number, Ownership>()
   private closed = false
   private pruneTimer: Timer | undefined
+  private coldTimer: Timer | undefined
 
   constructor(private readonly opts: ShareCoordinatorOptions) {
     this.schedulePrune()
+    this.scheduleColdSnapshots()
   }
 
   // -------------------------------------------------------------------------------------------
@@ -149,6 +158,7 @@ export class ShareCoordinator implements ShareStatePersister {
   close(): void {
     this.closed = true
     this.pruneTimer?.cancel()
+    this.coldTimer?.cancel()
     this.partitions.clear()
   }
 
@@ -251,6 +261,7 @@ export class ShareCoordinator implements ShareStatePersister {
         leaderEpoch: Math.max(v.leaderEpoch, prev?.leaderEpoch ?? -1),
         stateBatches: v.stateBatches.map((b) => ({ ...b })),
         updatesSinceSnapshot: 0,
+        lastWriteMs: this.opts.clock.monotonic(),
         snapshotOffset: offset,
       })
       return
@@ -269,6 +280,7 @@ export class ShareCoordinator implements ShareStatePersister {
         writeTimestamp: -1,
         stateBatches: combineStateBatches([], u.stateBatches, u.startOffset),
         updatesSinceSnapshot: 1,
+        lastWriteMs: this.opts.clock.monotonic(),
         snapshotOffset: offset,
       })
       return
@@ -279,10 +291,11 @@ export class ShareCoordinator implements ShareStatePersister {
     prev.deliveryCompleteCount = u.deliveryCompleteCount
     prev.stateBatches = combineStateBatches(prev.stateBatches, u.stateBatches, startOffset)
     prev.updatesSinceSnapshot++
+    prev.lastWriteMs = this.opts.clock.monotonic()
   }
 
   /** The record a change of the key makes: an update, or the whole state once enough updates follow the snapshot. */
-  private changeRecord(key: SharePartitionKey, s: KeyState | undefined, w: ShareStateWrite): ShareRecord {
+  private changeRecord(key: SharePartitionKey, s: KeyState | undefined, w: ShareStateWrite, snapshot = false): ShareRecord {
     const now = this.opts.clock.now()
     if (!s) {
       return {
@@ -300,7 +313,7 @@ export class ShareCoordinator implements ShareStatePersister {
         },
       }
     }
-    if (s.updatesSinceSnapshot >= this.opts.config.updatesPerSnapshot) {
+    if (snapshot || s.updatesSinceSnapshot >= this.opts.config.updatesPerSnapshot) {
       const startOffset = w.startOffset === -1 ? s.startOffset : w.startOffset
       return {
         type: SHARE_SNAPSHOT_TYPE,
@@ -458,6 +471,45 @@ export class ShareCoordinator implements ShareStatePersister {
       } catch (err) {
         this.opts.logger.warn('pruning a share group state partition failed', { partition, err })
       }
+    }
+  }
+
+  private scheduleColdSnapshots(): void {
+    const interval = this.opts.config.coldSnapshotIntervalMs ?? 0
+    if (this.closed || !(interval > 0)) return
+    this.coldTimer = this.opts.clock.setTimeout(() => {
+      void this.snapshotColdKeys().finally(() => this.scheduleColdSnapshots())
+    }, interval)
+  }
+
+  /**
+   * Writes the whole state again as a ShareSnapshot for the keys with updates after their last
+   * snapshot and no write for share.coordinator.cold.partition.snapshot.interval.ms (Kafka's
+   * snapshotColdPartitions): a key written rarely would otherwise hold its old snapshot, and every
+   * record after it, from pruning.
+   */
+  async snapshotColdKeys(): Promise<void> {
+    const interval = this.opts.config.coldSnapshotIntervalMs ?? 0
+    const now = this.opts.clock.monotonic()
+    const cold: SharePartitionKey[] = []
+    for (const part of this.partitions.values()) {
+      if (part.state !== 'owned') continue
+      for (const s of part.keys.values()) if (s.updatesSinceSnapshot > 0 && now - s.lastWriteMs >= interval) cold.push(s.key)
+    }
+    for (const key of cold) {
+      await this.serialized(key, result, async (part, partition, id) => {
+        const s = part.keys.get(id)
+        if (!s || s.updatesSinceSnapshot === 0) return result(null)
+        const same: ShareStateWrite = {
+          stateEpoch: s.stateEpoch,
+          leaderEpoch: s.leaderEpoch,
+          startOffset: -1,
+          deliveryCompleteCount: s.deliveryCompleteCount,
+          stateBatches: [],
+        }
+        const failed = await this.store(part, partition, this.changeRecord(key, s, same, true))
+        return failed ? result(failed.error, failed.message) : result(null)
+      })
     }
   }
 

@@ -243,4 +243,34 @@ describe('ShareCoordinator', () => {
     assert.equal((await again.read(gone, 0)).startOffset, -1)
     assert.equal((await again.read(KEY, 0)).startOffset, 0)
   })
+
+  it('snapshots a key with updates and no write for the cold interval, so pruning can pass its old records', async () => {
+    const log = new MemoryShareLog()
+    const clock = new ManualClock()
+    const c = new ShareCoordinator({
+      clock,
+      logger: silentLogger,
+      log,
+      config: { updatesPerSnapshot: 500, pruneIntervalMs: 0, coldSnapshotIntervalMs: 1000 },
+    })
+    await elected(c)
+    const p = log.partitionFor(KEY)
+    await c.initialize(KEY, 0, 0)
+    await c.write(KEY, write(0))
+    await c.write(KEY, write(1))
+    const before = await c.read(KEY, 0)
+    assert.deepEqual(log.types(p), [SHARE_SNAPSHOT_TYPE, SHARE_UPDATE_TYPE, SHARE_UPDATE_TYPE])
+    clock.advance(1000)
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+    assert.deepEqual(log.types(p), [SHARE_SNAPSHOT_TYPE, SHARE_UPDATE_TYPE, SHARE_UPDATE_TYPE, SHARE_SNAPSHOT_TYPE])
+    clock.advance(1000)
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+    assert.equal(log.types(p).length, 4, 'no updates since: no new snapshot')
+    await c.prune()
+    assert.equal(log.logs.get(p)!.start, 3)
+    c.close()
+    const again = coordinatorOn(log)
+    await elected(again, 1)
+    assert.deepEqual(await again.read(KEY, 0), before)
+  })
 })
