@@ -191,6 +191,7 @@ export class Broker {
         config: {
           updatesPerSnapshot: config.get('share.coordinator.snapshot.update.records.per.snapshot'),
           pruneIntervalMs: config.get('share.coordinator.state.topic.prune.interval.ms'),
+          coldSnapshotIntervalMs: config.get('share.coordinator.cold.partition.snapshot.interval.ms'),
         },
         partitionExists: (topicId, partition) => {
           const t = controller.getById(topicId)

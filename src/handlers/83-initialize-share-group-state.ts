@@ -3,7 +3,9 @@
 // answered by the share coordinator (share-state.ts): NONE once the new state is durable;
 // FENCED_STATE_EPOCH when the stored state epoch is newer; NOT_COORDINATOR,
 // COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE (the write did not reach the in-sync
-// replicas) for the caller to retry; INVALID_REQUEST for an empty group id or a negative partition.
+// replicas) for the caller to retry; UNKNOWN_TOPIC_OR_PARTITION for a partition the cluster does
+// not have; INVALID_REQUEST for a negative partition or state epoch.
+// A request with an empty group id gets no results (share-state.ts).
 import {
   InitializeShareGroupStateRequest,
   InitializeShareGroupStateResponse,
@@ -16,10 +18,6 @@ export default defineHandler(
   InitializeShareGroupStateResponse,
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => ({
-    results: await perKey(
-      req,
-      (e) => e,
-      (key, p) => ctx.broker.shareCoordinator.initialize(key, p.stateEpoch, p.startOffset),
-    ),
+    results: await perKey(req, (key, p) => ctx.broker.shareCoordinator.initialize(key, p.stateEpoch, p.startOffset)),
   }),
 )

@@ -4,7 +4,8 @@
 // state epoch 0, no error (uninitialized); a stored leader epoch above the request's is
 // FENCED_LEADER_EPOCH (a newer one is recorded before the answer); NOT_COORDINATOR,
 // COORDINATOR_LOAD_IN_PROGRESS for the caller to retry; UNKNOWN_TOPIC_OR_PARTITION for a partition
-// the cluster does not have; INVALID_REQUEST for an empty group id.
+// the cluster does not have; INVALID_REQUEST for a negative partition or leader epoch. A request
+// with an empty group id gets no results (share-state.ts).
 import { ReadShareGroupStateRequest, ReadShareGroupStateResponse } from '../protocol/messages/84-read-share-group-state.js'
 import { defineHandler } from './define.js'
 import { perKey } from './share-state.js'
@@ -14,10 +15,6 @@ export default defineHandler(
   ReadShareGroupStateResponse,
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => ({
-    results: await perKey(
-      req,
-      (e) => ({ ...e, stateEpoch: 0, startOffset: -1, stateBatches: [] }),
-      (key, p) => ctx.broker.shareCoordinator.read(key, p.leaderEpoch),
-    ),
+    results: await perKey(req, (key, p) => ctx.broker.shareCoordinator.read(key, p.leaderEpoch)),
   }),
 )

@@ -5,8 +5,9 @@
 // (share-state.ts) once the change is durable: FENCED_LEADER_EPOCH for an older leader epoch than
 // stored, FENCED_STATE_EPOCH for another state epoch; NOT_COORDINATOR,
 // COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE for the caller to retry;
-// UNKNOWN_TOPIC_OR_PARTITION for a partition the cluster does not have; INVALID_REQUEST for an
-// empty group id or a negative partition.
+// UNKNOWN_TOPIC_OR_PARTITION for a partition the cluster does not have; INVALID_REQUEST for a
+// negative partition, leader epoch or state epoch. A request with an empty group id gets no
+// results (share-state.ts).
 import { WriteShareGroupStateRequest, WriteShareGroupStateResponse } from '../protocol/messages/85-write-share-group-state.js'
 import { defineHandler } from './define.js'
 import { perKey } from './share-state.js'
@@ -16,17 +17,14 @@ export default defineHandler(
   WriteShareGroupStateResponse,
   { minVersion: 0, maxVersion: 1 },
   async (ctx, req) => ({
-    results: await perKey(
-      req,
-      (e) => e,
-      (key, p) =>
-        ctx.broker.shareCoordinator.write(key, {
-          stateEpoch: p.stateEpoch,
-          leaderEpoch: p.leaderEpoch,
-          startOffset: p.startOffset,
-          deliveryCompleteCount: ctx.apiVersion >= 1 ? p.deliveryCompleteCount : -1,
-          stateBatches: p.stateBatches,
-        }),
+    results: await perKey(req, (key, p) =>
+      ctx.broker.shareCoordinator.write(key, {
+        stateEpoch: p.stateEpoch,
+        leaderEpoch: p.leaderEpoch,
+        startOffset: p.startOffset,
+        deliveryCompleteCount: ctx.apiVersion >= 1 ? p.deliveryCompleteCount : -1,
+        stateBatches: p.stateBatches,
+      }),
     ),
   }),
 )

@@ -2,7 +2,9 @@
 // durable state (deleting a share group or its offsets). Each key is answered by the share
 // coordinator (share-state.ts): NONE once the tombstone is durable, or at once when there is no
 // state; NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE for the caller to
-// retry; INVALID_REQUEST for an empty group id or a negative partition.
+// retry; UNKNOWN_TOPIC_OR_PARTITION for a partition the cluster does not have; INVALID_REQUEST for
+// a negative partition.
+// A request with an empty group id gets no results (share-state.ts).
 import { DeleteShareGroupStateRequest, DeleteShareGroupStateResponse } from '../protocol/messages/86-delete-share-group-state.js'
 import { defineHandler } from './define.js'
 import { perKey } from './share-state.js'
@@ -12,10 +14,6 @@ export default defineHandler(
   DeleteShareGroupStateResponse,
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => ({
-    results: await perKey(
-      req,
-      (e) => e,
-      (key) => ctx.broker.shareCoordinator.delete(key),
-    ),
+    results: await perKey(req, (key) => ctx.broker.shareCoordinator.delete(key)),
   }),
 )

@@ -2,7 +2,9 @@
 // offset and (v1) delivery-complete count of share-partitions, for describing a share group's
 // offsets and lag. Each key is answered by the share coordinator (share-state.ts): a key without
 // state answers start offset -1, no error; NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS for the
-// caller to retry; INVALID_REQUEST for an empty group id or a negative partition.
+// caller to retry; UNKNOWN_TOPIC_OR_PARTITION for a partition the cluster does not have;
+// INVALID_REQUEST for a negative partition.
+// A request with an empty group id gets no results (share-state.ts).
 import {
   ReadShareGroupStateSummaryRequest,
   ReadShareGroupStateSummaryResponse,
@@ -15,10 +17,6 @@ export default defineHandler(
   ReadShareGroupStateSummaryResponse,
   { minVersion: 0, maxVersion: 1 },
   async (ctx, req) => ({
-    results: await perKey(
-      req,
-      (e) => ({ ...e, stateEpoch: 0, leaderEpoch: 0, startOffset: -1, deliveryCompleteCount: -1 }),
-      (key, p) => ctx.broker.shareCoordinator.readSummary(key, p.leaderEpoch),
-    ),
+    results: await perKey(req, (key, p) => ctx.broker.shareCoordinator.readSummary(key, p.leaderEpoch)),
   }),
 )

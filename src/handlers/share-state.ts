@@ -2,31 +2,28 @@
 // request names one group and, per topic id, partitions; each (group, topic id, partition) is one
 // key, answered on its own by the share coordinator (ctx.broker.shareCoordinator: NOT_COORDINATOR
 // when this broker does not lead the key's `__share_group_state` partition,
-// COORDINATOR_LOAD_IN_PROGRESS while it loads), all keys at once. An empty group id answers every
-// key INVALID_REQUEST, as Kafka's ShareCoordinatorService does; the answer keeps the request's
-// topics and partitions in order.
+// COORDINATOR_LOAD_IN_PROGRESS while it loads), all keys at once. A request with an empty group
+// id is answered with no results, as Kafka's ShareCoordinatorService answers it; else the answer
+// keeps the request's topics and partitions in order.
 import type { SharePartitionKey, ShareStateResult } from '../ports/shares.js'
-import { ErrorCode } from '../protocol/errors.js'
 
 export interface ShareStateRequest<P extends { partition: number }> {
   groupId: string
   topics: ReadonlyArray<{ topicId: string; partitions: ReadonlyArray<P> }>
 }
 
-/** One answer per partition of the request, from `op`, or `invalid` when the request is refused whole. */
+/** One answer per partition of the request, from `op` (none for an empty group id). */
 export async function perKey<P extends { partition: number }, R extends ShareStateResult>(
   req: ShareStateRequest<P>,
-  invalid: (e: ShareStateResult) => R,
   op: (key: SharePartitionKey, p: P) => Promise<R>,
 ): Promise<Array<{ topicId: string; partitions: Array<R & { partition: number }> }>> {
-  const refused =
-    req.groupId.length === 0 ? { errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'the group id is empty' } : undefined
+  if (req.groupId.length === 0) return []
   return Promise.all(
     req.topics.map(async (t) => ({
       topicId: t.topicId,
       partitions: await Promise.all(
         t.partitions.map(async (p) => ({
-          ...(refused ? invalid(refused) : await op({ groupId: req.groupId, topicId: t.topicId, partition: p.partition }, p)),
+          ...(await op({ groupId: req.groupId, topicId: t.topicId, partition: p.partition }, p)),
           partition: p.partition,
         })),
       ),

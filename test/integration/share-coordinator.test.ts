@@ -182,6 +182,30 @@ describe('share coordinator over the wire', () => {
     }
     assert.deepEqual(after, expected)
   })
+
+  it('the inter-broker channel sends a tick’s calls of one group as one request and gives each key its own answer', async () => {
+    const channel = new ShareCoordinatorChannel({
+      nodeId: 99,
+      endpointOf: () => ({ host: broker.host, port: broker.port }),
+      requestTimeoutMs: 10_000,
+      logger: silentLogger,
+    })
+    try {
+      const key = (partition: number) => ({ groupId: 'batched', topicId, partition })
+      const answers = await Promise.all([0, 1, 9, 2].map((p) => channel.initialize(0, key(p), 1, p * 100)))
+      assert.deepEqual(
+        answers.map((a) => a.errorCode),
+        [0, 0, E('UNKNOWN_TOPIC_OR_PARTITION'), 0],
+      )
+      const reads = await Promise.all([2, 0, 1].map((p) => channel.read(0, key(p), 0)))
+      assert.deepEqual(
+        reads.map((r) => r.startOffset),
+        [200, 0, 100],
+      )
+    } finally {
+      channel.close()
+    }
+  })
 })
 
 // The contract through the forwarding persister of a broker that coordinates nothing (node 99):

@@ -8,7 +8,8 @@
 //   their state or count differ, and batches below a new start offset are dropped or cut;
 // - a write with an older leader epoch than one recorded is FENCED_LEADER_EPOCH, with a state
 //   epoch older than the stored one FENCED_STATE_EPOCH; a read with an older leader epoch is
-//   FENCED_LEADER_EPOCH; a refused write changes nothing;
+//   FENCED_LEADER_EPOCH; a negative leader or state epoch is INVALID_REQUEST (Kafka 4.4's share
+//   coordinator); a refused write changes nothing;
 // - readSummary answers the state epoch, the start offset and the delivery-complete count;
 // - delete forgets the key (and of a key without state answers NONE); keys are independent.
 // Usage: shareStatePersisterContract('name', async () => ({ persister, topicId, close })).
@@ -125,6 +126,10 @@ export function shareStatePersisterContract(name: string, make: () => Promise<Pe
       assert.equal((await p.read(key(), 4)).errorCode, E('FENCED_LEADER_EPOCH'))
       const staleState = await p.write(key(), { stateEpoch: 1, leaderEpoch: 5, startOffset: 1, deliveryCompleteCount: 0, stateBatches: [] })
       assert.equal(staleState.errorCode, E('FENCED_STATE_EPOCH'))
+      const negative = await p.write(key(), { stateEpoch: 2, leaderEpoch: -1, startOffset: 1, deliveryCompleteCount: 0, stateBatches: [] })
+      assert.equal(negative.errorCode, E('INVALID_REQUEST'))
+      assert.equal((await p.read(key(), -1)).errorCode, E('INVALID_REQUEST'))
+      assert.equal((await p.initialize(key(1), -1, 0)).errorCode, E('INVALID_REQUEST'))
       const r = await p.read(key(), 5)
       assert.equal(r.errorCode, 0)
       assert.equal(r.startOffset, 0)

@@ -17,25 +17,29 @@
 // then — a failed write leaves memory as it was and answers the store's code.
 //   initialize(stateEpoch, startOffset): a stored state epoch above the request's is
 //     FENCED_STATE_EPOCH; else a ShareSnapshot with that state epoch, start offset, no batches.
-//   write: a stored leader epoch above the request's (-1: unchecked) is FENCED_LEADER_EPOCH; a
-//     state epoch other than the stored one FENCED_STATE_EPOCH (ports/shares.ts; Kafka fences the
-//     older ones, and a newer one cannot come from a leader that read the state). The first write
+//   write: a stored leader epoch above the request's is FENCED_LEADER_EPOCH, a stored state epoch
+//     above the request's FENCED_STATE_EPOCH (Kafka 4.4's checks, in that order). The first write
 //     of a key is a ShareSnapshot; then ShareUpdates with only the request's batches, until
 //     share.coordinator.snapshot.update.records.per.snapshot of them follow the last snapshot —
 //     the next write is the whole state again as a ShareSnapshot of the next snapshot epoch.
 //   read(leaderEpoch): a stored leader epoch above it is FENCED_LEADER_EPOCH; a newer one is
 //     recorded (a ShareUpdate carrying only it) before the state is answered, so the older leader
 //     is fenced from then on. A key without state answers startOffset -1, state epoch 0, no error
-//     (Kafka's "uninitialized").
+//     (the port's "uninitialized"; Kafka 4.4's coordinator answers INVALID_REQUEST there, its group
+//     coordinator initializing every share-partition before a leader reads it).
 //   readSummary: the state epoch, leader epoch, start offset and delivery-complete count; not
 //     fenced (the group coordinator asks it with no leader epoch of its own).
 //   delete: a tombstone when there is state; NONE either way.
-// A key of a topic id or partition the cluster does not have is UNKNOWN_TOPIC_OR_PARTITION, except
-// for delete (the state of a deleted topic can still be dropped); a negative partition
-// INVALID_REQUEST.
+// As Kafka's coordinator refuses them: a negative partition, leader epoch (write, read) or state
+// epoch (write, initialize) is INVALID_REQUEST; a topic id or partition the cluster does not have
+// UNKNOWN_TOPIC_OR_PARTITION.
 // A partition's records below the oldest last-snapshot of its keys are not needed by a replay;
 // every share.coordinator.state.topic.prune.interval.ms they are deleted (Kafka prunes so), when
-// no write of the partition is in flight.
+// no write of the partition is in flight — after the keys of topics the cluster no longer has are
+// tombstoned (Kafka does that when it sees the topics deleted). So that a key written rarely does
+// not hold pruning back, a key with updates after its snapshot and no write for
+// share.coordinator.cold.partition.snapshot.interval.ms gets a new snapshot (Kafka's cold
+// partition snapshots).
 import type {
   SharePartitionKey,
   ShareStateBatch,
@@ -58,6 +62,8 @@ export interface ShareCoordinatorConfig {
   updatesPerSnapshot: number
   /** share.coordinator.state.topic.prune.interval.ms (300000); 0: never. */
   pruneIntervalMs: number
+  /** share.coordinator.cold.partition.snapshot.interval.ms (300000); 0: never. */
+  coldSnapshotIntervalMs?: number
 }
 
 export interface ShareCoordinatorOptions {
@@ -71,8 +77,11 @@ export interface ShareCoordinatorOptions {
 
 /** One key's state: its last snapshot with the updates since applied. */
 interface KeyState extends ShareSnapshot {
+  key: SharePartitionKey
   /** ShareUpdates applied since the last ShareSnapshot. */
   updatesSinceSnapshot: number
+  /** When a record of the key was last applied (the clock's monotonic time). */
+  lastWriteMs: number
   /** Offset of the last ShareSnapshot in the partition (what a replay needs from). */
   snapshotOffset: number
 }
@@ -103,9 +112,11 @@ export class ShareCoordinator implements ShareStatePersister {
   private readonly partitions = new Map<number, Ownership>()
   private closed = false
   private pruneTimer: Timer | undefined
+  private coldTimer: Timer | undefined
 
   constructor(private readonly opts: ShareCoordinatorOptions) {
     this.schedulePrune()
+    this.scheduleColdSnapshots()
   }
 
   // -------------------------------------------------------------------------------------------
@@ -147,6 +158,7 @@ export class ShareCoordinator implements ShareStatePersister {
   close(): void {
     this.closed = true
     this.pruneTimer?.cancel()
+    this.coldTimer?.cancel()
     this.partitions.clear()
   }
 
@@ -245,9 +257,11 @@ export class ShareCoordinator implements ShareStatePersister {
       const v = record.value
       keys.set(id, {
         ...v,
+        key: record.key,
         leaderEpoch: Math.max(v.leaderEpoch, prev?.leaderEpoch ?? -1),
         stateBatches: v.stateBatches.map((b) => ({ ...b })),
         updatesSinceSnapshot: 0,
+        lastWriteMs: this.opts.clock.monotonic(),
         snapshotOffset: offset,
       })
       return
@@ -256,6 +270,7 @@ export class ShareCoordinator implements ShareStatePersister {
     if (!prev) {
       // An update without a snapshot before it (its snapshot was pruned away): what it says.
       keys.set(id, {
+        key: record.key,
         snapshotEpoch: u.snapshotEpoch,
         stateEpoch: DEFAULT_STATE_EPOCH,
         leaderEpoch: u.leaderEpoch,
@@ -265,6 +280,7 @@ export class ShareCoordinator implements ShareStatePersister {
         writeTimestamp: -1,
         stateBatches: combineStateBatches([], u.stateBatches, u.startOffset),
         updatesSinceSnapshot: 1,
+        lastWriteMs: this.opts.clock.monotonic(),
         snapshotOffset: offset,
       })
       return
@@ -275,10 +291,11 @@ export class ShareCoordinator implements ShareStatePersister {
     prev.deliveryCompleteCount = u.deliveryCompleteCount
     prev.stateBatches = combineStateBatches(prev.stateBatches, u.stateBatches, startOffset)
     prev.updatesSinceSnapshot++
+    prev.lastWriteMs = this.opts.clock.monotonic()
   }
 
   /** The record a change of the key makes: an update, or the whole state once enough updates follow the snapshot. */
-  private changeRecord(key: SharePartitionKey, s: KeyState | undefined, w: ShareStateWrite): ShareRecord {
+  private changeRecord(key: SharePartitionKey, s: KeyState | undefined, w: ShareStateWrite, snapshot = false): ShareRecord {
     const now = this.opts.clock.now()
     if (!s) {
       return {
@@ -296,7 +313,7 @@ export class ShareCoordinator implements ShareStatePersister {
         },
       }
     }
-    if (s.updatesSinceSnapshot >= this.opts.config.updatesPerSnapshot) {
+    if (snapshot || s.updatesSinceSnapshot >= this.opts.config.updatesPerSnapshot) {
       const startOffset = w.startOffset === -1 ? s.startOffset : w.startOffset
       return {
         type: SHARE_SNAPSHOT_TYPE,
@@ -335,6 +352,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
+      if (stateEpoch < 0) return result('INVALID_REQUEST', 'The state epoch cannot be a negative number.')
       if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       const s = part.keys.get(id)
       if (s && s.stateEpoch > stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
@@ -359,12 +377,12 @@ export class ShareCoordinator implements ShareStatePersister {
 
   write(key: SharePartitionKey, w: ShareStateWrite): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
-      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
+      if (w.leaderEpoch < 0) return result('INVALID_REQUEST', 'The leader epoch cannot be a negative number.')
+      if (w.stateEpoch < 0) return result('INVALID_REQUEST', 'The state epoch cannot be a negative number.')
       const s = part.keys.get(id)
-      if (s && w.leaderEpoch !== -1 && s.leaderEpoch > w.leaderEpoch) {
-        return result('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
-      }
-      if (s && s.stateEpoch !== w.stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
+      if (s && s.leaderEpoch > w.leaderEpoch) return result('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
+      if (s && s.stateEpoch > w.stateEpoch) return result('FENCED_STATE_EPOCH', `the stored state epoch is ${s.stateEpoch}`)
+      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       const failed = await this.store(part, partition, this.changeRecord(key, s, w))
       return failed ? result(failed.error, failed.message) : result(null)
     })
@@ -378,11 +396,12 @@ export class ShareCoordinator implements ShareStatePersister {
       stateBatches: [],
     })
     return this.serialized(key, fail, async (part, partition, id) => {
-      if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
+      if (leaderEpoch < 0) return fail('INVALID_REQUEST', 'The leader epoch cannot be a negative number.')
       const s = part.keys.get(id)
+      if (s && s.leaderEpoch > leaderEpoch) return fail('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
+      if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
       if (!s) return { ...result(null), stateEpoch: DEFAULT_STATE_EPOCH, startOffset: UNINITIALIZED_START_OFFSET, stateBatches: [] }
-      if (s.leaderEpoch > leaderEpoch) return fail('FENCED_LEADER_EPOCH', `the stored leader epoch is ${s.leaderEpoch}`)
-      if (leaderEpoch !== -1 && leaderEpoch !== s.leaderEpoch) {
+      if (leaderEpoch !== s.leaderEpoch) {
         const epochOnly: ShareStateWrite = {
           stateEpoch: s.stateEpoch,
           leaderEpoch,
@@ -409,7 +428,7 @@ export class ShareCoordinator implements ShareStatePersister {
     return this.serialized(key, fail, (part, _partition, id) => {
       if (this.unknownPartition(key)) return fail('UNKNOWN_TOPIC_OR_PARTITION')
       const s = part.keys.get(id)
-      if (!s) return { ...fail('NONE'), ...result(null) }
+      if (!s) return { ...fail('NONE'), errorCode: 0, errorMessage: null } // uninitialized: the defaults, no error
       return {
         ...result(null),
         stateEpoch: s.stateEpoch,
@@ -422,6 +441,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   delete(key: SharePartitionKey): Promise<ShareStateResult> {
     return this.serialized(key, result, async (part, partition, id) => {
+      if (this.unknownPartition(key)) return result('UNKNOWN_TOPIC_OR_PARTITION')
       if (!part.keys.has(id)) return result(null)
       const failed = await this.store(part, partition, { type: SHARE_SNAPSHOT_TYPE, key, value: null })
       return failed ? result(failed.error, failed.message) : result(null)
@@ -441,6 +461,7 @@ export class ShareCoordinator implements ShareStatePersister {
 
   /** Deletes, in each partition led here with no write in flight, the records before its keys' oldest last snapshot. */
   async prune(): Promise<void> {
+    await this.dropDeletedTopics()
     for (const [partition, part] of this.partitions) {
       if (part.state !== 'owned' || part.appending > 0) continue
       let below = Number.MAX_SAFE_INTEGER
@@ -451,6 +472,73 @@ export class ShareCoordinator implements ShareStatePersister {
         this.opts.logger.warn('pruning a share group state partition failed', { partition, err })
       }
     }
+  }
+
+  private scheduleColdSnapshots(): void {
+    const interval = this.opts.config.coldSnapshotIntervalMs ?? 0
+    if (this.closed || !(interval > 0)) return
+    this.coldTimer = this.opts.clock.setTimeout(() => {
+      void this.snapshotColdKeys().finally(() => this.scheduleColdSnapshots())
+    }, interval)
+  }
+
+  /**
+   * Writes the whole state again as a ShareSnapshot for the keys with updates after their last
+   * snapshot and no write for share.coordinator.cold.partition.snapshot.interval.ms (Kafka's
+   * snapshotColdPartitions): a key written rarely would otherwise hold its old snapshot, and every
+   * record after it, from pruning.
+   */
+  async snapshotColdKeys(): Promise<void> {
+    const interval = this.opts.config.coldSnapshotIntervalMs ?? 0
+    const now = this.opts.clock.monotonic()
+    const cold: SharePartitionKey[] = []
+    for (const part of this.partitions.values()) {
+      if (part.state !== 'owned') continue
+      for (const s of part.keys.values()) if (s.updatesSinceSnapshot > 0 && now - s.lastWriteMs >= interval) cold.push(s.key)
+    }
+    for (const key of cold) {
+      await this.serialized(key, result, async (part, partition, id) => {
+        const s = part.keys.get(id)
+        if (!s || s.updatesSinceSnapshot === 0) return result(null)
+        const same: ShareStateWrite = {
+          stateEpoch: s.stateEpoch,
+          leaderEpoch: s.leaderEpoch,
+          startOffset: -1,
+          deliveryCompleteCount: s.deliveryCompleteCount,
+          stateBatches: [],
+        }
+        const failed = await this.store(part, partition, this.changeRecord(key, s, same, true))
+        return failed ? result(failed.error, failed.message) : result(null)
+      })
+    }
+  }
+
+  /**
+   * Tombstones the state of share-partitions whose topic (or partition) the cluster no longer has,
+   * as Kafka's share coordinator does when topics are deleted: nothing can read it again, and it
+   * would hold back the pruning of its partition.
+   */
+  private async dropDeletedTopics(): Promise<void> {
+    const exists = this.opts.partitionExists
+    if (!exists) return
+    const gone: SharePartitionKey[] = []
+    for (const part of this.partitions.values()) {
+      if (part.state !== 'owned') continue
+      for (const s of part.keys.values()) if (!exists(s.key.topicId, s.key.partition)) gone.push(s.key)
+    }
+    for (const key of gone) {
+      const r = await this.serialized(key, result, async (part, partition, id) => {
+        if (!part.keys.has(id) || exists(key.topicId, key.partition)) return result(null)
+        const failed = await this.store(part, partition, { type: SHARE_SNAPSHOT_TYPE, key, value: null })
+        return failed ? result(failed.error, failed.message) : result(null)
+      })
+      if (r.errorCode !== 0)
+        this.opts.logger.warn('dropping the state of a deleted topic’s share-partition failed', {
+          key: sharePartitionKeyString(key),
+          code: r.errorCode,
+        })
+    }
+    if (gone.length > 0) this.opts.logger.info('dropped the state of share-partitions of deleted topics', { keys: gone.length })
   }
 }
 

@@ -7,16 +7,18 @@
 // min.insync.replicas, within share.coordinator.write.timeout.ms — with the offset of the first
 // record, and rejects with the code Kafka's share coordinator answers a write with
 // (mapShareStoreError): a moved leader NOT_COORDINATOR, too few in-sync replicas or a timeout
-// COORDINATOR_NOT_AVAILABLE, a write too large UNKNOWN_SERVER_ERROR. loadPartition() replays one
-// partition in write order with each record's offset. deleteRecordsBelow() moves the partition's
-// log start up (Kafka's share coordinator prunes so, with DeleteRecords, the records no
-// share-partition needs any more).
+// COORDINATOR_NOT_AVAILABLE, a write too large UNKNOWN_SERVER_ERROR. Appends to one partition in
+// the same tick go as one batch (up to 500 records; Kafka's coordinator runtime batches its writes
+// so too), each caller answered with the offset of its own first record, all with the batch's
+// fate. loadPartition() replays one partition in write order with each record's offset.
+// deleteRecordsBelow() moves the partition's log start up (Kafka's share coordinator prunes so,
+// with DeleteRecords, the records no share-partition needs any more).
 //
 // The topic is created on first use (FindCoordinator of key type 2, or the first write) or adopted
 // as it exists, through coordinator/internal-topic.ts: share.coordinator.state.topic.num.partitions
 // partitions, .replication.factor replicas, and Kafka's topic configs for it —
-// cleanup.policy=delete (state is pruned, not compacted), compression.type=producer,
-// min.insync.replicas=share.coordinator.state.topic.min.isr,
+// cleanup.policy=delete (state is pruned, not compacted), retention.ms=-1 (never by time),
+// compression.type=producer, min.insync.replicas=share.coordinator.state.topic.min.isr,
 // segment.bytes=share.coordinator.state.topic.segment.bytes. A key "group:topicId:partition" lives
 // in partition abs(javaHash(key)) % the topic's partition count, as Kafka places it.
 import { SHARE_GROUP_STATE_TOPIC } from '../../cluster/topic-names.js'
@@ -33,6 +35,8 @@ import { decodeShareRecord, encodeShareRecord, type ShareRecord } from './share-
 
 export { SHARE_GROUP_STATE_TOPIC }
 const LOAD_CHUNK_BYTES = 1 << 20
+/** Records of one tick put in one batch at most (more start the next). */
+const MAX_RECORDS_PER_BATCH = 500
 /** How long pruned segments stay on disk before their files go (Kafka: file.delete.delay.ms). */
 const PRUNE_FILE_DELETE_DELAY_MS = 60_000
 
@@ -83,8 +87,15 @@ export interface ShareStateTopicOptions {
   logger: Logger
 }
 
+interface PendingBatch {
+  records: ShareRecord[]
+  waiters: Array<{ at: number; resolve: (offset: number) => void; reject: (err: KafkaError) => void }>
+}
+
 export class ShareStateTopic implements ShareStateLog {
   private readonly topic: InternalTopic
+  /** Per partition, the batch being filled this tick. */
+  private readonly pending = new Map<number, PendingBatch>()
 
   constructor(private readonly opts: ShareStateTopicOptions) {
     if (!Number.isInteger(opts.numPartitions) || opts.numPartitions < 1) {
@@ -102,6 +113,8 @@ export class ShareStateTopic implements ShareStateLog {
         { name: 'compression.type', value: 'producer' },
         { name: 'min.insync.replicas', value: String(opts.minIsr) },
         { name: 'segment.bytes', value: String(opts.segmentBytes) },
+        // Never by time: only the coordinator's pruning removes state.
+        { name: 'retention.ms', value: '-1' },
       ],
       logger: opts.logger,
     })
@@ -116,13 +129,34 @@ export class ShareStateTopic implements ShareStateLog {
   }
 
   append(partition: number, records: ShareRecord[]): Promise<number> {
+    let open = this.pending.get(partition)
+    if (!open || open.records.length + records.length > MAX_RECORDS_PER_BATCH) {
+      const b: PendingBatch = { records: [], waiters: [] }
+      open = b
+      this.pending.set(partition, b)
+      queueMicrotask(() => {
+        if (this.pending.get(partition) === b) this.pending.delete(partition)
+        this.flush(partition, b)
+      })
+    }
+    const at = open.records.length
+    open.records.push(...records)
+    return new Promise((resolve, reject) => open.waiters.push({ at, resolve, reject }))
+  }
+
+  /** One batch of everything asked in a tick for the partition; each caller gets its first record's offset. */
+  private flush(partition: number, b: PendingBatch): void {
+    const fail = (err: KafkaError) => {
+      for (const w of b.waiters) w.reject(err)
+    }
     let batch: Buffer
     try {
-      batch = buildRecordBatch({ baseTimestamp: this.opts.clock.now(), records: records.map(encodeShareRecord) })
+      batch = buildRecordBatch({ baseTimestamp: this.opts.clock.now(), records: b.records.map(encodeShareRecord) })
     } catch (err) {
-      return Promise.reject(mapShareStoreError(err))
+      fail(mapShareStoreError(err))
+      return
     }
-    return this.topic
+    this.topic
       .append(
         batch,
         () => partition,
@@ -130,11 +164,13 @@ export class ShareStateTopic implements ShareStateLog {
         () => this.appendPolicy(),
       )
       .then(
-        (r) => r.baseOffset,
+        (r) => {
+          for (const w of b.waiters) w.resolve(r.baseOffset + w.at)
+        },
         (err) => {
           const mapped = mapShareStoreError(err)
           this.opts.logger.warn('share group state append failed', { partition, error: err as Error, code: mapped.errorName })
-          throw mapped
+          fail(mapped)
         },
       )
   }

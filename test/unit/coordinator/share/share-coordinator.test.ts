@@ -209,4 +209,68 @@ describe('ShareCoordinator', () => {
     await elected(again, 1)
     assert.deepEqual(await again.read(KEY, 0), before)
   })
+
+  it('tombstones the state of a deleted topic’s share-partitions at the next prune, and prunes past it', async () => {
+    const log = new MemoryShareLog()
+    const clock = new ManualClock()
+    const deleted = new Set<string>()
+    const c = new ShareCoordinator({
+      clock,
+      logger: silentLogger,
+      log,
+      config: { updatesPerSnapshot: 500, pruneIntervalMs: 1000 },
+      partitionExists: (topicId) => !deleted.has(topicId),
+    })
+    await elected(c)
+    const gone = { ...KEY, topicId: 'AAAAAAAAAAAAAAAAAAAAAg' }
+    await c.initialize(gone, 0, 0)
+    await c.initialize(KEY, 0, 0)
+    deleted.add(gone.topicId)
+    assert.equal((await c.read(gone, 0)).errorCode, E('UNKNOWN_TOPIC_OR_PARTITION'))
+    clock.advance(1000)
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+    deleted.delete(gone.topicId) // a topic of that id again: nothing of the old state is left
+    assert.equal((await c.read(gone, 0)).startOffset, -1)
+    assert.equal((await c.read(KEY, 0)).startOffset, 0)
+    // Its snapshot is pruned away with the tombstone after it; a reload finds nothing of it.
+    const l = log.logs.get(log.partitionFor(gone))!
+    assert.ok(l.start > 0)
+    const left = l.records.map((r) => decodeShareRecord(r.key, r.value)).filter((r) => r.key.topicId === gone.topicId && r.value !== null)
+    assert.deepEqual(left, [])
+    c.close()
+    const again = coordinatorOn(log)
+    await elected(again, 1)
+    assert.equal((await again.read(gone, 0)).startOffset, -1)
+    assert.equal((await again.read(KEY, 0)).startOffset, 0)
+  })
+
+  it('snapshots a key with updates and no write for the cold interval, so pruning can pass its old records', async () => {
+    const log = new MemoryShareLog()
+    const clock = new ManualClock()
+    const c = new ShareCoordinator({
+      clock,
+      logger: silentLogger,
+      log,
+      config: { updatesPerSnapshot: 500, pruneIntervalMs: 0, coldSnapshotIntervalMs: 1000 },
+    })
+    await elected(c)
+    const p = log.partitionFor(KEY)
+    await c.initialize(KEY, 0, 0)
+    await c.write(KEY, write(0))
+    await c.write(KEY, write(1))
+    const before = await c.read(KEY, 0)
+    assert.deepEqual(log.types(p), [SHARE_SNAPSHOT_TYPE, SHARE_UPDATE_TYPE, SHARE_UPDATE_TYPE])
+    clock.advance(1000)
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+    assert.deepEqual(log.types(p), [SHARE_SNAPSHOT_TYPE, SHARE_UPDATE_TYPE, SHARE_UPDATE_TYPE, SHARE_SNAPSHOT_TYPE])
+    clock.advance(1000)
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r))
+    assert.equal(log.types(p).length, 4, 'no updates since: no new snapshot')
+    await c.prune()
+    assert.equal(log.logs.get(p)!.start, 3)
+    c.close()
+    const again = coordinatorOn(log)
+    await elected(again, 1)
+    assert.deepEqual(await again.read(KEY, 0), before)
+  })
 })
