@@ -20,7 +20,8 @@ import type { BrokerConfig } from '../config/config.js'
 import { checkBrokerResourceName, validateDynamicBrokerConfigs } from '../config/config-dynamic.js'
 import { isDynamicBrokerConfig } from '../config/config-values.js'
 import { describeTopicConfig } from '../config/topic-config.js'
-import { describeGroupConfigs, groupConfigValue, shareGroupSettingsOf, validateGroupConfigs } from '../config/group-config.js'
+import { describeGroupConfigs, groupConfigValue, validateGroupConfigs } from '../config/group-config.js'
+import { shareGroupSettingsOf } from './share-group-settings.js'
 import { KafkaError } from '../protocol/errors.js'
 
 export type BrokerConfigListener = (config: BrokerConfig) => void

@@ -10,8 +10,7 @@
 //     broker's values for keys the group does not set): INVALID_CONFIG naming the bound.
 // Keys: Kafka 4.4's consumer.*, share.* and streams.* (streams groups do not exist here; their
 // keys are accepted and stored as Kafka does), KIP-1191's errors.deadletterqueue.* and
-// Tributary's own tributary.share.* (ports/shares.ts ShareGroupSettings).
-import type { ShareGroupSettings } from '../ports/shares.js'
+// Tributary's own tributary.share.* (read as a share group's settings by broker/share-group-settings.ts).
 import type { BrokerConfig, BrokerConfigName } from './config.js'
 import { type ConfigKeyDef, INT_MAX } from './config-key.js'
 import { ConfigError, ConfigSource, type DescribedConfig, parseConfigValue, TYPE_ID } from './config-values.js'
@@ -290,20 +289,4 @@ export function groupConfigValue(broker: BrokerConfig, own: Readonly<Record<stri
     if (def.bounds.max) value = Math.min(value as number, broker.get(def.bounds.max) as number)
   }
   return value
-}
-
-/** The settings a share group's partition leaders apply: its group configs over the broker's group.share.* keys. */
-export function shareGroupSettingsOf(broker: BrokerConfig, own: Readonly<Record<string, string>>): ShareGroupSettings {
-  const v = (name: string) => groupConfigValue(broker, own, name)
-  const dlq = v('errors.deadletterqueue.topic.name') as string
-  return {
-    recordLockDurationMs: v('share.record.lock.duration.ms') as number,
-    deliveryCountLimit: v('share.delivery.count.limit') as number,
-    autoOffsetReset: (v('share.auto.offset.reset') as string).toLowerCase(),
-    isolationLevel: v('share.isolation.level') as ShareGroupSettings['isolationLevel'],
-    deadLetterTopic: dlq === '' ? null : dlq,
-    deadLetterCopyRecord: v('errors.deadletterqueue.copy.record.enable') as boolean,
-    releaseBackoffMs: v('tributary.share.release.backoff.ms') as number,
-    deliveryDelayMs: v('tributary.share.delivery.delay.ms') as number,
-  }
 }

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { isoDurationMs, shareGroupSettingsOf, validateGroupConfigs } from '../../../src/config/group-config.js'
+import { shareGroupSettingsOf } from '../../../src/broker/share-group-settings.js'
+import { isoDurationMs, validateGroupConfigs } from '../../../src/config/group-config.js'
 import { DEFAULT_SHARE_GROUP_SETTINGS } from '../../../src/ports/shares.js'
 
 const broker = defaultBrokerConfig()
