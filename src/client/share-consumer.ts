@@ -243,8 +243,11 @@ export class ShareConsumer {
     try {
       await Promise.all(
         [...this.sessions].map(async ([nodeId, session]) => {
-          if (!session.open) return
           const acks = this.takePending(nodeId)
+          if (!session.open) {
+            this.report(acks, 'SHARE_SESSION_NOT_FOUND')
+            return
+          }
           session.markClosing()
           await this.sendAcknowledge(nodeId, session, acks, false).catch(() => {})
         }),
@@ -347,8 +350,12 @@ export class ShareConsumer {
       [...this.sessions].map(async ([nodeId, session]) => {
         if (active.has(nodeId)) return
         this.sessions.delete(nodeId)
-        if (!session.open) return
         const acks = this.takePending(nodeId)
+        if (!session.open) {
+          // No session to carry them: the locks expire and the records go back to the group.
+          this.report(acks, 'SHARE_SESSION_NOT_FOUND')
+          return
+        }
         session.markClosing()
         await this.sendAcknowledge(nodeId, session, acks, false).catch(() => {})
       }),
