@@ -268,8 +268,14 @@ export class ShareConsumer {
       clientId: this.opts.clientId ?? 'tributary-share-consumer',
       ...(this.opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.opts.requestTimeoutMs } : {}),
     }
-    this.fetchClient = await KafkaClient.connect(base)
-    this.memberClient = await KafkaClient.connect(base)
+    const fetchClient = await KafkaClient.connect(base)
+    try {
+      this.memberClient = await KafkaClient.connect(base)
+    } catch (err) {
+      await fetchClient.close()
+      throw err
+    }
+    this.fetchClient = fetchClient
     this.membership = new ShareMembership({
       client: this.memberClient,
       groupId: this.groupId,

@@ -6,8 +6,10 @@
 // again with delivery count 2; accept → done; reject → never again), then described with its
 // lag per partition and a member while one is subscribed. Classic group: made by
 // `consume --group`. Consumer group (KIP-848): one member joined by a ConsumerGroupHeartbeat sent
-// from the test. Options that make no sense with a share group are usage errors (exit 2).
+// from the test. Ctrl-C ends a share consume cleanly. Options that make no sense with a share
+// group are usage errors (exit 2).
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import { createTopics } from '../../src/client/admin.js'
 import { findCoordinator } from '../../src/client/admin-groups.js'
@@ -16,6 +18,7 @@ import { throwIfError } from '../../src/client/errors.js'
 import { ShareConsumer } from '../../src/client/share-consumer.js'
 import { newMemberId } from '../../src/client/share-membership.js'
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../src/protocol/messages/68-consumer-group-heartbeat.js'
+import { BROKER_MAIN } from '../helpers/broker-process.js'
 import { type CliRun, tributary } from '../helpers/cli.js'
 import { produceValues, setGroupConfigs, type ShareBroker, startShareBroker } from '../helpers/share-broker.js'
 
@@ -183,6 +186,39 @@ describe(`tributary share groups and group describe (${process.env.SHARE_TEST_BR
         { nodeId: coordinator },
       )
     }
+  })
+
+  test('Ctrl-C: the records printed are acknowledged, the group left, exit 0', async () => {
+    await topicWith('tail', ['t0', 't1', 't2'], 'tailers')
+    const child = spawn(
+      process.execPath,
+      [BROKER_MAIN, 'consume', 'tail', '--share-group', 'tailers', '--bootstrap-server', broker.bootstrap],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t))
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no 3 lines within 60 s:\n${stdout}\n${stderr}`)), 60_000)
+      child.stdout.setEncoding('utf8').on('data', (t: string) => {
+        stdout += t
+        if (stdout.split('\n').length > 3) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    })
+    child.kill('SIGINT')
+    assert.equal(await exited, 0, stderr)
+    assert.deepEqual(stdout.split('\n'), ['t0', 't1', 't2', ''])
+    assert.match(stderr, /Processed 3 messages/)
+    const d = JSON.parse((await ok(['group', 'describe', 'tailers', '--json'])).stdout)
+    assert.deepEqual(d.members, [])
+    assert.deepEqual(
+      d.partitions.map((p: Record<string, unknown>) => p.lag),
+      [0],
+    )
   })
 
   test('options a share group does not take are usage errors', async () => {

@@ -2,7 +2,8 @@
 // (KIP-932): Tributary by default, Apache Kafka 4.x with SHARE_TEST_BROKER=kafka
 // (test/helpers/share-broker.ts). Three consumers on one partition get between them every
 // record exactly once; a released record comes back with delivery count 2; a rejected one
-// never comes back; a consumer that closes holding records hands them to the others at once
+// never comes back; a renewed one stays locked until accepted; a consumer that closes holding
+// records hands them to the others at once
 // (well before the 30 s acquisition lock would have expired).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -122,6 +123,22 @@ describe(`share consumer (${process.env.SHARE_TEST_BROKER === 'kafka' ? 'Apache 
       ].sort(),
     )
     await c.commit()
+    assert.deepEqual(await c.poll(), [])
+  })
+
+  test('renew() keeps a record locked; it is then accepted and not delivered again', async () => {
+    await topicWith('share-renew', ['slow'], 'g-renew')
+    const c = consumer('g-renew', 'renewer')
+    await c.subscribe(['share-renew'])
+    const [r] = await pollUntil(c, (seen) => seen.length >= 1)
+    assert.equal(text(r!), 'slow')
+    const renewed = await c.renew(r!)
+    assert.equal(renewed.error, null)
+    c.acknowledge(r!, 'accept')
+    assert.deepEqual(
+      (await c.commit()).map((o) => [o.offsets, o.error]),
+      [[[r!.offset], null]],
+    )
     assert.deepEqual(await c.poll(), [])
   })
 
