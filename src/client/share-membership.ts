@@ -117,7 +117,8 @@ export class ShareMembership {
     await this.inFlight?.catch(() => {})
     const epoch = this.memberEpoch
     this.memberEpoch = -1
-    this.setAssignment([])
+    this.assignment = [] // not announced: the member is going away, not being reassigned
+    this.wake()
     // Only a member the coordinator knows (an epoch it answered) has anything to leave.
     if (epoch <= 0 || this.failure) return
     const nodeId = this.coordinator ?? (await findCoordinator(this.client, this.groupId))

@@ -237,6 +237,34 @@ describe('ShareConsumer', () => {
     )
   })
 
+  it('joins again with epoch 0 and the same member id after FENCED_MEMBER_EPOCH', async () => {
+    let beats = 0
+    const assignments: number[] = []
+    kafka = await startFakeKafka({
+      topics: { [TOPIC]: 1 },
+      handlers: {
+        10: findCoordinator,
+        // join; the heartbeat that acknowledges the assignment is fenced; join again.
+        76: (body: any) =>
+          ++beats === 2
+            ? { ...heartbeat(body), errorCode: ErrorCode.FENCED_MEMBER_EPOCH.code, memberEpoch: -1, assignment: null }
+            : heartbeat(body),
+        78: () => fetchResponse({}),
+      },
+    })
+    consumer = new ShareConsumer({ bootstrap: [kafka.bootstrap], groupId: 'g', onAssignment: (list) => assignments.push(list.length) })
+    await consumer.subscribe([TOPIC])
+    for (let i = 0; i < 100 && requests(kafka, 76).length < 4; i++) await new Promise((r) => setTimeout(r, 20))
+    const sent = requests(kafka, 76).slice(0, 4)
+    assert.deepEqual(
+      sent.map((b) => b.memberEpoch),
+      [0, 1, 0, 1],
+    )
+    assert.ok(sent.every((b) => b.memberId === consumer!.memberId))
+    assert.deepEqual(sent[2].subscribedTopicNames, [TOPIC], 'a join names the topics again')
+    assert.deepEqual(assignments.slice(0, 3), [1, 0, 1])
+  })
+
   it('commit() sends the acknowledgements made in a ShareAcknowledge and resolves with their outcome', async () => {
     kafka = await broker([{ records: batch(7, ['x', 'y']), acquired: [{ firstOffset: 7, lastOffset: 8, deliveryCount: 1 }] }])
     consumer = new ShareConsumer({ bootstrap: [kafka.bootstrap], groupId: 'g', maxWaitMs: 10 })
