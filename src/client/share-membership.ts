@@ -74,7 +74,8 @@ export class ShareMembership {
   private readonly rackId: string | null
   private readonly opts: ShareMembershipOptions
   private topics: string[] = []
-  private topicsSent = false
+  /** The subscription as the coordinator last took it (null: not yet). */
+  private topicsSent: string | null = null
   private coordinator: number | null = null
   private timer: NodeJS.Timeout | undefined
   private inFlight: Promise<void> | null = null
@@ -92,9 +93,10 @@ export class ShareMembership {
   /** Subscribes (or changes the subscription) and heartbeats from now on; resolves after the first answer. */
   async subscribe(topics: readonly string[]): Promise<void> {
     this.topics = [...new Set(topics)].sort()
-    this.topicsSent = false
     this.stopped = false
     await this.beat()
+    // A heartbeat already in flight carried the old subscription: send the new one now.
+    if (!this.failure && this.topicsSent !== this.topics.join(',')) await this.beat()
     if (this.failure) throw this.failure
   }
 
@@ -157,7 +159,8 @@ export class ShareMembership {
     let next = this.heartbeatIntervalMs
     try {
       this.coordinator ??= await findCoordinator(this.client, this.groupId)
-      const sendTopics = !this.topicsSent || this.memberEpoch === 0
+      const topics = this.topics
+      const sendTopics = this.topicsSent !== topics.join(',') || this.memberEpoch === 0
       const res = await this.client.request(
         ShareGroupHeartbeatRequest,
         ShareGroupHeartbeatResponse,
@@ -166,7 +169,7 @@ export class ShareMembership {
           memberId: this.memberId,
           memberEpoch: this.memberEpoch,
           rackId: this.memberEpoch === 0 ? this.rackId : null,
-          subscribedTopicNames: sendTopics ? this.topics : null,
+          subscribedTopicNames: sendTopics ? topics : null,
         },
         { nodeId: this.coordinator },
       )
@@ -188,7 +191,7 @@ export class ShareMembership {
         return
       }
       this.failures = 0
-      this.topicsSent = true
+      if (sendTopics) this.topicsSent = topics.join(',')
       this.memberEpoch = res.memberEpoch
       if (res.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = res.heartbeatIntervalMs
       next = this.heartbeatIntervalMs
