@@ -1,10 +1,10 @@
 // The Node share consumer (src/client/share-consumer.ts) against a real broker with share groups
 // (KIP-932): Tributary by default, Apache Kafka 4.x with SHARE_TEST_BROKER=kafka
-// (test/helpers/share-broker.ts). Three consumers on one partition get between them every
-// record exactly once; a released record comes back with delivery count 2; a rejected one
-// never comes back; a renewed one stays locked until accepted; a consumer that closes holding
-// records hands them to the others at once
-// (well before the 30 s acquisition lock would have expired).
+// (test/helpers/share-broker.ts). Three consumers on one partition, and two on three partitions,
+// get between them every record exactly once; a released record comes back with delivery count 2;
+// a rejected one never comes back; a renewed one stays locked until accepted; a consumer that
+// closes holding records hands them to the others at once (well before the 30 s acquisition lock
+// would have expired).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTopics } from '../../src/client/admin.js'
@@ -87,6 +87,39 @@ describe(`share consumer (${process.env.SHARE_TEST_BROKER === 'kafka' ? 'Apache 
     // Nothing comes back once everything was accepted.
     for (const c of cs) for (let i = 0; i < 2; i++) assert.deepEqual(await c.poll(), [])
     assert.ok(cs.every((c) => c.acquisitionLockTimeoutMs !== null && c.acquisitionLockTimeoutMs > 0))
+  })
+
+  test('two consumers on three partitions: every record of every partition once', async () => {
+    const created = await createTopics(admin, [{ name: 'share-wide', numPartitions: 3, replicationFactor: 1 }])
+    assert.deepEqual(
+      created.map((c) => c.error),
+      [null],
+    )
+    await setGroupConfigs(admin, 'g-wide', { 'share.auto.offset.reset': 'earliest' })
+    const expected: string[] = []
+    for (let p = 0; p < 3; p++) {
+      const values = Array.from({ length: 7 }, (_, i) => `p${p}-${i}`)
+      await produceValues(admin, 'share-wide', values, p)
+      expected.push(...values)
+    }
+    const cs = [consumer('g-wide', 'w1'), consumer('g-wide', 'w2')]
+    await Promise.all(cs.map((c) => c.subscribe(['share-wide'])))
+    const got: string[] = []
+    await Promise.all(
+      cs.map(async (c) => {
+        const end = performance.now() + 60_000
+        while (got.length < expected.length && performance.now() < end) {
+          for (const r of await c.poll()) {
+            assert.equal(text(r).slice(0, 2), `p${r.partition}`)
+            assert.equal(r.deliveryCount, 1)
+            c.acknowledge(r, 'accept')
+            got.push(text(r))
+          }
+        }
+        await c.commit()
+      }),
+    )
+    assert.deepEqual([...got].sort(), [...expected].sort())
   })
 
   test('a released record is delivered again with delivery count 2; a rejected one never again', async () => {
