@@ -44,6 +44,7 @@ import {
   acknowledgementBatches,
   ackTypeOf,
   type AcknowledgementBatch,
+  expandBatches,
 } from './share-acks.js'
 import { type AssignedPartition, ShareMembership } from './share-membership.js'
 import { decodeShareRecords, type ShareRecord } from './share-records.js'
@@ -126,6 +127,8 @@ export class ShareConsumer {
   private lockTimeoutMs: number | null = null
   private closed = false
   private polling: Promise<unknown> | null = null
+  /** Per broker, the tail of its session's requests: one at a time, so epochs arrive in order. */
+  private readonly sessionTails = new Map<number, Promise<unknown>>()
 
   constructor(opts: ShareConsumerOptions) {
     if (opts.groupId.trim() === '') throw new ClientError('INVALID_GROUP_ID', 'a share group id must not be empty')
@@ -212,7 +215,7 @@ export class ShareConsumer {
     if (version < 2)
       throw new ClientError('UNSUPPORTED_VERSION', `node ${h.nodeId} does not take RENEW acknowledgements (ShareAcknowledge v2)`)
     const acks = new Map([[h.key, [{ firstOffset: record.offset, lastOffset: record.offset, acknowledgeTypes: [AcknowledgeType.Renew] }]]])
-    const results = await this.sendAcknowledge(h.nodeId, session, acks, true)
+    const results = await this.serial(h.nodeId, () => this.sendAcknowledge(h.nodeId, session, acks, true))
     return results[0] ?? { topic: record.topic, partition: record.partition, offsets: [record.offset], error: null }
   }
 
@@ -225,7 +228,7 @@ export class ShareConsumer {
         const session = this.sessions.get(nodeId)
         if (!session?.open) return // kept for the next ShareFetch, which opens the session
         const acks = this.takePending(nodeId)
-        if (acks.size > 0) out.push(...(await this.sendAcknowledge(nodeId, session, acks, false)))
+        if (acks.size > 0) out.push(...(await this.serial(nodeId, () => this.sendAcknowledge(nodeId, session, acks, false))))
       }),
     )
     return out
@@ -248,8 +251,10 @@ export class ShareConsumer {
             this.report(acks, 'SHARE_SESSION_NOT_FOUND')
             return
           }
-          session.markClosing()
-          await this.sendAcknowledge(nodeId, session, acks, false).catch(() => {})
+          await this.serial(nodeId, () => {
+            session.markClosing()
+            return this.sendAcknowledge(nodeId, session, acks, false)
+          }).catch(() => {})
         }),
       )
       await this.membership?.leave().catch(() => {})
@@ -362,18 +367,47 @@ export class ShareConsumer {
           this.report(acks, 'SHARE_SESSION_NOT_FOUND')
           return
         }
-        session.markClosing()
-        await this.sendAcknowledge(nodeId, session, acks, false).catch(() => {})
+        await this.serial(nodeId, () => {
+          session.markClosing()
+          return this.sendAcknowledge(nodeId, session, acks, false)
+        }).catch(() => {})
       }),
     )
   }
 
-  private async fetchFrom(nodeId: number, parts: AssignedPartition[]): Promise<ShareRecord[]> {
+  /** Runs fn after the requests already queued for a broker's session (see sessionTails). */
+  private serial<T>(nodeId: number, fn: () => Promise<T>): Promise<T> {
+    const run = (this.sessionTails.get(nodeId) ?? Promise.resolve()).catch(() => {}).then(fn)
+    const tail = run.catch(() => {})
+    this.sessionTails.set(nodeId, tail)
+    void tail.then(() => {
+      if (this.sessionTails.get(nodeId) === tail) this.sessionTails.delete(nodeId)
+    })
+    return run
+  }
+
+  private fetchFrom(nodeId: number, parts: AssignedPartition[]): Promise<ShareRecord[]> {
+    return this.serial(nodeId, () => this.fetchInSession(nodeId, parts))
+  }
+
+  private async fetchInSession(nodeId: number, parts: AssignedPartition[]): Promise<ShareRecord[]> {
     let session = this.sessions.get(nodeId)
     if (!session) this.sessions.set(nodeId, (session = new ShareSession(nodeId)))
     const s = session
     const acks = s.open ? this.takePending(nodeId) : new Map<string, AcknowledgementBatch[]>()
     const wanted: SharePartitionId[] = parts.map((p) => ({ topicId: p.topicId, partition: p.partition }))
+    // Acknowledgements of partitions this member no longer fetches from here go first, alone: in
+    // the ShareFetch they would put the partition back into the session.
+    const wantedKeys = new Set(wanted.map(sharePartitionKey))
+    const strays = new Map([...acks].filter(([key]) => !wantedKeys.has(key)))
+    for (const key of strays.keys()) acks.delete(key)
+    if (strays.size > 0) await this.sendAcknowledge(nodeId, s, strays, false).catch(() => {})
+    if (!s.open && acks.size > 0) {
+      // That answer ended the session: a new one cannot carry acknowledgements, keep them.
+      for (const [key, batches] of acks)
+        for (const [offset, type] of expandBatches(batches)) this.addPending(nodeId, key, offset, type as AcknowledgeTypeId)
+      acks.clear()
+    }
     const topics = s.fetchTopics(wanted, acks)
     const maxWaitMs = this.opts.maxWaitMs ?? 500
     const maxRecords = this.opts.maxRecords ?? 500

@@ -265,6 +265,23 @@ describe('ShareConsumer', () => {
     assert.deepEqual(assignments.slice(0, 3), [1, 0, 1])
   })
 
+  it('a commit() during a poll waits its turn in the session: epochs go out in order', async () => {
+    kafka = await broker([{ records: batch(0, ['a', 'b']), acquired: [{ firstOffset: 0, lastOffset: 1, deliveryCount: 1 }] }])
+    consumer = new ShareConsumer({ bootstrap: [kafka.bootstrap], groupId: 'g', maxWaitMs: 10 })
+    await consumer.subscribe([TOPIC])
+    for (const r of await consumer.poll()) consumer.acknowledge(r, 'accept')
+    const [polled, committed] = await Promise.all([consumer.poll(), consumer.commit()])
+    assert.deepEqual(polled, [])
+    const sessionRequests = kafka.log.filter((r) => r.apiKey === 78 || r.apiKey === 79).map((r) => r.body.shareSessionEpoch)
+    assert.deepEqual(sessionRequests, [0, 1, 2])
+    // The acknowledgements went exactly once, in whichever request came first.
+    const sentBatches = kafka.log
+      .filter((r) => r.apiKey === 78 || r.apiKey === 79)
+      .flatMap((r) => r.body.topics.flatMap((t: any) => t.partitions.flatMap((q: any) => q.acknowledgementBatches)))
+    assert.deepEqual(sentBatches, [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [1] }])
+    assert.ok(committed.length <= 1)
+  })
+
   it('commit() sends the acknowledgements made in a ShareAcknowledge and resolves with their outcome', async () => {
     kafka = await broker([{ records: batch(7, ['x', 'y']), acquired: [{ firstOffset: 7, lastOffset: 8, deliveryCount: 1 }] }])
     consumer = new ShareConsumer({ bootstrap: [kafka.bootstrap], groupId: 'g', maxWaitMs: 10 })
