@@ -16,3 +16,12 @@ export {
 export type { MetadataStore, TopicRecord } from './ports/metadata-store.js'
 export type { Clock } from './util/clock.js'
 export { createLogger, type Logger, type LogLevel, silentLogger } from './util/logger.js'
+// The share-group (KIP-932 queue) consumer of the client library.
+export {
+  type AckKind,
+  type AcknowledgementResult,
+  type AssignedPartition,
+  ShareConsumer,
+  type ShareConsumerOptions,
+  type ShareRecord,
+} from './client/share-consumer.js'

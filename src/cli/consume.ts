@@ -4,14 +4,24 @@
 //   tributary consume events --from-beginning --exit-at-end
 //   tributary consume events --offset -10 --format '%p:%o %k=%v\n'
 //   tributary consume events --group billing --json  # share the partitions with the group's members
+//   tributary consume jobs --share-group workers     # a share group (KIP-932): share the records
 //
 // Without --group nothing but Metadata, ListOffsets and Fetch is sent: no group is created or
 // disturbed. The options are parsed in consume/options.ts, the output formats are in
-// consume/format.ts, and the loop (with the group membership) is consume/run.ts.
+// consume/format.ts, and the loop (with the group membership) is consume/run.ts; share groups are
+// consume/share.ts.
 import { type Command, Option } from 'commander'
 import { collect, intOption, runTool, withConnectionOptions, withExamples, withJsonOption } from './common.js'
 import { ENCODINGS } from './consume/format.js'
-import { type ConsumeCliOptions, encodingOption, isolationOption, offsetOption, settingsFrom, timestampOption } from './consume/options.js'
+import {
+  ackOption,
+  type ConsumeCliOptions,
+  encodingOption,
+  isolationOption,
+  offsetOption,
+  settingsFrom,
+  timestampOption,
+} from './consume/options.js'
 import { runConsume } from './consume/run.js'
 import type { CliDeps } from './deps.js'
 
@@ -37,6 +47,13 @@ Transactions: --isolation read_committed (Kafka's isolation.level) reads up to e
 last stable offset and drops the records of aborted transactions; "the end" (the default start,
 --exit-at-end) is then the last stable offset. The default, read_uncommitted, prints every record.
 
+Share groups (KIP-932): --share-group G reads as a member of share group G: the records are
+split between the group's members, even on one partition, and each is acknowledged with --ack
+(accept: done; release: deliver it again, maybe to another member; reject: never again). Where
+the group starts is its share.auto.offset.reset config (default latest), so --from-beginning,
+--offset, --timestamp, --partition, --exit-at-end and --isolation are refused. Ctrl-C sends the
+acknowledgements, hands back what was not printed and leaves the group.
+
 Stopping: --follow (the default) waits for new records until Ctrl-C; --exit-at-end stops when
 every partition reached the end it had at the start; --max-messages N stops after N records.
 Ctrl-C commits (with --group), leaves the group and prints "Processed N messages" on stderr.`
@@ -51,6 +68,8 @@ export function registerConsumeCommand(program: Command, deps: CliDeps): void {
     .option('--timestamp <ms|ISO date>', 'start at the first record at or after this time', timestampOption)
     .addOption(new Option('--partition <n[,n...]>', 'read only these partitions (repeatable)').argParser(collect).default([], 'all'))
     .option('--group <id>', 'consume as a member of this consumer group, committing offsets')
+    .option('--share-group <id>', 'consume as a member of this share group (a queue: each record goes to one member)')
+    .option('--ack <type>', 'with --share-group: acknowledge each printed record with accept, release or reject', ackOption, 'accept')
     .option('--max-messages <n>', 'stop after printing n records', intOption(1))
     .option('--follow', 'keep waiting for new records until Ctrl-C (the default)')
     .option('--exit-at-end', 'stop once every partition reached the end offset it had at the start', false)
@@ -73,6 +92,8 @@ export function registerConsumeCommand(program: Command, deps: CliDeps): void {
     "tributary consume events --timestamp 2024-05-01T12:00:00Z --format '%T %k=%v\\n'",
     'tributary consume events --group billing --max-messages 100 --json',
     'tributary consume events --from-beginning --isolation read_committed',
+    'tributary consume jobs --share-group workers --max-messages 10',
+    'tributary consume jobs --share-group workers --ack release --json',
   ])
   cmd.action((topic: string, opts: ConsumeCliOptions) =>
     runTool(deps, 'consume', async (io) => runConsume(settingsFrom(topic, opts), io, process.stdout)),

@@ -1,5 +1,5 @@
-// `tributary group list | describe | reset-offsets | delete | delete-offsets`: consumer groups as
-// Kafka's kafka-consumer-groups.sh shows and changes them, on the client's group admin helpers
+// `tributary group list | describe | reset-offsets | delete | delete-offsets`: groups as Kafka's
+// kafka-consumer-groups.sh (and kafka-share-groups.sh) shows and changes them, on the client's group admin helpers
 // (src/client/admin-groups.ts), so every command works against Apache Kafka too.
 //
 //   tributary group list [--json]
@@ -9,9 +9,8 @@
 //   tributary group delete GROUP…
 //   tributary group delete-offsets GROUP --topic T[:P,P…]…
 //
-// describe: lag is the end offset (high watermark) minus the committed offset, '-' where nothing
-// is committed; a group the coordinator calls Dead, or one with neither members nor committed
-// offsets, "does not exist".
+// list shows each group's type (classic, consumer, share; ListGroups v5). describe handles the
+// three types (group-describe.ts).
 // reset-offsets prints its plan and commits it only with --execute. Like Kafka's tool it refuses
 // while the group has members — their next commit would undo the reset — and commits with
 // generation -1 and no member id, which a coordinator accepts only for a group without members.
@@ -57,6 +56,7 @@ import {
   type TopicSelection,
 } from './group-reset-plan.js'
 import type { CliDeps } from './deps.js'
+import { runDescribe } from './group-describe.js'
 
 interface ResetOptions extends ConnectionOptions, JsonOption {
   topic: string[]
@@ -92,13 +92,14 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     'tributary group reset-offsets billing --topic events --to-earliest --execute',
   ])
 
-  adminCommand(group, 'list', 'list every consumer group with its state', [
+  adminCommand(group, 'list', 'list every group with its type (classic, consumer, share) and state', [
     'tributary group list',
     'tributary group list --json | jq -r ".[].groupId"',
   ]).action((opts: ConnectionOptions & JsonOption) => runTool(deps, 'group list', (io) => runList(opts, io)))
 
-  adminCommand(group, 'describe', "show a group's members, committed offsets and lag", [
+  adminCommand(group, 'describe', "show a group's members, offsets and lag (classic, consumer and share groups)", [
     'tributary group describe billing',
+    'tributary group describe workers            # a share group: start offsets and lag per partition',
     'tributary group describe billing --json | jq .totalLag',
   ])
     .argument('<group>', 'group id')
@@ -160,114 +161,10 @@ async function runList(opts: ConnectionOptions & JsonOption, io: ToolIo): Promis
   }
   io.stdout(
     table(
-      ['GROUP', 'STATE', 'PROTOCOL TYPE'],
-      groups.map((g) => [g.groupId, g.state, g.protocolType || '-']),
+      ['GROUP', 'TYPE', 'STATE', 'PROTOCOL TYPE'],
+      groups.map((g) => [g.groupId, g.groupType ?? '-', g.state, g.protocolType || '-']),
     ),
   )
-}
-
-// ---------------------------------------------------------------------------------------------
-// describe
-
-interface PartitionLag extends TopicPartition {
-  committedOffset: number | null
-  endOffset: number | null
-  lag: number | null
-  memberId: string | null
-}
-
-async function runDescribe(groupId: string, opts: ConnectionOptions & JsonOption, io: ToolIo): Promise<void> {
-  const { group, partitions } = await withClient(opts, async (client) => {
-    const group = await describeGroup(client, groupId)
-    if (group.state === 'Dead') throw notFound(groupId)
-    const committed = await fetchCommittedOffsets(client, groupId)
-    if (group.members.length === 0 && committed.length === 0) throw notFound(groupId)
-    return { group, partitions: await partitionLags(client, group, committed) }
-  })
-  const totalLag = partitions.reduce((sum, p) => sum + (p.lag ?? 0), 0)
-  if (opts.json) {
-    printJson(io, {
-      groupId: group.groupId,
-      state: group.state,
-      protocolType: group.protocolType,
-      protocol: group.protocol,
-      coordinator: group.coordinator,
-      members: group.members,
-      partitions,
-      totalLag,
-    })
-    return
-  }
-  io.stdout(describeText(group, partitions, totalLag))
-}
-
-/** One row per partition that is assigned or has a committed offset, with its end offset and lag. */
-async function partitionLags(
-  client: KafkaClient,
-  group: GroupDescription,
-  committed: ReadonlyArray<TopicPartition & { offset: number }>,
-): Promise<PartitionLag[]> {
-  const rows = new Map<string, PartitionLag>()
-  const row = (topic: string, partition: number): PartitionLag => {
-    const key = `${topic}\u0000${partition}`
-    let r = rows.get(key)
-    if (!r) rows.set(key, (r = { topic, partition, committedOffset: null, endOffset: null, lag: null, memberId: null }))
-    return r
-  }
-  for (const m of group.members) for (const a of m.assignment ?? []) for (const p of a.partitions) row(a.topic, p).memberId = m.memberId
-  for (const c of committed) row(c.topic, c.partition).committedOffset = c.offset
-  const list = [...rows.values()].sort(byTopicPartition)
-  const ends = await listOffsetsOf(client, list, OffsetSpec.Latest)
-  for (const r of list) {
-    r.endOffset = ends.get(r.topic)?.get(r.partition) ?? null
-    // Kafka's lag: end − committed, unknown without a commit.
-    if (r.committedOffset !== null && r.endOffset !== null) r.lag = r.endOffset - r.committedOffset
-  }
-  return list
-}
-
-function describeText(group: GroupDescription, partitions: PartitionLag[], totalLag: number): string {
-  const facts: Array<[string, string]> = [
-    ['group', group.groupId],
-    ['state', group.state],
-    ['protocol type', group.protocolType || '-'],
-    ['assignor', group.protocol || '-'],
-    ['coordinator', String(group.coordinator)],
-    ['members', String(group.members.length)],
-  ]
-  const width = Math.max(...facts.map(([k]) => k.length)) + 2
-  let out = facts.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}\n`).join('')
-  out += '\n'
-  if (group.members.length === 0) out += 'no active members\n'
-  else {
-    out += table(
-      ['MEMBER ID', 'INSTANCE ID', 'CLIENT ID', 'HOST', 'PARTITIONS'],
-      group.members.map((m) => [
-        m.memberId,
-        m.groupInstanceId ?? '-',
-        m.clientId || '-',
-        m.clientHost || '-',
-        assignmentText(m.assignment),
-      ]),
-    )
-  }
-  out += '\n'
-  if (partitions.length === 0) out += 'no partitions assigned or committed\n'
-  else {
-    out += table(
-      ['TOPIC', 'PARTITION', 'COMMITTED', 'END', 'LAG', 'MEMBER'],
-      partitions.map((p) => [p.topic, p.partition, p.committedOffset, p.endOffset, p.lag, p.memberId ?? '-']),
-    )
-  }
-  return `${out}\ntotal lag: ${totalLag}\n`
-}
-
-function assignmentText(assignment: GroupDescription['members'][number]['assignment']): string {
-  if (assignment === null) return '-'
-  const parts = assignment
-    .filter((a) => a.partitions.length > 0)
-    .map((a) => `${a.topic}:${[...a.partitions].sort((x, y) => x - y).join(',')}`)
-  return parts.length === 0 ? 'none' : parts.join(' ')
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,3 +66,11 @@ export { Connection, type ConnectionOptions, type RawRequest } from './connectio
 export { ClientError, errorName, throwIfError } from './errors.js'
 export type { BrokerInfo, ClusterMetadata, PartitionInfo, TopicInfo } from './metadata.js'
 export { type GroupMetadata, TransactionalProducer, type TransactionalProducerOptions } from './transactional-producer.js'
+export {
+  type AckKind,
+  type AcknowledgementResult,
+  type AssignedPartition,
+  ShareConsumer,
+  type ShareConsumerOptions,
+  type ShareRecord,
+} from './share-consumer.js'

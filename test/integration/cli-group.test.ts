@@ -183,7 +183,7 @@ describe('tributary group', () => {
   test('list: the group with its state and protocol type (table, --json, TRIBUTARY_BOOTSTRAP)', async () => {
     const r = await tributary(['group', 'list'], { env: { TRIBUTARY_BOOTSTRAP: broker.bootstrap } })
     assert.equal(r.code, 0, show(r))
-    assert.deepEqual(rows(r.stdout, /^GROUP\s+STATE\s+PROTOCOL TYPE$/), [[GROUP, 'Empty', 'consumer']])
+    assert.deepEqual(rows(r.stdout, /^GROUP\s+TYPE\s+STATE\s+PROTOCOL TYPE$/), [[GROUP, 'classic', 'Empty', 'consumer']])
     const listed = JSON.parse((await ok(['group', 'list', '--json'])).stdout) as Array<Record<string, unknown>>
     assert.deepEqual(
       listed.map((g) => [g.groupId, g.state, g.protocolType]),

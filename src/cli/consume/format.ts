@@ -87,6 +87,8 @@ export function jsonLine(r: ConsumedRecord, encoding: Encoding = 'utf8'): Buffer
       key: text(r.key),
       value: text(r.value),
       headers: r.headers.map((h) => ({ key: h.key, value: text(h.value) })),
+      // Share groups (KIP-932): how many times the record has been delivered.
+      ...('deliveryCount' in r ? { deliveryCount: r.deliveryCount } : {}),
     })}\n`,
   )
 }

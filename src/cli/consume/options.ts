@@ -2,6 +2,7 @@
 // and the checks that span several options, turning commander's output into ConsumeSettings.
 import { InvalidArgumentError } from 'commander'
 import type { ConsumedRecord, IsolationLevel } from '../../client/consumer.js'
+import { ACK_KINDS, type AckKind } from '../../client/share-acks.js'
 import { type ConnectionOptions, UsageError } from '../common.js'
 import { compileTemplate, DEFAULT_TEMPLATE, type Encoding, ENCODINGS, jsonLine } from './format.js'
 
@@ -21,6 +22,8 @@ export interface ConsumeCliOptions extends ConnectionOptions {
   timestamp?: number
   partition: string[]
   group?: string
+  shareGroup?: string
+  ack?: AckKind
   maxMessages?: number
   follow?: boolean
   exitAtEnd: boolean
@@ -40,6 +43,10 @@ export interface ConsumeSettings {
   /** null: every partition. */
   partitions: number[] | null
   group: string | null
+  /** --share-group: consume as a member of this share group (KIP-932). */
+  shareGroup: string | null
+  /** How each printed record is acknowledged in a share group. */
+  ack: AckKind
   maxMessages: number
   exitAtEnd: boolean
   /** Renders one record (--format template or --json line). */
@@ -78,6 +85,13 @@ export function timestampOption(value: string): number {
   return parsed
 }
 
+/** --ack: accept, release or reject. */
+export function ackOption(value: string): AckKind {
+  const v = value.trim().toLowerCase()
+  if (!(ACK_KINDS as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${ACK_KINDS.join(', ')}`)
+  return v as AckKind
+}
+
 export function encodingOption(value: string): Encoding {
   const v = value.trim().toLowerCase().replace('utf-8', 'utf8')
   if (!(ENCODINGS as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected one of ${ENCODINGS.join(', ')}`)
@@ -108,6 +122,7 @@ export function settingsFrom(topic: string, o: ConsumeCliOptions): ConsumeSettin
     throw new UsageError('--partition cannot be used with --group: the group assigns the partitions; drop one of them')
   }
   if (o.group !== undefined && o.group.trim() === '') throw new UsageError('--group is empty')
+  checkShareOptions(o, partitions)
   const start: StartSpec =
     o.offset ??
     (o.timestamp !== undefined
@@ -124,10 +139,37 @@ export function settingsFrom(topic: string, o: ConsumeCliOptions): ConsumeSettin
     startGiven: o.fromBeginning || o.offset !== undefined || o.timestamp !== undefined,
     partitions,
     group: o.group ?? null,
+    shareGroup: o.shareGroup ?? null,
+    ack: o.ack ?? 'accept',
     maxMessages: o.maxMessages ?? Number.POSITIVE_INFINITY,
     exitAtEnd: o.exitAtEnd,
     format: o.json ? (r) => jsonLine(r, encoding) : template,
     quiet: o.quiet,
     isolation: o.isolation,
   }
+}
+
+/** --share-group takes no start, partition, end or isolation option: the share group decides those. */
+function checkShareOptions(o: ConsumeCliOptions, partitions: number[] | null): void {
+  if (o.shareGroup === undefined) {
+    if (o.ack !== undefined && o.ack !== 'accept')
+      throw new UsageError('--ack needs --share-group: records are acknowledged in share groups only')
+    return
+  }
+  if (o.shareGroup.trim() === '') throw new UsageError('--share-group is empty')
+  const hint = "a share group starts where its share.auto.offset.reset config says (Kafka's default: latest)"
+  const refused: Array<[boolean, string]> = [
+    [o.group !== undefined, '--group (a share group is not a consumer group; give one of them)'],
+    [partitions !== null, '--partition (the share group assigns the partitions)'],
+    [o.fromBeginning, `--from-beginning (${hint})`],
+    [o.offset !== undefined, `--offset (${hint})`],
+    [o.timestamp !== undefined, `--timestamp (${hint})`],
+    [o.exitAtEnd, '--exit-at-end (a share group has no end to reach; use --max-messages)'],
+    [
+      o.isolation !== undefined && o.isolation !== 'read_uncommitted',
+      "--isolation (the share group's share.isolation.level config decides)",
+    ],
+  ]
+  const bad = refused.filter(([given]) => given).map(([, what]) => what)
+  if (bad.length > 0) throw new UsageError(`--share-group cannot be used with ${bad.join('; ')}`)
 }

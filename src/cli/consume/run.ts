@@ -19,6 +19,7 @@ import { ClientError } from '../../client/errors.js'
 import { ConsumerGroupMember, partitionKey } from '../../client/group-member.js'
 import { connect, type ToolIo, ToolError } from '../common.js'
 import type { ConsumeSettings } from './options.js'
+import { runShareConsume } from './share.js'
 import { choosePartitions, describeStart, describeTopic, formatPartitions, resolveStart } from './start.js'
 
 /** Kafka's auto.commit.interval.ms. */
@@ -157,6 +158,7 @@ class Reader {
  * io.stdout: once it closes (`… | head`), reading stops as on Ctrl-C.
  */
 export async function runConsume(s: ConsumeSettings, io: ToolIo, output?: NodeJS.WritableStream): Promise<number> {
+  if (s.shareGroup !== null) return runShareConsume(s, io, output)
   const stop = new AbortController()
   io.onStop(() => stop.abort())
   const onOutputError = () => stop.abort()

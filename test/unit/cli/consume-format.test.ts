@@ -7,6 +7,7 @@ import type { ConsumedRecord } from '../../../src/client/consumer.js'
 import { UsageError } from '../../../src/cli/common.js'
 import { compileTemplate, DEFAULT_TEMPLATE, type Encoding, jsonLine } from '../../../src/cli/consume/format.js'
 import {
+  ackOption,
   type ConsumeCliOptions,
   encodingOption,
   isolationOption,
@@ -191,5 +192,34 @@ describe('consume options', () => {
     assert.equal(formatPartitions([]), 'none')
     assert.equal(formatPartitions([3]), '3')
     assert.equal(formatPartitions([5, 0, 1, 2, 7, 8]), '0-2,5,7-8')
+  })
+
+  it('--share-group with --ack; the options a share group decides are refused', () => {
+    const share = settingsFrom('t', { ...baseOptions, shareGroup: 'workers', ack: 'release' })
+    assert.equal(share.shareGroup, 'workers')
+    assert.equal(share.ack, 'release')
+    assert.equal(settingsFrom('t', { ...baseOptions, shareGroup: 'w' }).ack, 'accept')
+    assert.equal(settingsFrom('t', baseOptions).shareGroup, null)
+    const refused: Array<Partial<ConsumeCliOptions>> = [
+      { group: 'g' },
+      { partition: ['0'] },
+      { fromBeginning: true },
+      { offset: { kind: 'earliest' } },
+      { timestamp: 5 },
+      { exitAtEnd: true },
+      { isolation: 'read_committed' },
+      { shareGroup: ' ' },
+    ]
+    for (const o of refused)
+      assert.throws(() => settingsFrom('t', { ...baseOptions, shareGroup: 'w', ...o }), UsageError, JSON.stringify(o))
+    assert.throws(() => settingsFrom('t', { ...baseOptions, ack: 'reject' }), UsageError, '--ack without --share-group')
+    assert.equal(ackOption(' Reject '), 'reject')
+    assert.throws(() => ackOption('renew'), InvalidArgumentError)
+  })
+
+  it('--json adds the delivery count of a share-group record', () => {
+    const line = JSON.parse(jsonLine({ ...nulls, deliveryCount: 3 } as ConsumedRecord).toString())
+    assert.equal(line.deliveryCount, 3)
+    assert.equal('deliveryCount' in JSON.parse(jsonLine(nulls).toString()), false)
   })
 })
