@@ -56,6 +56,7 @@ import {
   type TopicSelection,
 } from './group-reset-plan.js'
 import type { CliDeps } from './deps.js'
+import { registerGroupAlterConfig } from './group-config.js'
 import { runDescribe } from './group-describe.js'
 
 interface ResetOptions extends ConnectionOptions, JsonOption {
@@ -86,11 +87,14 @@ const MEMBER_ERRORS: ReadonlySet<ErrorName> = new Set([
 const notFound = (groupId: string) => new ToolError(`group '${groupId}' does not exist`, LIST_GROUPS_HINT)
 
 export function registerGroupCommand(program: Command, deps: CliDeps): void {
-  const group = withExamples(program.command('group').description('list, describe, reset and delete consumer groups'), [
-    'tributary group list',
-    'tributary group describe billing',
-    'tributary group reset-offsets billing --topic events --to-earliest --execute',
-  ])
+  const group = withExamples(
+    program.command('group').description('list, describe, configure, reset and delete groups (classic, consumer and share)'),
+    [
+      'tributary group list',
+      'tributary group describe billing',
+      'tributary group reset-offsets billing --topic events --to-earliest --execute',
+    ],
+  )
 
   adminCommand(group, 'list', 'list every group with its type (classic, consumer, share) and state', [
     'tributary group list',
@@ -146,6 +150,8 @@ export function registerGroupCommand(program: Command, deps: CliDeps): void {
     .action((groupId: string, opts: DeleteOffsetsOptions) =>
       runTool(deps, 'group delete-offsets', (io) => runDeleteOffsets(groupId, opts, io)),
     )
+
+  registerGroupAlterConfig(group, deps)
 }
 
 const printJson = (io: ToolIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`)

@@ -24,6 +24,8 @@ import { ClientError, errorName, throwIfError } from './errors.js'
 import type { BrokerInfo, PartitionInfo, TopicInfo } from './metadata.js'
 
 const RESOURCE_TOPIC = 2
+/** Kafka's ConfigResource.Type.GROUP. */
+const RESOURCE_GROUP = 32
 
 /** Kafka's ConfigSource names (DescribeConfigs v1+), by code. */
 export const CONFIG_SOURCES: Readonly<Record<number, string>> = {
@@ -194,16 +196,39 @@ const OPS: Record<ConfigOp, number> = {
 }
 
 /** Changes only the named keys of a topic (IncrementalAlterConfigs, KIP-339). */
-export async function alterTopicConfigs(
+export function alterTopicConfigs(
   client: KafkaClient,
   name: string,
   changes: ConfigChange[],
   opts: { validateOnly?: boolean } = {},
 ): Promise<TopicOutcome> {
+  return alterResourceConfigs(client, RESOURCE_TOPIC, name, changes, opts)
+}
+
+/**
+ * Changes only the named keys of a group (IncrementalAlterConfigs on a GROUP resource, KIP-848 /
+ * KIP-932: consumer.*, share.*, errors.deadletterqueue.* …). The group need not exist yet.
+ */
+export function alterGroupConfigs(
+  client: KafkaClient,
+  groupId: string,
+  changes: ConfigChange[],
+  opts: { validateOnly?: boolean } = {},
+): Promise<TopicOutcome> {
+  return alterResourceConfigs(client, RESOURCE_GROUP, groupId, changes, opts)
+}
+
+async function alterResourceConfigs(
+  client: KafkaClient,
+  resourceType: number,
+  name: string,
+  changes: ConfigChange[],
+  opts: { validateOnly?: boolean },
+): Promise<TopicOutcome> {
   const res = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, {
     resources: [
       {
-        resourceType: RESOURCE_TOPIC,
+        resourceType,
         resourceName: name,
         configs: changes.map((c) => ({ name: c.name, configOperation: OPS[c.op], value: c.op === 'delete' ? null : c.value })),
       },
@@ -211,7 +236,7 @@ export async function alterTopicConfigs(
     validateOnly: opts.validateOnly ?? false,
   })
   const r = res.responses.find((x) => x.resourceName === name)
-  if (!r) return { name, error: 'UNKNOWN_SERVER_ERROR', message: 'IncrementalAlterConfigs: no result for this topic' }
+  if (!r) return { name, error: 'UNKNOWN_SERVER_ERROR', message: 'IncrementalAlterConfigs: no result for this resource' }
   return outcome(name, r.errorCode, r.errorMessage)
 }
 

@@ -132,6 +132,26 @@ describe(`tributary share groups and group describe (${process.env.SHARE_TEST_BR
     )
   })
 
+  test('group alter-config: a queue set to start at the earliest record before its first consumer; bad keys refused', async () => {
+    await topicWith('backlog', ['b0', 'b1', 'b2'])
+    const altered = await ok(['group', 'alter-config', 'drainers', '--set', 'share.auto.offset.reset=earliest', '--json'])
+    assert.deepEqual(JSON.parse(altered.stdout), {
+      groupId: 'drainers',
+      altered: true,
+      changes: [{ name: 'share.auto.offset.reset', op: 'set', value: 'earliest' }],
+    })
+    const drained = await ok(['consume', 'backlog', '--share-group', 'drainers', '--max-messages', '3', '--json'])
+    assert.deepEqual(
+      records(drained).map((r) => r.value),
+      ['b0', 'b1', 'b2'],
+    )
+    const bad = await cli(['group', 'alter-config', 'drainers', '--set', 'share.no.such.key=1'])
+    assert.notEqual(bad.code, 0, show(bad))
+    assert.match(bad.stderr, /invalid config change for group 'drainers'/)
+    const none = await cli(['group', 'alter-config', 'drainers'])
+    assert.equal(none.code, 2, show(none))
+  })
+
   test('group describe: a classic group', async () => {
     await topicWith('ledger', ['l0', 'l1', 'l2'])
     await ok(['consume', 'ledger', '--group', 'classic-g', '--from-beginning', '--max-messages', '2', '-q'])
