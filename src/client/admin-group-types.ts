@@ -86,28 +86,58 @@ const assignmentOf = (a: { topicPartitions: Array<{ topicName: string; partition
     .map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((x, y) => x - y) }))
     .sort((x, y) => (x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : 0))
 
-/** A KIP-848 consumer group (ConsumerGroupDescribe); null when there is none of that id and type. */
-export async function describeConsumerGroup(client: KafkaClient, groupId: string): Promise<TypedGroupDescription | null> {
+interface DescribedModernGroup {
+  groupId: string
+  errorCode: number
+  errorMessage: string | null
+  groupState: string
+  groupEpoch: number
+  assignmentEpoch: number
+  assignorName: string
+}
+
+/** One group of a ConsumerGroupDescribe / ShareGroupDescribe at its coordinator; null when there is none of that id and type. */
+async function describeModern<G extends DescribedModernGroup>(
+  client: KafkaClient,
+  groupId: string,
+  api: string,
+  send: (nodeId: number) => Promise<{ groups: G[] }>,
+  build: (g: G) => Pick<TypedGroupDescription, 'groupType' | 'members'>,
+): Promise<TypedGroupDescription | null> {
   return retryingCoordinator(client, async () => {
     const nodeId = await findCoordinator(client, groupId)
-    const res = await client.request(
-      ConsumerGroupDescribeRequest,
-      ConsumerGroupDescribeResponse,
-      { groupIds: [groupId], includeAuthorizedOperations: false },
-      { nodeId },
-    )
+    const res = await send(nodeId)
     const g = res.groups.find((x) => x.groupId === groupId) ?? res.groups[0]
-    if (!g) throw new ClientError('CORRUPT_MESSAGE', `ConsumerGroupDescribe ${groupId}: the group is missing from the answer`)
+    if (!g) throw new ClientError('CORRUPT_MESSAGE', `${api} ${groupId}: the group is missing from the answer`)
     if (errorName(g.errorCode) === 'GROUP_ID_NOT_FOUND') return null
-    throwIfError(g.errorCode, `ConsumerGroupDescribe ${groupId}`, g.errorMessage)
+    throwIfError(g.errorCode, `${api} ${groupId}`, g.errorMessage)
     return {
       groupId,
-      groupType: 'consumer',
       state: g.groupState,
       groupEpoch: g.groupEpoch,
       assignmentEpoch: g.assignmentEpoch,
       assignor: g.assignorName,
       coordinator: nodeId,
+      ...build(g),
+    }
+  })
+}
+
+/** A KIP-848 consumer group (ConsumerGroupDescribe); null when there is none of that id and type. */
+export function describeConsumerGroup(client: KafkaClient, groupId: string): Promise<TypedGroupDescription | null> {
+  return describeModern(
+    client,
+    groupId,
+    'ConsumerGroupDescribe',
+    (nodeId) =>
+      client.request(
+        ConsumerGroupDescribeRequest,
+        ConsumerGroupDescribeResponse,
+        { groupIds: [groupId], includeAuthorizedOperations: false },
+        { nodeId },
+      ),
+    (g) => ({
+      groupType: 'consumer',
       members: g.members.map((m) => ({
         memberId: m.memberId,
         instanceId: m.instanceId,
@@ -119,32 +149,25 @@ export async function describeConsumerGroup(client: KafkaClient, groupId: string
         assignment: assignmentOf(m.assignment),
         targetAssignment: assignmentOf(m.targetAssignment),
       })),
-    }
-  })
+    }),
+  )
 }
 
 /** A KIP-932 share group (ShareGroupDescribe); null when there is none of that id and type. */
-export async function describeShareGroup(client: KafkaClient, groupId: string): Promise<TypedGroupDescription | null> {
-  return retryingCoordinator(client, async () => {
-    const nodeId = await findCoordinator(client, groupId)
-    const res = await client.request(
-      ShareGroupDescribeRequest,
-      ShareGroupDescribeResponse,
-      { groupIds: [groupId], includeAuthorizedOperations: false },
-      { nodeId },
-    )
-    const g = res.groups.find((x) => x.groupId === groupId) ?? res.groups[0]
-    if (!g) throw new ClientError('CORRUPT_MESSAGE', `ShareGroupDescribe ${groupId}: the group is missing from the answer`)
-    if (errorName(g.errorCode) === 'GROUP_ID_NOT_FOUND') return null
-    throwIfError(g.errorCode, `ShareGroupDescribe ${groupId}`, g.errorMessage)
-    return {
-      groupId,
+export function describeShareGroup(client: KafkaClient, groupId: string): Promise<TypedGroupDescription | null> {
+  return describeModern(
+    client,
+    groupId,
+    'ShareGroupDescribe',
+    (nodeId) =>
+      client.request(
+        ShareGroupDescribeRequest,
+        ShareGroupDescribeResponse,
+        { groupIds: [groupId], includeAuthorizedOperations: false },
+        { nodeId },
+      ),
+    (g) => ({
       groupType: 'share',
-      state: g.groupState,
-      groupEpoch: g.groupEpoch,
-      assignmentEpoch: g.assignmentEpoch,
-      assignor: g.assignorName,
-      coordinator: nodeId,
       members: g.members.map((m) => ({
         memberId: m.memberId,
         instanceId: null,
@@ -156,8 +179,8 @@ export async function describeShareGroup(client: KafkaClient, groupId: string): 
         assignment: assignmentOf(m.assignment),
         targetAssignment: null,
       })),
-    }
-  })
+    }),
+  )
 }
 
 /**

@@ -18,7 +18,7 @@
 import type { TopicRecord } from '../ports/metadata-store.js'
 import type { AppendPolicy, ReplicaService } from '../ports/replicas.js'
 import type { TopicService, TopicSpec } from '../ports/topics.js'
-import { KafkaError, type ErrorName } from '../protocol/errors.js'
+import { type ErrorName, KafkaError } from '../protocol/errors.js'
 import type { BatchHeader } from '../protocol/records/batch.js'
 import { iterateBatches, iterateRecords } from '../protocol/records/iterator.js'
 import type { Logger } from '../util/logger.js'
@@ -62,6 +62,22 @@ export interface PartitionReplay<T> {
  * client retries) or gone (the client looks it up again); undefined for the other errors, which
  * each maps its own way.
  */
+/**
+ * Whether a coordinator told it leads one of its internal partitions at `leaderEpoch` must load it
+ * (Kafka's onElection, the same for the transaction and share coordinators): an election of an
+ * epoch not newer than the one last heard of is stale and ignored; a newer one of a partition this
+ * coordinator owns or is loading keeps what is in memory (it led the partition throughout) and only
+ * takes the epoch; otherwise the partition is (re)loaded.
+ */
+export function mustLoadOnElection(current: { epoch: number; state: string } | undefined, leaderEpoch: number): boolean {
+  if (current && leaderEpoch <= current.epoch) return false
+  if (current && (current.state === 'owned' || current.state === 'loading')) {
+    current.epoch = leaderEpoch
+    return false
+  }
+  return true
+}
+
 export function storeErrorName(err: unknown): 'COORDINATOR_NOT_AVAILABLE' | 'NOT_COORDINATOR' | undefined {
   if (!(err instanceof KafkaError)) return undefined
   switch (err.errorName as ErrorName) {

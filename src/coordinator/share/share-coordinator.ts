@@ -49,6 +49,7 @@ import type {
   ShareStateSummary,
   ShareStateWrite,
 } from '../../ports/shares.js'
+import { mustLoadOnElection } from '../internal-topic.js'
 import { sharePartitionKeyString } from '../../ports/shares.js'
 import { ErrorCode, type ErrorName, KafkaError } from '../../protocol/errors.js'
 import type { Clock, Timer } from '../../util/clock.js'
@@ -133,12 +134,7 @@ export class ShareCoordinator implements ShareStatePersister {
   /** This broker now leads `__share_group_state` partition `partition`: its keys are loaded, then served. Never rejects. */
   onElection(partition: number, leaderEpoch: number): Promise<void> {
     if (this.closed) return Promise.resolve()
-    const current = this.partitions.get(partition)
-    if (current && leaderEpoch <= current.epoch) return Promise.resolve()
-    if (current && (current.state === 'owned' || current.state === 'loading')) {
-      current.epoch = leaderEpoch // led here throughout: what is in memory stays
-      return Promise.resolve()
-    }
+    if (!mustLoadOnElection(this.partitions.get(partition), leaderEpoch)) return Promise.resolve()
     const entry: Ownership = { epoch: leaderEpoch, state: 'loading', keys: new Map(), chains: new Map(), appending: 0 }
     this.partitions.set(partition, entry)
     return this.load(partition, entry)

@@ -27,6 +27,7 @@
 // epoch (the producer then gets PRODUCER_FENCED / INVALID_PRODUCER_EPOCH); every
 // transaction.remove.expired.transaction.cleanup.interval.ms, ids idle (Empty or Complete*) for
 // transactional.id.expiration.ms are tombstoned and forgotten.
+import { mustLoadOnElection } from '../internal-topic.js'
 import type { ProducerIdService } from '../../ports/broker-services.js'
 import type {
   AddPartitionsParams,
@@ -156,12 +157,7 @@ export class TransactionCoordinator implements TransactionService {
   /** This broker now leads `__transaction_state` partition `partition`: its ids are loaded, then served. Never rejects. */
   onElection(partition: number, leaderEpoch: number): Promise<void> {
     if (this.closed) return Promise.resolve()
-    const current = this.partitions.get(partition)
-    if (current && leaderEpoch <= current.epoch) return Promise.resolve()
-    if (current && (current.state === 'owned' || current.state === 'loading')) {
-      current.epoch = leaderEpoch // led here throughout: what is in memory stays
-      return Promise.resolve()
-    }
+    if (!mustLoadOnElection(this.partitions.get(partition), leaderEpoch)) return Promise.resolve()
     const entry: Ownership = { epoch: leaderEpoch, state: 'loading', txns: new Map() }
     this.partitions.set(partition, entry)
     return this.load(partition, entry)
