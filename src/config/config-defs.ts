@@ -21,7 +21,8 @@
 // `ignored` keys are accepted (type-checked, described) so that a Kafka server.properties can be
 // reused without warnings, but have no effect: Node runs one event loop, and there is no KRaft
 // quorum or ZooKeeper (cluster metadata lives in the local store or etcd, docs/architecture.md §1.5).
-import { MEMBERSHIP_AND_NETWORK_KEYS, SERVICE_KEYS, SHARE_COORDINATOR_KEYS } from './broker-keys.js'
+import { MEMBERSHIP_AND_NETWORK_KEYS, SERVICE_KEYS } from './broker-keys.js'
+import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
@@ -30,7 +31,13 @@ export * from './config-key.js'
 export { BROKER_SYNONYM_GROUPS, TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 /** Every broker key, in the order DescribeConfigs lists them. */
-export const BROKER_CONFIG_DEFS = [...MEMBERSHIP_AND_NETWORK_KEYS, ...LOG_KEYS, ...SERVICE_KEYS, ...SHARE_COORDINATOR_KEYS] as const
+export const BROKER_CONFIG_DEFS = [
+  ...MEMBERSHIP_AND_NETWORK_KEYS,
+  ...LOG_KEYS,
+  ...SERVICE_KEYS,
+  ...SHARE_GROUP_KEYS,
+  ...SHARE_COORDINATOR_KEYS,
+] as const
 
 // ---------------------------------------------------------------------------------------------
 // Types derived from the tables
