@@ -4,11 +4,8 @@
 // The broker is a Tributary process (test/helpers/broker-process.ts). With SHARE_TEST_BROKER=kafka
 // in the environment it is Apache Kafka 4.x instead (test/helpers/apache-kafka.ts, formatted with
 // share.version=1): the same tests then check themselves against Kafka's own share groups.
-import {
-  ConfigOperation,
-  IncrementalAlterConfigsRequest,
-  IncrementalAlterConfigsResponse,
-} from '../../src/protocol/messages/44-incremental-alter-configs.js'
+import { alterGroupConfigs } from '../../src/client/admin-topics.js'
+import { ErrorCode } from '../../src/protocol/errors.js'
 import type { KafkaClient } from '../../src/client/client.js'
 import { throwIfError } from '../../src/client/errors.js'
 import { Producer } from '../../src/client/producer.js'
@@ -34,22 +31,11 @@ export async function startShareBroker(overrides: Record<string, string> = {}): 
   return { kind: 'tributary', bootstrap: b.bootstrap, logTail: () => b.stderr().slice(-6000), stop: () => stopAndCheck(b) }
 }
 
-/** Kafka's GROUP config resource (KIP-848/932 group configs). */
-const RESOURCE_GROUP = 32
-
 /** Sets group configs (share.auto.offset.reset, share.record.lock.duration.ms, …) with IncrementalAlterConfigs. */
 export async function setGroupConfigs(client: KafkaClient, groupId: string, configs: Record<string, string>): Promise<void> {
-  const res = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, {
-    resources: [
-      {
-        resourceType: RESOURCE_GROUP,
-        resourceName: groupId,
-        configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: ConfigOperation.SET, value })),
-      },
-    ],
-    validateOnly: false,
-  })
-  for (const r of res.responses) throwIfError(r.errorCode, `IncrementalAlterConfigs group ${groupId}`, r.errorMessage)
+  const changes = Object.entries(configs).map(([name, value]) => ({ name, op: 'set' as const, value }))
+  const r = await alterGroupConfigs(client, groupId, changes)
+  if (r.error !== null) throwIfError(ErrorCode[r.error].code, `IncrementalAlterConfigs group ${groupId}`, r.message)
 }
 
 /** Produces values (as utf8) to one partition and waits until they are stored. */
