@@ -197,10 +197,11 @@ public final class Interop {
           "describeFeatures: transaction.version not finalized at 2: " + features);
       FinalizedVersionRange gv = features.finalizedFeatures().get("group.version");
       check(gv != null && gv.maxVersionLevel() == 1, "describeFeatures: group.version (KIP-848) not finalized at 1: " + features);
-      for (String off : List.of("share.version")) {
-        check(!features.finalizedFeatures().containsKey(off) && !features.supportedFeatures().containsKey(off),
-            "describeFeatures: " + off + " advertised but not implemented: " + features);
-      }
+      // Share groups (KIP-932) are served, at Kafka 4.4's production level.
+      FinalizedVersionRange sv = features.finalizedFeatures().get("share.version");
+      SupportedVersionRange svRange = features.supportedFeatures().get("share.version");
+      check(sv != null && sv.maxVersionLevel() == 2 && svRange != null && svRange.maxVersion() == 2,
+          "describeFeatures: share.version not finalized at 2: " + features);
 
       step = "admin.describeConfigs";
       ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
