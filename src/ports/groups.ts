@@ -209,12 +209,15 @@ export interface GroupService {
   deleteGroups(groupIds: string[]): Promise<Array<{ groupId: string; errorCode: number }>>
   /** Creates `__consumer_offsets` if it is missing (Kafka creates it on the first FindCoordinator). */
   ensureCoordinatorTopic(): Promise<void>
-  /** ConsumerGroupHeartbeat (KIP-848): join, heartbeat, reconcile or leave a consumer-protocol group. */
+  /**
+   * ConsumerGroupHeartbeat (KIP-848): join, heartbeat, reconcile or leave a consumer-protocol
+   * group. Resolves once the group's changes are durable (never rejects).
+   */
   consumerGroupHeartbeat(
     req: ConsumerGroupHeartbeatRequestData,
     apiVersion: number,
     client: { clientId: string; clientHost: string },
-  ): ConsumerGroupHeartbeatResponseData
+  ): Promise<ConsumerGroupHeartbeatResponseData>
   /** ConsumerGroupDescribe: one entry per group id, in order. */
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups']
 }

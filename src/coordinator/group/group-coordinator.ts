@@ -8,6 +8,16 @@
 // This file checks what every request shares — the coordinator's own state, the group id
 // (limits.ts) — and answers DescribeGroups and ListGroups.
 //
+// KIP-848 consumer groups live in consumer/ (durable-groups.ts: written to and replayed from
+// `__consumer_offsets` with the classic groups' partitions); their committed offsets are kept here
+// under an Empty classic carrier group of the same id. Between the two protocols (Kafka's
+// group.consumer.migration.policy, as far as served): a ConsumerGroupHeartbeat on an Empty classic
+// group makes it a consumer group (offsets kept), on one with members it is GROUP_ID_NOT_FOUND; a
+// JoinGroup on an empty consumer group tombstones it and goes on classic (offsets kept), on one
+// with members it is INCONSISTENT_GROUP_PROTOCOL (Kafka's mixed mode is not served). DeleteGroups
+// of a consumer group: NON_EMPTY_GROUP while it has members; OffsetDelete refuses its subscribed
+// topics with GROUP_SUBSCRIBED_TO_TOPIC.
+//
 // TxnOffsetCommit (Kafka's GroupCoordinatorService.commitTransactionalOffsets): the empty group
 // id is INVALID_GROUP_ID; ownership as any request; then the transaction verification the handler
 // passes (params.verify: the transaction coordinator confirms — or, transactions v2, adds — the
@@ -65,7 +75,9 @@ import type {
   ConsumerGroupHeartbeatResponseData,
 } from '../../protocol/messages/68-consumer-group-heartbeat.js'
 import type { ConsumerGroupDescribeResponseData } from '../../protocol/messages/69-consumer-group-describe.js'
-import { type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './consumer/consumer-groups.js'
+import type { ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consumer/consumer-groups.js'
+import { DurableConsumerGroups } from './consumer/durable-groups.js'
+import { ConsumerGroupReplay } from './consumer/group-log.js'
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
 import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
@@ -119,6 +131,8 @@ export class GroupCoordinator implements GroupService {
   private retentionTimer: Timer | null = null
   private readonly partitions = new Map<number, PartitionOwnership>()
   private readonly consumer: ConsumerGroups
+  /** The consumer-protocol groups and their records (consumer/durable-groups.ts). */
+  private readonly durable: DurableConsumerGroups
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
     this.env = { clock: opts.clock, logger: opts.logger, persistence: opts.persistence, config: opts.config, groups: this.groups }
@@ -126,7 +140,14 @@ export class GroupCoordinator implements GroupService {
     this.membership = new Membership(this.env, this.rb)
     this.offsets = new Offsets(this.env, this.rb)
     this.txnOffsets = new TxnOffsets(this.env)
-    this.consumer = new ConsumerGroups(opts.clock, opts.topics ?? (() => new Map()), opts.consumerGroups)
+    this.durable = new DurableConsumerGroups({
+      clock: opts.clock,
+      logger: opts.logger,
+      persistence: opts.persistence,
+      topics: opts.topics ?? (() => new Map()),
+      ...(opts.consumerGroups && { config: opts.consumerGroups }),
+    })
+    this.consumer = this.durable.groups
     this.scheduleRetentionCheck()
   }
 
@@ -156,9 +177,19 @@ export class GroupCoordinator implements GroupService {
   // -------------------------------------------------------------------------------------------
   // Membership
 
-  joinGroup(params: JoinGroupParams): Promise<JoinGroupResult> {
+  async joinGroup(params: JoinGroupParams): Promise<JoinGroupResult> {
     const error = this.refuse(params.groupId, 'membership')
-    if (error) return Promise.resolve(joinError(params.memberId, error))
+    if (error) return joinError(params.memberId, error)
+    const consumerGroup = this.consumer.groups.get(params.groupId)
+    if (consumerGroup !== undefined) {
+      // Kafka's classicGroupJoin: an empty consumer group becomes a classic one (its records
+      // tombstoned, its offsets kept); classic members of a non-empty one are not served here.
+      if (consumerGroup.members.size > 0) return joinError(params.memberId, 'INCONSISTENT_GROUP_PROTOCOL')
+      const deleted = await this.durable.deleteGroup(params.groupId)
+      if (deleted !== null && deleted !== 'NONE') return joinError(params.memberId, deleted)
+      const again = this.refuse(params.groupId, 'membership')
+      if (again) return joinError(params.memberId, again)
+    }
     return this.membership.join(params)
   }
 
@@ -197,11 +228,11 @@ export class GroupCoordinator implements GroupService {
   // -------------------------------------------------------------------------------------------
   // Consumer protocol (KIP-848)
 
-  consumerGroupHeartbeat(
+  async consumerGroupHeartbeat(
     req: ConsumerGroupHeartbeatRequestData,
     apiVersion: number,
     client: { clientId: string; clientHost: string },
-  ): ConsumerGroupHeartbeatResponseData {
+  ): Promise<ConsumerGroupHeartbeatResponseData> {
     const fail = (name: ErrorName, message: string | null = null): ConsumerGroupHeartbeatResponseData => ({
       throttleTimeMs: 0,
       errorCode: code(name),
@@ -215,7 +246,7 @@ export class GroupCoordinator implements GroupService {
     if (error) return fail(error)
     const classic = this.groups.get(req.groupId)
     if (classic !== undefined && !classic.is('Empty')) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
-    return this.consumer.heartbeat(req, apiVersion, client)
+    return this.durable.heartbeat(req, apiVersion, client)
   }
 
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups'] {
@@ -270,6 +301,10 @@ export class GroupCoordinator implements GroupService {
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult> {
     const error = this.refuse(groupId, 'membership')
     if (error) return Promise.resolve({ errorCode: code(error), topics: [] })
+    const subscribed = this.consumer.subscribedTopicNames(groupId)
+    // A consumer-protocol group: the topics its members subscribe to are refused
+    // (GROUP_SUBSCRIBED_TO_TOPIC), whatever its state; its offsets are its carrier's.
+    if (subscribed !== undefined) return this.offsets.deleteOffsets(groupId, topics, subscribed)
     return this.offsets.deleteOffsets(groupId, topics)
   }
 
@@ -357,7 +392,12 @@ export class GroupCoordinator implements GroupService {
     return Promise.all(
       groupIds.map(async (groupId) => {
         const error = this.refuse(groupId, 'admin')
-        return { groupId, errorCode: error ? code(error) : await this.offsets.deleteGroup(groupId) }
+        if (error) return { groupId, errorCode: code(error) }
+        const consumer = await this.durable.deleteGroup(groupId)
+        if (consumer !== null && consumer !== 'NONE') return { groupId, errorCode: code(consumer) }
+        // The offsets (kept by a carrier classic group) go with it; a consumer group without any is done.
+        if (consumer === 'NONE' && !this.groups.has(groupId)) return { groupId, errorCode: 0 }
+        return { groupId, errorCode: await this.offsets.deleteGroup(groupId) }
       }),
     )
   }
@@ -442,7 +482,7 @@ export class GroupCoordinator implements GroupService {
     }
     if (!current()) return // resigned (or closed) meanwhile: what was read is someone else's now
     this.unloadPartition(partition)
-    const groups = this.install(replay)
+    const groups = this.install(replay) + this.durable.install(replay.consumer)
     entry.state = 'owned'
     for (const c of entry.completions.splice(0)) this.txnOffsets.complete(partition, c.producerId, c.commit)
     this.opts.logger.info('loaded an offsets partition', {
@@ -457,7 +497,7 @@ export class GroupCoordinator implements GroupService {
   private unloadPartition(partition: number): number {
     let count = 0
     for (const groupId of [...this.consumer.groups.keys()]) {
-      if (this.opts.persistence.partitionFor(groupId) === partition) this.consumer.forget(groupId)
+      if (this.opts.persistence.partitionFor(groupId) === partition) this.durable.forget(groupId)
     }
     for (const group of [...this.groups.values()]) {
       if (this.opts.persistence.partitionFor(group.groupId) !== partition) continue
@@ -519,6 +559,7 @@ export class GroupCoordinator implements GroupService {
     this.retentionTimer = null
     for (const g of this.groups.values()) this.rb.shutDownGroup(g, code('NOT_COORDINATOR'))
     this.groups.clear()
+    for (const groupId of [...this.consumer.groups.keys()]) this.durable.forget(groupId)
     this.partitions.clear()
   }
 
@@ -539,7 +580,10 @@ class Replay {
   readonly pending = new Map<string, Map<number, OffsetTable>>()
   /** producer id → the groups it has pending offsets in. */
   private readonly open = new Map<number, Set<string>>()
+  /** The consumer-protocol groups' records (consumer/group-log.ts). */
+  readonly consumer = new ConsumerGroupReplay()
   readonly sink: LoadSink = {
+    consumerGroupRecord: (_groupId, record) => this.consumer.apply(record.key, record.value),
     group: (groupId, snapshot) => {
       this.snapshots.set(groupId, snapshot)
       // A deleted group's open transactions lose their offsets (as the coordinator drops them).

@@ -13,17 +13,19 @@
 //   must be the member's epoch, or its previous one when the heartbeat reports owning no more than
 //   the member's assignment (a lost response), else FENCED_MEMBER_EPOCH. A positive epoch for a
 //   group or member not known is UNKNOWN_MEMBER_ID (Kafka answers GROUP_ID_NOT_FOUND for an unknown
-//   group; UNKNOWN_MEMBER_ID makes the client rejoin at epoch 0 instead, which is what a group lost
-//   with an unpersisted coordinator needs).
+//   group; UNKNOWN_MEMBER_ID makes the client rejoin at epoch 0 instead, which is what a member
+//   needs whose group's records never became durable).
 // - Session timeout (group.consumer.session.timeout.ms) restarts with each heartbeat; a member
 //   that does not revoke within its rebalance timeout is fenced too. Either removes the member.
 // - Regex subscriptions (v1) are evaluated with JavaScript's RegExp as a full match. Kafka uses
 //   RE2/J; the two agree on ordinary patterns (classes, alternation, quantifiers) but not on every
 //   construct (JS has lookaround and backreferences, RE2/J has neither), an approximation.
 // - image()/restore() give and take a group's durable state, which records.ts turns into Kafka's
-//   ConsumerGroup* records of `__consumer_offsets` and back. Not here yet: writing those records
-//   as the group changes and replaying them when the coordinator takes a partition over
-//   (offsets-topic.ts), conversion to and from classic groups, rack-aware assignment.
+//   ConsumerGroup* records of `__consumer_offsets` and back; durable-groups.ts writes them after
+//   every change (onTimeout tells it of the changes timers make) and restores the groups a load
+//   replayed. Conversions (group-coordinator.ts): an empty classic group becomes a consumer group
+//   on its first heartbeat, an empty consumer group a classic one on a JoinGroup; classic members
+//   inside a consumer group (Kafka's mixed mode) are not served. Not here: rack-aware assignment.
 import { randomUUID } from 'node:crypto'
 import { ErrorCode, type ErrorName } from '../../../protocol/errors.js'
 import type { ConsumerGroupDescribeResponseData } from '../../../protocol/messages/69-consumer-group-describe.js'
@@ -146,6 +148,9 @@ class HeartbeatError extends Error {
 export class ConsumerGroups {
   readonly groups = new Map<string, ConsumerGroup>()
   private readonly assignors: Assignor[]
+
+  /** Called after a timer changed a group (a member's session or revocation timed out). */
+  onTimeout: (groupId: string) => void = () => {}
 
   constructor(
     private readonly clock: Clock,
@@ -345,6 +350,21 @@ export class ConsumerGroups {
     return changed
   }
 
+  /** The names of the topics the group's members subscribe to (by name or regex); undefined: no such group. */
+  subscribedTopicNames(groupId: string): Set<string> | undefined {
+    const group = this.groups.get(groupId)
+    if (group === undefined) return undefined
+    const all = this.topics()
+    const names = new Map([...all].map(([name, t]) => [t.id, name]))
+    const out = new Set<string>()
+    for (const m of group.members.values()) {
+      for (const id of this.topicsOf(m, all).keys()) out.add(names.get(id)!)
+      // A name subscribed to before its topic exists counts too (Kafka's subscribedTopicNames).
+      for (const name of m.subscribedTopicNames) out.add(name)
+    }
+    return out
+  }
+
   /** Topic id → partition count of every topic some member of the group subscribes to. */
   private subscribed(group: ConsumerGroup): Map<string, number> {
     const all = this.topics()
@@ -421,6 +441,7 @@ export class ConsumerGroups {
   private expire(group: ConsumerGroup, member: ConsumerMember): void {
     if (group.members.get(member.memberId) !== member) return
     this.remove(group, member, true)
+    this.onTimeout(group.groupId)
   }
 
   private remove(group: ConsumerGroup, member: ConsumerMember, dropEmpty: boolean): void {

@@ -1,0 +1,132 @@
+// The consumer-protocol groups of a coordinator made durable (KIP-848): every change of a group —
+// a member joining or leaving, an epoch bump, a new target or current assignment, a session that
+// timed out — is written to `__consumer_offsets` as Kafka's ConsumerGroup* records
+// (GroupPersistence.storeConsumerGroupRecords; group-log.ts computes what changed), and a
+// coordinator that takes a partition over rebuilds the groups from them (load), with their epochs
+// and assignments and a fresh session timer per member: members still alive heartbeat on, those
+// gone time out.
+//
+// Write, then answer (Kafka's coordinator runtime answers once the records are committed): a
+// heartbeat is answered after its own records, and any written before them for the same group, are
+// durable; one that changed nothing waits for the group's writes in flight. When a write fails the
+// heartbeat is answered with the store's error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, … as
+// offsets-topic.ts maps them; the client looks the coordinator up again and retries), and the keys
+// it carried are rewritten with the next change. Unlike Kafka, the change is not rolled back in
+// memory: the member's previous epoch stays accepted (consumer-groups.ts), so the retry is not fenced.
+//
+// DeleteGroups (Kafka's ConsumerGroup.validateDeleteGroup): a group with members is NON_EMPTY_GROUP;
+// an empty one is removed with tombstones of all its keys, its epoch key last.
+import { KafkaError, type ErrorName, ErrorCode } from '../../../protocol/errors.js'
+import type {
+  ConsumerGroupHeartbeatRequestData,
+  ConsumerGroupHeartbeatResponseData,
+} from '../../../protocol/messages/68-consumer-group-heartbeat.js'
+import type { Clock } from '../../../util/clock.js'
+import type { Logger } from '../../../util/logger.js'
+import type { GroupPersistence } from '../persistence.js'
+import { type ClientInfo, type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './consumer-groups.js'
+import { ConsumerGroupLog, type ConsumerGroupReplay } from './group-log.js'
+import { replayGroups } from './records.js'
+
+export interface DurableConsumerGroupsOptions {
+  clock: Clock
+  logger: Logger
+  persistence: Pick<GroupPersistence, 'storeConsumerGroupRecords'>
+  topics: TopicSource
+  config?: ConsumerGroupConfig
+}
+
+function errorNameOf(err: unknown): ErrorName {
+  return err instanceof KafkaError ? err.errorName : 'UNKNOWN_SERVER_ERROR'
+}
+
+export class DurableConsumerGroups {
+  readonly groups: ConsumerGroups
+  private readonly log = new ConsumerGroupLog()
+  /** group id → its last write in flight (settles, never rejects). */
+  private readonly inFlight = new Map<string, Promise<void>>()
+
+  constructor(private readonly opts: DurableConsumerGroupsOptions) {
+    this.groups = new ConsumerGroups(opts.clock, opts.topics, opts.config)
+    this.groups.onTimeout = (groupId) => {
+      this.flush(groupId).then((error) => {
+        if (error !== null) opts.logger.warn('writing a consumer group after a member timed out failed', { group: groupId, error })
+      })
+    }
+  }
+
+  async heartbeat(
+    req: ConsumerGroupHeartbeatRequestData,
+    version: number,
+    client: ClientInfo,
+  ): Promise<ConsumerGroupHeartbeatResponseData> {
+    const res = this.groups.heartbeat(req, version, client)
+    const error = await this.flush(req.groupId)
+    if (error === null) return res
+    return {
+      ...res,
+      errorCode: ErrorCode[error].code,
+      errorMessage: null,
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    }
+  }
+
+  /**
+   * Writes what changed in the group since its last write; resolves once that and every earlier
+   * write of the group are durable, with the error of its own write, or null.
+   */
+  flush(groupId: string): Promise<ErrorName | null> {
+    const records = this.log.recordsFor(groupId, this.groups.image(groupId), this.opts.clock.now())
+    const before = this.inFlight.get(groupId) ?? Promise.resolve()
+    if (records.length === 0) return before.then(() => null)
+    // Taken as written now, so the next change is computed on top of it; a failure undoes that.
+    this.log.written(groupId, records)
+    const own = this.opts.persistence.storeConsumerGroupRecords(groupId, records).then(
+      () => null,
+      (err: unknown) => {
+        this.log.failed(groupId, records)
+        return errorNameOf(err)
+      },
+    )
+    const done = Promise.all([before, own]).then(() => {
+      if (this.inFlight.get(groupId) === done) this.inFlight.delete(groupId)
+    })
+    this.inFlight.set(groupId, done)
+    return done.then(() => own)
+  }
+
+  /**
+   * DeleteGroups on a consumer-protocol group: null when the id is not one (the classic path
+   * decides), else the error ('NONE' once the tombstones are durable).
+   */
+  async deleteGroup(groupId: string): Promise<ErrorName | null> {
+    const group = this.groups.groups.get(groupId)
+    if (group === undefined) return null
+    if (group.members.size > 0) return 'NON_EMPTY_GROUP'
+    this.groups.forget(groupId)
+    return (await this.flush(groupId)) ?? 'NONE'
+  }
+
+  /** Installs the groups a partition's load replayed (records gathered by ConsumerGroupReplay). */
+  install(replay: ConsumerGroupReplay): number {
+    let count = 0
+    for (const [groupId, live] of replay.groups) {
+      const image = replayGroups(live.values()).get(groupId)
+      this.log.seed(groupId, live.values())
+      if (image === undefined) continue
+      this.groups.restore(image)
+      count++
+    }
+    return count
+  }
+
+  /** Drops the group from memory (its partition left this coordinator); nothing is written. */
+  forget(groupId: string): void {
+    this.groups.forget(groupId)
+    this.log.forget(groupId)
+    this.inFlight.delete(groupId)
+  }
+}

@@ -1,0 +1,334 @@
+// Consumer-protocol groups made durable (src/coordinator/group/consumer/durable-groups.ts,
+// group-log.ts) through the group coordinator over the in-memory persistence, on a ManualClock:
+// heartbeats answered once their records are written, a second coordinator that loads the same
+// records carrying on with the members' epochs, tombstones for members gone and deleted groups,
+// DeleteGroups/OffsetDelete on a consumer group, and the conversions between empty classic and
+// empty consumer groups.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { toWire } from '../../../../src/coordinator/group/consumer/assignment.js'
+import { ConsumerGroupLog, ConsumerGroupReplay } from '../../../../src/coordinator/group/consumer/group-log.js'
+import { decodeKey, replayGroups } from '../../../../src/coordinator/group/consumer/records.js'
+import { DEFAULT_GROUP_COORDINATOR_CONFIG, GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js'
+import { MemoryGroupPersistence } from '../../../../src/coordinator/group/memory-persistence.js'
+import { ConsumerGroups } from '../../../../src/coordinator/group/consumer/consumer-groups.js'
+import { KafkaError } from '../../../../src/protocol/errors.js'
+import type { ConsumerGroupHeartbeatRequestData } from '../../../../src/protocol/messages/68-consumer-group-heartbeat.js'
+import { ManualClock } from '../../../../src/util/clock.js'
+import { silentLogger } from '../../../../src/util/logger.js'
+import { code, commitParams, electAll, flush, joinParams, track } from '../group-helpers.js'
+
+const T_ID = 'AQIDBAUGBwgJCgsMDQ4PEA'
+const U_ID = 'EBAPDg0MCwoJCAcGBQQDAg'
+const topics = () =>
+  new Map([
+    ['T', { id: T_ID, partitions: 4 }],
+    ['U', { id: U_ID, partitions: 1 }],
+  ])
+const client = { clientId: 'c', clientHost: '/h' }
+
+const join = (memberId: string, o: Partial<ConsumerGroupHeartbeatRequestData> = {}): ConsumerGroupHeartbeatRequestData => ({
+  groupId: 'g',
+  memberId,
+  memberEpoch: 0,
+  instanceId: null,
+  rackId: null,
+  rebalanceTimeoutMs: 30000,
+  subscribedTopicNames: ['T'],
+  subscribedTopicRegex: null,
+  serverAssignor: null,
+  topicPartitions: [],
+  ...o,
+})
+
+/** A heartbeat that changes nothing but reports what the member owns. */
+const beat = (memberId: string, memberEpoch: number, owned: ReturnType<typeof toWire>): ConsumerGroupHeartbeatRequestData => ({
+  ...join(memberId),
+  memberEpoch,
+  rebalanceTimeoutMs: -1,
+  subscribedTopicNames: null,
+  topicPartitions: owned,
+})
+
+async function coordinator(persistence = new MemoryGroupPersistence(), clock = new ManualClock()) {
+  const c = new GroupCoordinator({ clock, logger: silentLogger, persistence, config: DEFAULT_GROUP_COORDINATOR_CONFIG, topics })
+  await electAll(c, persistence)
+  return { c, clock, persistence }
+}
+
+/** The consumer-group records written so far, as [type, member, tombstone?]. */
+function written(p: MemoryGroupPersistence): Array<[number, string | undefined, boolean]> {
+  const out: Array<[number, string | undefined, boolean]> = []
+  for (const r of p.records) {
+    if (r.kind !== 'consumer') continue
+    for (const rec of r.records) {
+      const k = decodeKey(rec.key)
+      out.push([k.type, k.member, rec.value === null])
+    }
+  }
+  return out
+}
+
+/** Joins members a and b and lets them reconcile until both are stable at the same epoch. */
+async function twoStable(c: GroupCoordinator) {
+  const a1 = await c.consumerGroupHeartbeat(join('a'), 1, client)
+  const b1 = await c.consumerGroupHeartbeat(join('b'), 1, client)
+  // a must give up half; it reports owning only what it keeps, then b picks those up.
+  const a2 = await c.consumerGroupHeartbeat(beat('a', a1.memberEpoch, a1.assignment!.topicPartitions), 1, client)
+  const a3 = await c.consumerGroupHeartbeat(beat('a', a2.memberEpoch, a2.assignment!.topicPartitions), 1, client)
+  const b2 = await c.consumerGroupHeartbeat(beat('b', b1.memberEpoch, []), 1, client)
+  return { a: a3, b: b2 }
+}
+
+describe('durable consumer groups: write, then answer', () => {
+  it('a join writes the member, its target and current assignment, then the group; a heartbeat changing nothing writes nothing', async () => {
+    const { c, persistence } = await coordinator()
+    const r = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.equal(r.errorCode, 0)
+    assert.deepEqual(written(persistence), [
+      [5, 'a', false],
+      [7, 'a', false],
+      [8, 'a', false],
+      [6, undefined, false],
+      [3, undefined, false],
+    ])
+    const n = persistence.records.length
+    const again = await c.consumerGroupHeartbeat(beat('a', r.memberEpoch, r.assignment!.topicPartitions), 1, client)
+    assert.equal(again.errorCode, 0)
+    assert.equal(persistence.records.length, n)
+  })
+
+  it('answers only once the records are durable', async () => {
+    const { c, persistence } = await coordinator()
+    persistence.pause()
+    const pending = track(c.consumerGroupHeartbeat(join('a'), 1, client))
+    await flush()
+    assert.equal(pending.done, false)
+    persistence.resume()
+    assert.equal((await pending.promise).memberEpoch, 1)
+  })
+
+  it('a failed write is answered with the store error, and its records are written again with the next change', async () => {
+    const { c, persistence } = await coordinator()
+    persistence.failNext(new KafkaError('NOT_COORDINATOR', 'moved'))
+    const r = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.equal(r.errorCode, code('NOT_COORDINATOR'))
+    assert.equal(written(persistence).length, 0)
+    // The retry at epoch 0 starts the member over; everything is written this time.
+    const retry = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.equal(retry.errorCode, 0)
+    const types = written(persistence).map(([t]) => t)
+    assert.deepEqual(types.sort(), [3, 5, 6, 7, 8])
+  })
+})
+
+describe('durable consumer groups: another coordinator carries on', () => {
+  it('members keep their epochs and assignments and heartbeat on without rejoining', async () => {
+    const clock = new ManualClock()
+    const first = await coordinator(new MemoryGroupPersistence(), clock)
+    const { a, b } = await twoStable(first.c)
+    assert.equal(a.memberEpoch, b.memberEpoch)
+    const before = first.c.consumerGroupDescribe(['g'])[0]!
+    first.c.close()
+
+    const second = await coordinator(first.persistence, clock)
+    const after = second.c.consumerGroupDescribe(['g'])[0]!
+    assert.deepEqual(after, before)
+    const n = first.persistence.records.length
+    const ra = await second.c.consumerGroupHeartbeat(beat('a', a.memberEpoch, a.assignment!.topicPartitions), 1, client)
+    assert.equal(ra.errorCode, 0)
+    assert.equal(ra.memberEpoch, a.memberEpoch)
+    assert.equal(first.persistence.records.length, n, 'nothing changed, nothing written')
+    // A commit at the member's epoch is accepted by the new coordinator.
+    const committed = await second.c.commitOffsets(
+      commitParams('g', [{ topic: 'T', partition: 0, offset: 7, leaderEpoch: -1, metadata: null }], {
+        memberId: 'a',
+        generationId: a.memberEpoch,
+        apiVersion: 9,
+      }),
+    )
+    assert.deepEqual(committed, [0])
+  })
+
+  it('a member that is gone times out on the new coordinator: tombstoned, and its partitions go to the other', async () => {
+    const clock = new ManualClock()
+    const first = await coordinator(new MemoryGroupPersistence(), clock)
+    const { a } = await twoStable(first.c)
+    first.c.close()
+    const second = await coordinator(first.persistence, clock)
+    // a heartbeats on, b does not.
+    for (let t = 0; t < 50_000; t += 5000) {
+      clock.advance(5000)
+      await second.c.consumerGroupHeartbeat(beat('a', a.memberEpoch, a.assignment!.topicPartitions), 1, client)
+    }
+    await flush()
+    const tombstones = written(first.persistence).filter(([, m, dead]) => dead && m === 'b')
+    assert.deepEqual(tombstones.map(([t]) => t).sort(), [5, 7, 8])
+    const r = await second.c.consumerGroupHeartbeat(beat('a', a.memberEpoch, a.assignment!.topicPartitions), 1, client)
+    assert.equal(r.assignment!.topicPartitions[0]!.partitions.length, 4)
+
+    // A third coordinator sees only a.
+    second.c.close()
+    const third = await coordinator(first.persistence, clock)
+    assert.deepEqual(
+      third.c.consumerGroupDescribe(['g'])[0]!.members.map((m) => m.memberId),
+      ['a'],
+    )
+  })
+
+  it('a static member that left keeps its assignment across the move and gets it back when it rejoins', async () => {
+    const clock = new ManualClock()
+    const first = await coordinator(new MemoryGroupPersistence(), clock)
+    const s1 = await first.c.consumerGroupHeartbeat(join('s1', { instanceId: 'i' }), 1, client)
+    const held = s1.assignment!.topicPartitions
+    await first.c.consumerGroupHeartbeat({ ...beat('s1', -2, held), instanceId: 'i' }, 1, client)
+    first.c.close()
+    const second = await coordinator(first.persistence, clock)
+    const s2 = await second.c.consumerGroupHeartbeat(join('s2', { instanceId: 'i' }), 1, client)
+    assert.equal(s2.errorCode, 0)
+    assert.equal(s2.memberEpoch, s1.memberEpoch)
+    assert.deepEqual(s2.assignment!.topicPartitions, held)
+  })
+})
+
+describe('durable consumer groups: admin', () => {
+  it('DeleteGroups: NON_EMPTY_GROUP with members; once empty, its records and offsets are tombstoned', async () => {
+    const { c, persistence, clock } = await coordinator()
+    const a = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    const commit = commitParams('g', [{ topic: 'T', partition: 0, offset: 3, leaderEpoch: -1, metadata: null }], {
+      memberId: 'a',
+      generationId: a.memberEpoch,
+      apiVersion: 9,
+    })
+    assert.deepEqual(await c.commitOffsets(commit), [0])
+    assert.deepEqual(await c.deleteGroups(['g']), [{ groupId: 'g', errorCode: code('NON_EMPTY_GROUP') }])
+    await c.consumerGroupHeartbeat({ ...beat('a', -1, []), topicPartitions: null }, 1, client)
+    assert.equal(c.listGroups({ states: ['empty'], types: ['consumer'] }).groups.length, 1)
+    assert.deepEqual(await c.deleteGroups(['g']), [{ groupId: 'g', errorCode: 0 }])
+    const last = written(persistence).slice(-2)
+    assert.deepEqual(last, [
+      [6, undefined, true],
+      [3, undefined, true],
+    ])
+    assert.deepEqual(c.listGroups({ states: [], types: [] }).groups, [])
+    assert.deepEqual(await c.deleteGroups(['g']), [{ groupId: 'g', errorCode: code('GROUP_ID_NOT_FOUND') }])
+    c.close()
+    const again = await coordinator(persistence, clock)
+    assert.equal(again.c.consumerGroupDescribe(['g'])[0]!.errorCode, code('GROUP_ID_NOT_FOUND'))
+    assert.equal(again.c.fetchOffsets('g', [{ name: 'T', partitions: [0] }], false).topics[0]!.partitions[0]!.committedOffset, -1)
+  })
+
+  it('OffsetDelete: GROUP_SUBSCRIBED_TO_TOPIC for a subscribed topic, deleted for another', async () => {
+    const { c } = await coordinator()
+    const a = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    const offsets = [
+      { topic: 'T', partition: 0, offset: 3, leaderEpoch: -1, metadata: null },
+      { topic: 'U', partition: 0, offset: 5, leaderEpoch: -1, metadata: null },
+    ]
+    assert.deepEqual(
+      await c.commitOffsets(commitParams('g', offsets, { memberId: 'a', generationId: a.memberEpoch, apiVersion: 9 })),
+      [0, 0],
+    )
+    const r = await c.deleteOffsets('g', [
+      { name: 'T', partitions: [0] },
+      { name: 'U', partitions: [0] },
+    ])
+    assert.equal(r.errorCode, 0)
+    assert.deepEqual(
+      r.topics.map((t) => [t.name, t.partitions[0]!.errorCode]),
+      [
+        ['T', code('GROUP_SUBSCRIBED_TO_TOPIC')],
+        ['U', 0],
+      ],
+    )
+    const fetched = c.fetchOffsets('g', null, false).topics.map((t) => t.name)
+    assert.deepEqual(fetched, ['T'])
+  })
+
+  it('ListGroups types and states; DescribeGroups answers a consumer group as not a classic one', async () => {
+    const { c } = await coordinator()
+    await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.deepEqual(c.listGroups({ states: ['stable'], types: ['consumer'] }).groups, [
+      { groupId: 'g', protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' },
+    ])
+    assert.deepEqual(c.listGroups({ states: ['empty'], types: [] }).groups, [])
+    const d = c.describeGroups(['g'])[0]!
+    assert.equal(d.errorCode, code('GROUP_ID_NOT_FOUND'))
+    assert.equal(d.groupState, 'Dead')
+  })
+})
+
+describe('durable consumer groups: classic ↔ consumer', () => {
+  it('an empty classic group with offsets becomes a consumer group on the first heartbeat; its offsets stay', async () => {
+    const { c } = await coordinator()
+    await c.commitOffsets(commitParams('g', [{ topic: 'T', partition: 1, offset: 9, leaderEpoch: -1, metadata: null }]))
+    assert.equal(c.groupState('g'), 'Empty')
+    const a = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.equal(a.errorCode, 0)
+    const fetched = c.fetchOffsets('g', [{ name: 'T', partitions: [1] }], false, { memberId: 'a', memberEpoch: a.memberEpoch })
+    assert.equal(fetched.topics[0]!.partitions[0]!.committedOffset, 9)
+  })
+
+  it('a classic group with members is refused (GROUP_ID_NOT_FOUND), as Kafka when it cannot upgrade', async () => {
+    const { c, clock } = await coordinator()
+    const joined = c.joinGroup(joinParams('g', { memberId: '', requireKnownMemberId: false }))
+    clock.advance(3000)
+    assert.equal((await joined).errorCode, 0)
+    const r = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.equal(r.errorCode, code('GROUP_ID_NOT_FOUND'))
+  })
+
+  it('JoinGroup: an empty consumer group becomes classic (records tombstoned, offsets kept); a non-empty one is INCONSISTENT_GROUP_PROTOCOL', async () => {
+    const { c, persistence, clock } = await coordinator()
+    const a = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    await c.commitOffsets(
+      commitParams('g', [{ topic: 'T', partition: 2, offset: 11, leaderEpoch: -1, metadata: null }], {
+        memberId: 'a',
+        generationId: a.memberEpoch,
+        apiVersion: 9,
+      }),
+    )
+    const refused = await c.joinGroup(joinParams('g', { requireKnownMemberId: false }))
+    assert.equal(refused.errorCode, code('INCONSISTENT_GROUP_PROTOCOL'))
+    await c.consumerGroupHeartbeat({ ...beat('a', -1, []), topicPartitions: null }, 1, client)
+    const joined = c.joinGroup(joinParams('g', { requireKnownMemberId: false }))
+    await flush()
+    clock.advance(3000)
+    assert.equal((await joined).errorCode, 0)
+    assert.equal(c.consumerGroupDescribe(['g'])[0]!.errorCode, code('GROUP_ID_NOT_FOUND'))
+    assert.equal(c.fetchOffsets('g', [{ name: 'T', partitions: [2] }], false).topics[0]!.partitions[0]!.committedOffset, 11)
+    assert.deepEqual(written(persistence).slice(-1), [[3, undefined, true]])
+  })
+})
+
+describe('consumer group log: image → records → replay → restore', () => {
+  it('the replayed group equals the one written, and a log seeded from it has nothing to write', () => {
+    const clock = new ManualClock()
+    const groups = new ConsumerGroups(clock, topics)
+    const log = new ConsumerGroupLog()
+    const replay = new ConsumerGroupReplay()
+    const write = () => {
+      const recs = log.recordsFor('g', groups.image('g'), clock.now())
+      log.written('g', recs)
+      for (const r of recs) replay.apply(r.key, r.value)
+    }
+    groups.heartbeat(join('a', { instanceId: 'ia', rackId: 'r1' }), 1, client)
+    write()
+    groups.heartbeat(join('b', { subscribedTopicNames: [], subscribedTopicRegex: 'T|U' }), 1, client)
+    write()
+    groups.heartbeat(join('c'), 1, client)
+    write()
+    groups.heartbeat({ ...beat('c', 0, []), memberEpoch: -1, topicPartitions: null }, 1, client)
+    write()
+    const image = replayGroups(replay.groups.get('g')!.values()).get('g')!
+    const restored = new ConsumerGroups(clock, topics)
+    restored.restore(image)
+    assert.deepEqual(restored.image('g'), groups.image('g'))
+    assert.deepEqual(restored.describe(['g']), groups.describe(['g']))
+    const seeded = new ConsumerGroupLog()
+    seeded.seed('g', replay.groups.get('g')!.values())
+    assert.deepEqual(seeded.recordsFor('g', restored.image('g'), clock.now() + 1000), [])
+    // The member that left has no live key.
+    assert.ok(![...replay.groups.get('g')!.values()].some((r) => decodeKey(r.key).member === 'c'))
+  })
+})
