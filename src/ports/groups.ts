@@ -156,6 +156,8 @@ export interface DescribedGroup {
   protocolType: string
   /** The selected protocol, only when Stable (as Kafka). */
   protocolData: string
+  /** Why the group is not described (DescribeGroups v6+), when the coordinator says more than the code. */
+  errorMessage?: string
   members: Array<{
     memberId: string
     groupInstanceId: string | null

@@ -332,12 +332,14 @@ export class GroupCoordinator implements GroupService {
       const error = this.refuse(groupId, 'admin')
       if (error) return { errorCode: code(error), groupId, groupState: '', protocolType: '', protocolData: '', members: [] }
       if (this.consumer.groups.has(groupId)) {
-        // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe describes it).
+        // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe
+        // describes it): not found as a classic group (the handler drops the code before v6).
         return {
           errorCode: code('GROUP_ID_NOT_FOUND'),
+          errorMessage: `Group ${groupId} is not a classic group.`,
           groupId,
           groupState: 'Dead',
-          protocolType: 'consumer',
+          protocolType: '',
           protocolData: '',
           members: [],
         }
