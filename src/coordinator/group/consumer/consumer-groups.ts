@@ -238,8 +238,8 @@ export class ConsumerGroups {
       throw new HeartbeatError('UNSUPPORTED_ASSIGNOR', `ServerAssignor ${req.serverAssignor} is not supported.`)
     }
     const regex = req.subscribedTopicRegex ?? null
-    if (regex !== null) {
-      if (regex === '') throw new HeartbeatError('INVALID_REGULAR_EXPRESSION', 'SubscribedTopicRegex must not be empty.')
+    // The empty regex compiles (it matches no topic name); librdkafka sends it with a subscription by names.
+    if (regex !== null && regex !== '') {
       try {
         new RegExp(regex)
       } catch {
@@ -337,7 +337,12 @@ export class ConsumerGroups {
       if (names.join('\0') !== member.subscribedTopicNames.join('\0')) changed = true
       member.subscribedTopicNames = names
     }
-    const regex = req.subscribedTopicRegex ?? null
+    // An empty regex subscribes to nothing by pattern: kept as none.
+    const regex = req.subscribedTopicRegex === '' ? null : (req.subscribedTopicRegex ?? null)
+    if (req.subscribedTopicRegex === '' && member.subscribedTopicRegex !== null) {
+      member.subscribedTopicRegex = null
+      changed = true
+    }
     if (regex !== null && regex !== member.subscribedTopicRegex) {
       member.subscribedTopicRegex = regex
       changed = true
