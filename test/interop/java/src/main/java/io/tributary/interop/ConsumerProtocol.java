@@ -40,23 +40,34 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * consumed at least once (none skipped), and no ConsumerGroupDescribe snapshot shows a partition
  * in two members' current assignments.
  * Usage: {@code ConsumerProtocol HOST:PORT TOPIC} (the driver) or
- * {@code ConsumerProtocol member HOST:PORT GROUP TOPIC|/REGEX} (one consumer; prints
+ * {@code ConsumerProtocol member HOST:PORT GROUP TOPIC|/REGEX [INSTANCE-ID]} (one consumer; prints
  * {@code REC value} per record). The driver prints {@code CONSUMER-PROTOCOL OK} or
  * {@code CONSUMER-PROTOCOL FAIL ...} and exits 0 or 1.
+ *
+ * <p>{@code ConsumerProtocol static HOST:PORT TOPIC}: static membership (group.instance.id) on a
+ * 4-partition topic. Two static members s1 and s2 settle with two partitions each; s1 closes (a
+ * static leave, epoch -2) and a new process with instance id s1 starts within the session
+ * timeout: it must get exactly the partitions s1 had, and s2 must keep its own. Prints
+ * {@code STATIC OK} or {@code STATIC FAIL ...}.
  */
 public final class ConsumerProtocol {
   private static final int PARTITIONS = 6;
 
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("member")) {
-      member(args[1], args[2], args[3]);
+      member(args[1], args[2], args[3], args.length > 4 ? args[4] : null);
+      return;
+    }
+    if (args.length > 0 && args[0].equals("static")) {
+      staticMembers(args[1], args[2]);
       return;
     }
     driver(args[0], args[1]);
   }
 
-  private static void member(String bootstrap, String group, String topic) {
+  private static void member(String bootstrap, String group, String topic, String instanceId) {
     Properties p = new Properties();
+    if (instanceId != null) p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
     p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
@@ -156,7 +167,11 @@ public final class ConsumerProtocol {
       for (Process pr : procs) if (pr.isAlive()) stop(pr);
       System.out.println("[interop] produced " + total + ", distinct consumed " + consumed.size() + ", missing " + miss);
       System.out.println("[interop] " + snapshots[0] + " group snapshots with members, at most " + snapshots[1] + " members");
-      if (miss > 0) problems.add(miss + " records never consumed");
+      if (miss > 0) {
+        List<Integer> some = new ArrayList<>();
+        for (int i = 0; i < total && some.size() < 10; i++) if (!consumed.contains(Integer.toString(i))) some.add(i);
+        problems.add(miss + " records never consumed, e.g. " + some + " (record i is on partition i % " + PARTITIONS + ")");
+      }
       if (snapshots[0] < 20 || snapshots[1] < 3) problems.add("too few group snapshots: " + snapshots[0] + ", max members " + snapshots[1]);
       if (total < 1000) problems.add("only " + total + " records produced");
       if (!problems.isEmpty()) {
@@ -167,6 +182,68 @@ public final class ConsumerProtocol {
     }
   }
 
+  /**
+   * Instance id → its current assignment, once there are two members holding two partitions each
+   * and none of them has a member id in {@code notIds} (ids are put into {@code ids}).
+   */
+  private static Map<String, Set<TopicPartition>> settled(Admin admin, String group, long timeoutMs, Set<String> notIds,
+      Map<String, String> ids) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    Map<String, Set<TopicPartition>> last = Map.of();
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        Map<String, Set<TopicPartition>> now = new HashMap<>();
+        boolean fresh = true;
+        for (MemberDescription m : d.members()) {
+          now.put(m.groupInstanceId().orElse(m.consumerId()), new HashSet<>(m.assignment().topicPartitions()));
+          if (notIds.contains(m.consumerId())) fresh = false;
+        }
+        last = now;
+        if (fresh && now.size() == 2 && now.values().stream().allMatch(a -> a.size() == 2)) {
+          for (MemberDescription m : d.members()) ids.put(m.groupInstanceId().orElse(""), m.consumerId());
+          return now;
+        }
+      } catch (Exception e) {
+        // the group may not exist yet
+      }
+      Thread.sleep(200);
+    }
+    System.out.println("[interop] not settled: " + last);
+    return null;
+  }
+
+  private static void staticMembers(String bootstrap, String topic) throws Exception {
+    String group = topic + "-group";
+    Properties ap = new Properties();
+    ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(ap)) {
+      admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get();
+      Set<String> consumed = ConcurrentHashMap.newKeySet();
+      Process s1 = start(bootstrap, group, topic, consumed, "s1");
+      Process s2 = start(bootstrap, group, topic, consumed, "s2");
+      Map<String, String> ids = new HashMap<>();
+      Map<String, Set<TopicPartition>> before = settled(admin, group, 60000, Set.of(), ids);
+      List<String> problems = new ArrayList<>();
+      if (before == null) problems.add("the two static members never held two partitions each");
+      stop(s1); // a static leave: the member and its partitions are kept for the instance id
+      Thread.sleep(1000);
+      Process s1again = start(bootstrap, group, topic, consumed, "s1");
+      // Settled again only once the member id s1 left with is gone: the new process took its place.
+      Map<String, Set<TopicPartition>> after = settled(admin, group, 30000, Set.of(ids.getOrDefault("s1", "?")), new HashMap<>());
+      System.out.println("[interop] before " + before + ", after " + after);
+      if (after == null) problems.add("the restarted static member did not settle");
+      else if (before != null && !after.equals(before)) problems.add("assignments moved: " + before + " -> " + after);
+      stop(s1again);
+      stop(s2);
+      if (!problems.isEmpty()) {
+        System.out.println("STATIC FAIL " + problems);
+        System.exit(1);
+      }
+      System.out.println("STATIC OK");
+    }
+  }
+
   private static int missing(Set<String> consumed, int total) {
     int n = 0;
     for (int i = 0; i < total; i++) if (!consumed.contains(Integer.toString(i))) n++;
@@ -174,9 +251,16 @@ public final class ConsumerProtocol {
   }
 
   private static Process start(String bootstrap, String group, String topic, Set<String> consumed) throws Exception {
+    return start(bootstrap, group, topic, consumed, null);
+  }
+
+  private static Process start(String bootstrap, String group, String topic, Set<String> consumed, String instanceId)
+      throws Exception {
     String java = System.getProperty("java.home") + "/bin/java";
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ConsumerProtocol.class.getName(), "member", bootstrap, group, topic);
+    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ConsumerProtocol.class.getName(), "member", bootstrap, group, topic));
+    if (instanceId != null) cmd.add(instanceId);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
     Process pr = pb.start();
     Thread t = new Thread(() -> {
