@@ -1,6 +1,7 @@
 """librdkafka (confluent-kafka) consumers with group.protocol=consumer (KIP-848) against a broker.
 
 Usage: consumer-protocol.py BOOTSTRAP PREFIX            (the orchestrator)
+       consumer-protocol.py BOOTSTRAP PREFIX restart    (the broker-restart scenario, below)
        consumer-protocol.py BOOTSTRAP PREFIX member GROUP INSTANCE TOPIC...   (one consumer process)
 
 The orchestrator runs three scenarios, each consumer in its own process so that it can be killed:
@@ -14,6 +15,12 @@ The orchestrator runs three scenarios, each consumer in its own process so that 
 3. static: two static members (group.instance.id s1, s2) share a 4-partition topic; s1 closes and
    a new process with the same instance id starts within the session timeout: it must get the
    partitions it had, and s2 keeps its own.
+
+restart: two members share a 4-partition topic and read 500 records; the orchestrator prints
+{"ev": "ready"} and waits for a line on stdin, meanwhile the caller restarts the broker on the same
+address and data; then 500 more records are produced. The group must have come back from
+`__consumer_offsets`: the members read every record and neither has anything revoked or assigned
+after the restart (no rejoin).
 
 A member process prints one JSON line per event: {"ev": "assigned", "partitions": [...]},
 {"ev": "rec", "t": topic, "p": partition, "o": offset, "v": value} for every record (printed
@@ -251,6 +258,40 @@ def static(admin):
     return {"stable": stable, "rejoined": rejoined, "before": before, "after": after, "s2_revocations": len(s2_revoked)}
 
 
+def restart(admin):
+    topic = f"{PREFIX}-restart"
+    create(admin, [(topic, 4)])
+    group = f"{PREFIX}-g-restart"
+    produce(topic, [f"r{i}" for i in range(500)])
+    procs = [Proc("m1", group, [topic]), Proc("m2", group, [topic])]
+
+    def consumed():
+        return {r["v"] for p in procs for r in p.records()}
+
+    settled = wait_until(lambda: all(len(p.owned()) == 2 for p in procs) and len(consumed()) >= 500, 60)
+    time.sleep(3)  # a few heartbeats at the settled epochs
+    marks = [len(p.events) for p in procs]
+    owned_before = [p.owned() for p in procs]
+    out({"ev": "ready"})
+    sys.stdin.readline()
+    failures = produce(topic, [f"r{i}" for i in range(500, 1000)])
+    drained = wait_until(lambda: len(consumed()) >= 1000, 60)
+    time.sleep(3)
+    moves = [e for p, m in zip(procs, marks) for e in p.events[m:] if e["ev"] in ("assigned", "revoked") and e["partitions"]]
+    owned_after = [p.owned() for p in procs]
+    for p in procs:
+        p.close()
+    return {
+        "settled": settled,
+        "drained": drained,
+        "delivery_failures": failures,
+        "consumed_distinct": len(consumed()),
+        "moves_after_restart": moves,
+        "owned_before": owned_before,
+        "owned_after": owned_after,
+    }
+
+
 def main():
     admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
     result = {"librdkafka": libversion()[0]}
@@ -265,5 +306,11 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[3] == "member":
         member(sys.argv[4], sys.argv[5], sys.argv[6:])
+    elif len(sys.argv) > 3 and sys.argv[3] == "restart":
+        admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
+        try:
+            out(restart(admin))
+        except Exception as e:
+            out({"exception": repr(e)})
     else:
         main()
