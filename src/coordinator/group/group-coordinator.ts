@@ -76,6 +76,7 @@ import type {
 } from '../../protocol/messages/68-consumer-group-heartbeat.js'
 import type { ConsumerGroupDescribeResponseData } from '../../protocol/messages/69-consumer-group-describe.js'
 import type { ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consumer/consumer-groups.js'
+import { canUpgrade } from './consumer/classic-members.js'
 import { DurableConsumerGroups } from './consumer/durable-groups.js'
 import { ConsumerGroupReplay } from './consumer/group-log.js'
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
@@ -182,9 +183,11 @@ export class GroupCoordinator implements GroupService {
     if (error) return joinError(params.memberId, error)
     const consumerGroup = this.consumer.groups.get(params.groupId)
     if (consumerGroup !== undefined) {
-      // Kafka's classicGroupJoin: an empty consumer group becomes a classic one (its records
-      // tombstoned, its offsets kept); classic members of a non-empty one are not served here.
-      if (consumerGroup.members.size > 0) return joinError(params.memberId, 'INCONSISTENT_GROUP_PROTOCOL')
+      // Kafka's classicGroupJoin: a classic member of a consumer group with members is served
+      // there (consumer/classic-members.ts); an empty consumer group becomes a classic one (its
+      // records tombstoned, its offsets kept).
+      const mixed = await this.durable.classicJoin(params)
+      if (mixed !== undefined) return mixed
       const deleted = await this.durable.deleteGroup(params.groupId)
       if (deleted !== null && deleted !== 'NONE') return joinError(params.memberId, deleted)
       const again = this.refuse(params.groupId, 'membership')
@@ -196,17 +199,20 @@ export class GroupCoordinator implements GroupService {
   syncGroup(params: SyncGroupParams): Promise<SyncGroupResult> {
     const error = this.refuse(params.groupId, 'membership')
     if (error) return Promise.resolve(syncError(code(error)))
-    return this.membership.sync(params)
+    const mixed = this.durable.classicSync(params.groupId, params.memberId, params.generationId)
+    return mixed.then((r) => r ?? this.membership.sync(params))
   }
 
   heartbeat(params: HeartbeatParams): number {
     const error = this.refuse(params.groupId, 'membership')
-    return error ? code(error) : this.membership.heartbeat(params)
+    if (error) return code(error)
+    return this.durable.classicHeartbeat(params.groupId, params.memberId, params.generationId) ?? this.membership.heartbeat(params)
   }
 
   leaveGroup(groupId: string, members: LeavingMember[]): LeaveGroupResult {
     const error = this.refuse(groupId, 'membership')
-    return error ? { errorCode: code(error), members: [] } : this.membership.leave(groupId, members)
+    if (error) return { errorCode: code(error), members: [] }
+    return this.durable.classicLeave(groupId, members) ?? this.membership.leave(groupId, members)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -245,8 +251,30 @@ export class GroupCoordinator implements GroupService {
     const error = this.refuse(req.groupId, 'membership')
     if (error) return fail(error)
     const classic = this.groups.get(req.groupId)
-    if (classic !== undefined && !classic.is('Empty')) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+    if (classic !== undefined && !classic.is('Empty')) {
+      // Kafka's online upgrade (group.consumer.migration.policy): a member joining a classic group
+      // whose members all use the consumer protocol turns it into a consumer group.
+      if (req.memberEpoch !== 0 || !canUpgrade(classic)) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+      this.upgradeClassic(classic)
+    }
     return this.durable.heartbeat(req, apiVersion, client)
+  }
+
+  /** The classic group's members move to a consumer group; the classic group stays as the Empty carrier of the offsets. */
+  private upgradeClassic(classic: ClassicGroup): void {
+    this.rb.shutDownGroup(classic, code('REBALANCE_IN_PROGRESS'))
+    this.durable.upgrade(classic)
+    for (const id of [...classic.members.keys()]) classic.remove(id)
+    classic.protocolName = null
+    classic.leaderId = null
+    classic.subscribedTopics = new Set()
+    // Straight to Empty, whatever the state: nothing of the classic protocol remains to finish.
+    classic.state = 'Empty'
+    classic.currentStateTimestampMs = this.opts.clock.now()
+    // Kafka tombstones the classic group's metadata (its offsets stay); issued before the consumer records.
+    this.opts.persistence.storeGroup(classic.groupId, null).catch((err: unknown) => {
+      this.opts.logger.warn('failed to tombstone an upgraded classic group', { group: classic.groupId, err })
+    })
   }
 
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups'] {

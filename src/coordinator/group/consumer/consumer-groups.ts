@@ -79,6 +79,12 @@ export interface ClientInfo {
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
 
+/** What a classic member joined with (Kafka's ConsumerGroupMemberMetadataValue.ClassicMemberMetadata). */
+export interface ClassicMemberInfo {
+  sessionTimeoutMs: number
+  protocols: Array<{ name: string; metadata: Buffer }>
+}
+
 export class ConsumerMember {
   state: MemberState = 'STABLE'
   memberEpoch = 0
@@ -92,6 +98,8 @@ export class ConsumerMember {
   rebalanceTimeoutMs = 0
   session: Timer | null = null
   revocationDeadline: Timer | null = null
+  /** A classic-protocol member of this group (JoinGroup/SyncGroup/Heartbeat; classic-members.ts). */
+  classic: ClassicMemberInfo | null = null
 
   constructor(
     readonly memberId: string,
@@ -423,9 +431,67 @@ export class ConsumerGroups {
     return best
   }
 
+  /**
+   * A classic member's JoinGroup or Heartbeat moved it (classic-members.ts): the group epoch moves
+   * if it is new or its subscription changed, the target is recomputed, and the member reconciles
+   * against the partitions it reports owning (null: the heartbeat says nothing of them).
+   */
+  advanceClassic(group: ConsumerGroup, member: ConsumerMember, changed: boolean, reported: Assignment | null): void {
+    if (changed) group.groupEpoch++
+    this.refreshTarget(group)
+    const wasRevoking = member.state === 'UNREVOKED_PARTITIONS'
+    const step = () =>
+      Object.assign(
+        member,
+        reconcile(
+          member,
+          group.targetAssignmentEpoch,
+          group.target.get(member.memberId) ?? emptyAssignment(),
+          (t, p) => group.ownedElsewhere(member.memberId, t, p),
+          reported,
+        ),
+      )
+    step()
+    // A rejoining classic member has given up what it reports not owning: it may advance at once.
+    if (reported !== null && member.state === 'UNREVOKED_PARTITIONS') step()
+    this.armTimers(group, member, wasRevoking)
+  }
+
+  /**
+   * Installs a group converted from a classic one (classic-members.ts): its epoch and target are the
+   * classic generation and the members' current assignments; every member gets a session timer.
+   */
+  install(groupId: string, epoch: number, members: ConsumerMember[]): ConsumerGroup {
+    this.forget(groupId)
+    const g = new ConsumerGroup(groupId)
+    g.groupEpoch = epoch
+    g.targetAssignmentEpoch = epoch
+    for (const m of members) {
+      g.members.set(m.memberId, m)
+      g.target.set(m.memberId, copyAssignment(m.assigned))
+    }
+    g.subscribedPartitions = this.subscribed(g)
+    this.groups.set(groupId, g)
+    for (const m of members) this.armTimers(g, m, false)
+    return g
+  }
+
+  /** A classic member's heartbeat: its session restarts. */
+  touchClassic(group: ConsumerGroup, member: ConsumerMember): void {
+    this.armTimers(group, member, member.state === 'UNREVOKED_PARTITIONS')
+  }
+
+  /** Removes a member (a classic LeaveGroup); the group epoch moves. */
+  removeMember(group: ConsumerGroup, member: ConsumerMember): void {
+    this.remove(group, member, true)
+  }
+
   private armTimers(group: ConsumerGroup, member: ConsumerMember, wasRevoking: boolean): void {
     member.session?.cancel()
-    member.session = this.clock.setTimeout(() => this.expire(group, member), this.config.sessionTimeoutMs)
+    member.session = this.clock.setTimeout(
+      () => this.expire(group, member),
+      member.classic?.sessionTimeoutMs ?? this.config.sessionTimeoutMs,
+    )
     const revoking = member.state === 'UNREVOKED_PARTITIONS'
     if (revoking && !wasRevoking) {
       member.revocationDeadline = this.clock.setTimeout(() => this.expire(group, member), member.rebalanceTimeoutMs)
@@ -488,7 +554,9 @@ export class ConsumerGroups {
     if (memberEpoch < 0 && memberId === '') return group.members.size === 0 ? 'NONE' : 'UNKNOWN_MEMBER_ID'
     const member = group.members.get(memberId)
     if (member === undefined) return 'UNKNOWN_MEMBER_ID'
-    return memberEpoch === member.memberEpoch ? 'NONE' : 'STALE_MEMBER_EPOCH'
+    if (memberEpoch === member.memberEpoch) return 'NONE'
+    // A classic member's generation is its member epoch (Kafka's validateMemberEpoch for classic members).
+    return member.classic !== null ? 'ILLEGAL_GENERATION' : 'STALE_MEMBER_EPOCH'
   }
 
   /** OffsetFetch v9+ carrying a member id and epoch (Kafka's ConsumerGroup.validateOffsetFetch). */
@@ -601,7 +669,7 @@ export class ConsumerGroups {
           subscribedTopicRegex: m.subscribedTopicRegex,
           assignment: wire(m.assigned),
           targetAssignment: wire(group.target.get(m.memberId) ?? emptyAssignment()),
-          memberType: 1,
+          memberType: m.classic === null ? 1 : 0,
         })),
       }
     })

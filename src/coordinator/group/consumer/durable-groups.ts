@@ -25,6 +25,9 @@ import type { Clock } from '../../../util/clock.js'
 import type { Logger } from '../../../util/logger.js'
 import type { GroupPersistence } from '../persistence.js'
 import { type ClientInfo, type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './consumer-groups.js'
+import type { ClassicGroup } from '../group.js'
+import type { JoinGroupParams, JoinGroupResult, LeaveGroupResult, LeavingMember, SyncGroupResult } from '../../../ports/groups.js'
+import { ClassicMembers } from './classic-members.js'
 import { ConsumerGroupLog, type ConsumerGroupReplay } from './group-log.js'
 import { replayGroups } from './records.js'
 
@@ -42,12 +45,14 @@ function errorNameOf(err: unknown): ErrorName {
 
 export class DurableConsumerGroups {
   readonly groups: ConsumerGroups
+  private readonly classic: ClassicMembers
   private readonly log = new ConsumerGroupLog()
   /** group id → its last write in flight (settles, never rejects). */
   private readonly inFlight = new Map<string, Promise<void>>()
 
   constructor(private readonly opts: DurableConsumerGroupsOptions) {
     this.groups = new ConsumerGroups(opts.clock, opts.topics, opts.config)
+    this.classic = new ClassicMembers(this.groups, opts.topics)
     this.groups.onTimeout = (groupId) => {
       this.flush(groupId).then((error) => {
         if (error !== null) opts.logger.warn('writing a consumer group after a member timed out failed', { group: groupId, error })
@@ -108,6 +113,56 @@ export class DurableConsumerGroups {
     if (group.members.size > 0) return 'NON_EMPTY_GROUP'
     this.groups.forget(groupId)
     return (await this.flush(groupId)) ?? 'NONE'
+  }
+
+  // ---- classic members of consumer groups (classic-members.ts) ----
+
+  /** The consumer group of that id when it has members (classic requests go to it), else undefined. */
+  private live(groupId: string) {
+    const g = this.groups.groups.get(groupId)
+    return g !== undefined && g.members.size > 0 ? g : undefined
+  }
+
+  /**
+   * A classic group whose members all speak the consumer protocol becomes a consumer group (the
+   * caller has answered its held requests and retires it); its records are written with the
+   * next flush.
+   */
+  upgrade(classic: ClassicGroup): void {
+    this.classic.fromClassic(classic)
+  }
+
+  /** JoinGroup on a consumer group with members; undefined when the id is not one. */
+  async classicJoin(params: JoinGroupParams): Promise<JoinGroupResult | undefined> {
+    const group = this.live(params.groupId)
+    if (group === undefined) return undefined
+    const res = this.classic.join(group, params)
+    const error = await this.flush(params.groupId)
+    return error === null ? res : { ...res, errorCode: ErrorCode[error].code }
+  }
+
+  async classicSync(groupId: string, memberId: string, generationId: number): Promise<SyncGroupResult | undefined> {
+    const group = this.live(groupId)
+    if (group === undefined) return undefined
+    const res = this.classic.sync(group, memberId, generationId)
+    const error = await this.flush(groupId)
+    return error === null ? res : { ...res, errorCode: ErrorCode[error].code, assignment: Buffer.alloc(0) }
+  }
+
+  classicHeartbeat(groupId: string, memberId: string, generationId: number): number | undefined {
+    const group = this.live(groupId)
+    return group === undefined ? undefined : this.classic.heartbeat(group, memberId, generationId)
+  }
+
+  /** LeaveGroup on a consumer group; the records are written in the background. */
+  classicLeave(groupId: string, members: LeavingMember[]): LeaveGroupResult | undefined {
+    const group = this.live(groupId)
+    if (group === undefined) return undefined
+    const res = this.classic.leave(group, members)
+    this.flush(groupId).then((error) => {
+      if (error !== null) this.opts.logger.warn('writing a consumer group after a LeaveGroup failed', { group: groupId, error })
+    })
+    return res
   }
 
   /** Installs the groups a partition's load replayed (records gathered by ConsumerGroupReplay). */

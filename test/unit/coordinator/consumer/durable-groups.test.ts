@@ -16,7 +16,8 @@ import { KafkaError } from '../../../../src/protocol/errors.js'
 import type { ConsumerGroupHeartbeatRequestData } from '../../../../src/protocol/messages/68-consumer-group-heartbeat.js'
 import { ManualClock } from '../../../../src/util/clock.js'
 import { silentLogger } from '../../../../src/util/logger.js'
-import { code, commitParams, electAll, flush, joinParams, track } from '../group-helpers.js'
+import { decodeAssignment, encodeAssignment } from '../../../../src/protocol/consumer-protocol.js'
+import { code, commitParams, electAll, flush, joinParams, TestMember, track } from '../group-helpers.js'
 
 const T_ID = 'AQIDBAUGBwgJCgsMDQ4PEA'
 const U_ID = 'EBAPDg0MCwoJCAcGBQQDAg'
@@ -269,13 +270,96 @@ describe('durable consumer groups: classic ↔ consumer', () => {
     assert.equal(fetched.topics[0]!.partitions[0]!.committedOffset, 9)
   })
 
-  it('a classic group with members is refused (GROUP_ID_NOT_FOUND), as Kafka when it cannot upgrade', async () => {
+  it('a classic group of another protocol type, or a heartbeat at a non-zero epoch, is refused (GROUP_ID_NOT_FOUND)', async () => {
     const { c, clock } = await coordinator()
-    const joined = c.joinGroup(joinParams('g', { memberId: '', requireKnownMemberId: false }))
+    const joined = c.joinGroup(joinParams('g', { requireKnownMemberId: false, protocolType: 'connect' }))
     clock.advance(3000)
     assert.equal((await joined).errorCode, 0)
-    const r = await c.consumerGroupHeartbeat(join('a'), 1, client)
-    assert.equal(r.errorCode, code('GROUP_ID_NOT_FOUND'))
+    assert.equal((await c.consumerGroupHeartbeat(join('a'), 1, client)).errorCode, code('GROUP_ID_NOT_FOUND'))
+  })
+
+  it('upgrade: a classic consumer group gets a consumer-protocol member; its classic members rejoin on REBALANCE_IN_PROGRESS and hand partitions over', async () => {
+    const { c, clock, persistence } = await coordinator()
+    const h = {
+      clock,
+      persistence,
+      coordinator: c,
+      advance: async (ms: number) => {
+        clock.advance(ms)
+        await flush()
+      },
+    }
+    const a = new TestMember(h, 'g', { topics: ['T'] })
+    const b = new TestMember(h, 'g', { topics: ['T'] })
+    const ja = await a.joinFully()
+    const jb = await b.joinFully()
+    for (let i = 0; i < 10 && !(ja.done && jb.done); i++) {
+      clock.advance(3000)
+      await flush()
+    }
+    assert.deepEqual([ja.value?.errorCode, jb.value?.errorCode], [0, 0])
+    const leader = [a, b].find((m) => m.isLeader)!
+    const other = leader === a ? b : a
+    const assign = [
+      { memberId: leader.memberId, assignment: encodeAssignment([{ topic: 'T', partitions: [0, 1] }]) },
+      { memberId: other.memberId, assignment: encodeAssignment([{ topic: 'T', partitions: [2, 3] }]) },
+    ]
+    assert.equal(ja.done && jb.done, true)
+    const syncs = [leader.sync(assign), other.sync()]
+    await flush()
+    assert.deepEqual(
+      syncs.map((x) => x.value!.errorCode),
+      [0, 0],
+    )
+    const generation = a.generationId
+
+    // A consumer-protocol member joins: the group is converted, the classic members keep their partitions for now.
+    const n1 = await c.consumerGroupHeartbeat(join('n'), 1, client)
+    assert.equal(n1.errorCode, 0)
+    assert.equal(c.groupState('g'), 'Empty')
+    const described = c.consumerGroupDescribe(['g'])[0]!
+    assert.equal(described.errorCode, 0)
+    assert.deepEqual(described.members.map((m) => m.memberType).sort(), [0, 0, 1])
+    assert.equal(n1.assignment!.topicPartitions.length, 0, 'nothing free yet')
+    assert.ok(written(persistence).length > 0)
+    assert.equal(persistence.lastGroup('g'), null, 'the classic group metadata is tombstoned')
+
+    // Classic heartbeats: behind the target, they are told to rejoin; they do, and sync.
+    const owned = new Map<string, number[]>()
+    for (const m of [a, b]) {
+      assert.equal(m.heartbeat(), code('REBALANCE_IN_PROGRESS'))
+      const j = m.join()
+      await flush()
+      assert.equal(j.value!.errorCode, 0)
+      assert.ok(j.value!.generationId > generation)
+      assert.equal(j.value!.leader, '')
+      const s = m.sync()
+      await flush()
+      assert.equal(s.value!.errorCode, 0)
+      owned.set(
+        m.memberId,
+        decodeAssignment(s.value!.assignment)!.flatMap((t) => t.partitions),
+      )
+      assert.equal(m.heartbeat(), 0)
+    }
+    const n2 = await c.consumerGroupHeartbeat(beat('n', n1.memberEpoch, []), 1, client)
+    const mine = n2.assignment!.topicPartitions.flatMap((t) => t.partitions)
+    const all = [...mine, ...[...owned.values()].flat()].sort()
+    assert.deepEqual(all, [0, 1, 2, 3], 'every partition owned once')
+    assert.ok(mine.length >= 1)
+    // A classic member commits at its epoch (the generation it got); another generation is ILLEGAL_GENERATION.
+    const commit = (generationId: number) =>
+      c.commitOffsets(
+        commitParams('g', [{ topic: 'T', partition: 0, offset: 1, leaderEpoch: -1, metadata: null }], {
+          memberId: a.memberId,
+          generationId,
+        }),
+      )
+    assert.deepEqual(await commit(a.generationId), [0])
+    assert.deepEqual(await commit(generation), [code('ILLEGAL_GENERATION')])
+    // A classic member leaves: it is removed, and its partitions go to the others.
+    assert.equal(b.leave(), 0)
+    assert.equal(c.consumerGroupDescribe(['g'])[0]!.members.length, 2)
   })
 
   it('JoinGroup: an empty consumer group becomes classic (records tombstoned, offsets kept); a non-empty one is INCONSISTENT_GROUP_PROTOCOL', async () => {
