@@ -11,10 +11,13 @@
 // KIP-848 consumer groups live in consumer/ (durable-groups.ts: written to and replayed from
 // `__consumer_offsets` with the classic groups' partitions); their committed offsets are kept here
 // under an Empty classic carrier group of the same id. Between the two protocols (Kafka's
-// group.consumer.migration.policy, as far as served): a ConsumerGroupHeartbeat on an Empty classic
-// group makes it a consumer group (offsets kept), on one with members it is GROUP_ID_NOT_FOUND; a
-// JoinGroup on an empty consumer group tombstones it and goes on classic (offsets kept), on one
-// with members it is INCONSISTENT_GROUP_PROTOCOL (Kafka's mixed mode is not served). DeleteGroups
+// group.consumer.migration.policy, bidirectional as far as served): a ConsumerGroupHeartbeat
+// joining an Empty classic group, or one whose members all use the consumer protocol, makes it a
+// consumer group (offsets kept; its classic members keep working in it: consumer/classic-members.ts;
+// any other classic group is GROUP_ID_NOT_FOUND); a JoinGroup on an empty consumer group tombstones
+// it and goes on classic (offsets kept); JoinGroup/SyncGroup/Heartbeat/LeaveGroup on a consumer
+// group with members go to its classic members (a new classic member is refused,
+// INCONSISTENT_GROUP_PROTOCOL). DeleteGroups
 // of a consumer group: NON_EMPTY_GROUP while it has members; OffsetDelete refuses its subscribed
 // topics with GROUP_SUBSCRIBED_TO_TOPIC.
 //

@@ -23,9 +23,11 @@
 // - image()/restore() give and take a group's durable state, which records.ts turns into Kafka's
 //   ConsumerGroup* records of `__consumer_offsets` and back; durable-groups.ts writes them after
 //   every change (onTimeout tells it of the changes timers make) and restores the groups a load
-//   replayed. Conversions (group-coordinator.ts): an empty classic group becomes a consumer group
-//   on its first heartbeat, an empty consumer group a classic one on a JoinGroup; classic members
-//   inside a consumer group (Kafka's mixed mode) are not served. Not here: rack-aware assignment.
+//   replayed. Conversions (group-coordinator.ts): an empty classic group, or one whose members all
+//   use the consumer protocol, becomes a consumer group on its first heartbeat (the latter's
+//   members stay as classic members, classic-members.ts); an empty consumer group becomes a
+//   classic one on a JoinGroup. Not here: the downgrade of a group with classic members when its
+//   last consumer-protocol member leaves, rack-aware assignment.
 import { randomUUID } from 'node:crypto'
 import { ErrorCode, type ErrorName } from '../../../protocol/errors.js'
 import type { ConsumerGroupDescribeResponseData } from '../../../protocol/messages/69-consumer-group-describe.js'

@@ -49,13 +49,25 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * static leave, epoch -2) and a new process with instance id s1 starts within the session
  * timeout: it must get exactly the partitions s1 had, and s2 must keep its own. Prints
  * {@code STATIC OK} or {@code STATIC FAIL ...}.
+ *
+ * <p>{@code ConsumerProtocol upgrade HOST:PORT TOPIC}: a classic group upgraded member by member.
+ * Two classic consumers (group.protocol=classic) share a 6-partition topic while records are
+ * produced; each in turn is closed and restarted with group.protocol=consumer (the first
+ * consumer-protocol member converts the group; the remaining classic member keeps consuming in it).
+ * Every produced record must be consumed (committed offsets respected: nothing skipped), the group
+ * must end as a consumer group. Prints {@code UPGRADE OK} or {@code UPGRADE FAIL ...}.
  */
 public final class ConsumerProtocol {
   private static final int PARTITIONS = 6;
 
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("member")) {
-      member(args[1], args[2], args[3], args.length > 4 ? args[4] : null);
+      String instance = args.length > 4 && !args[4].equals("-") ? args[4] : null;
+      member(args[1], args[2], args[3], instance, args.length > 5 ? args[5] : "consumer");
+      return;
+    }
+    if (args.length > 0 && args[0].equals("upgrade")) {
+      upgrade(args[1], args[2]);
       return;
     }
     if (args.length > 0 && args[0].equals("static")) {
@@ -65,12 +77,12 @@ public final class ConsumerProtocol {
     driver(args[0], args[1]);
   }
 
-  private static void member(String bootstrap, String group, String topic, String instanceId) {
+  private static void member(String bootstrap, String group, String topic, String instanceId, String protocol) {
     Properties p = new Properties();
     if (instanceId != null) p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -244,6 +256,69 @@ public final class ConsumerProtocol {
     }
   }
 
+  private static void upgrade(String bootstrap, String topic) throws Exception {
+    String group = topic + "-group";
+    Properties ap = new Properties();
+    ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(ap)) {
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+      Set<String> consumed = ConcurrentHashMap.newKeySet();
+      List<String> problems = new ArrayList<>();
+      AtomicBoolean producing = new AtomicBoolean(true);
+      int[] produced = {0};
+      Thread producer = new Thread(() -> {
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> prod = new KafkaProducer<>(pp)) {
+          for (int i = 0; producing.get(); i++) {
+            prod.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Integer.toString(i))).get();
+            produced[0] = i + 1;
+            Thread.sleep(5);
+          }
+        } catch (Exception e) {
+          synchronized (problems) { problems.add("producer: " + e); }
+        }
+      });
+      producer.start();
+      Process a = start(bootstrap, group, topic, consumed, null, "classic");
+      Process b = start(bootstrap, group, topic, consumed, null, "classic");
+      Thread.sleep(8000);
+      GroupType before = admin.describeConsumerGroups(List.of(group)).all().get().get(group).type();
+      System.out.println("[interop] two classic members; group type " + before);
+      stop(a);
+      Process a2 = start(bootstrap, group, topic, consumed, null, "consumer");
+      Thread.sleep(8000);
+      ConsumerGroupDescription mixed = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      System.out.println("[interop] one member upgraded; group type " + mixed.type() + ", " + mixed.members().size() + " members");
+      stop(b);
+      Process b2 = start(bootstrap, group, topic, consumed, null, "consumer");
+      Thread.sleep(8000);
+      producing.set(false);
+      producer.join();
+      int total = produced[0];
+      long deadline = System.currentTimeMillis() + 40000;
+      while (System.currentTimeMillis() < deadline && missing(consumed, total) > 0) Thread.sleep(200);
+      ConsumerGroupDescription end = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      int miss = missing(consumed, total);
+      stop(a2);
+      stop(b2);
+      System.out.println("[interop] produced " + total + ", distinct consumed " + consumed.size() + ", missing " + miss
+          + "; at the end group type " + end.type() + ", " + end.members().size() + " members");
+      if (before != GroupType.CLASSIC) problems.add("the group did not start classic: " + before);
+      if (mixed.type() != GroupType.CONSUMER) problems.add("one consumer-protocol member did not convert the group: " + mixed.type());
+      if (end.type() != GroupType.CONSUMER || end.members().size() != 2) problems.add("the group did not end as a consumer group of 2");
+      if (miss > 0) problems.add(miss + " records never consumed");
+      if (total < 1000) problems.add("only " + total + " records produced");
+      if (!problems.isEmpty()) {
+        System.out.println("UPGRADE FAIL " + problems.subList(0, Math.min(10, problems.size())));
+        System.exit(1);
+      }
+      System.out.println("UPGRADE OK");
+    }
+  }
+
   private static int missing(Set<String> consumed, int total) {
     int n = 0;
     for (int i = 0; i < total; i++) if (!consumed.contains(Integer.toString(i))) n++;
@@ -256,10 +331,15 @@ public final class ConsumerProtocol {
 
   private static Process start(String bootstrap, String group, String topic, Set<String> consumed, String instanceId)
       throws Exception {
+    return start(bootstrap, group, topic, consumed, instanceId, "consumer");
+  }
+
+  private static Process start(String bootstrap, String group, String topic, Set<String> consumed, String instanceId,
+      String protocol) throws Exception {
     String java = System.getProperty("java.home") + "/bin/java";
     List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ConsumerProtocol.class.getName(), "member", bootstrap, group, topic));
-    if (instanceId != null) cmd.add(instanceId);
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ConsumerProtocol.class.getName(), "member", bootstrap, group, topic,
+        instanceId == null ? "-" : instanceId, protocol));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
     Process pr = pb.start();
