@@ -152,6 +152,7 @@ export class GroupCoordinator implements GroupService {
       ...(opts.consumerGroups && { config: opts.consumerGroups }),
     })
     this.consumer = this.durable.groups
+    this.durable.onMembersLeft = (groupId) => this.maybeDowngrade(groupId)
     this.scheduleRetentionCheck()
   }
 
@@ -260,7 +261,29 @@ export class GroupCoordinator implements GroupService {
       if (req.memberEpoch !== 0 || !canUpgrade(classic)) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
       this.upgradeClassic(classic)
     }
-    return this.durable.heartbeat(req, apiVersion, client)
+    const res = await this.durable.heartbeat(req, apiVersion, client)
+    if (req.memberEpoch < 0 && res.errorCode === 0) this.maybeDowngrade(req.groupId)
+    return res
+  }
+
+  /**
+   * Kafka's online downgrade: a consumer group left with classic members only becomes a classic
+   * group (its offsets moved from the carrier), which rebalances at once.
+   */
+  private maybeDowngrade(groupId: string): void {
+    if (this.status === 'closed' || this.ownershipError(groupId) !== null) return
+    const snapshot = this.durable.downgrade(groupId)
+    if (snapshot === null) return
+    const carrier = this.groups.get(groupId)
+    const group = this.restoreGroup(groupId, snapshot)
+    if (carrier !== undefined) {
+      for (const e of carrier.offsets.entries()) group.offsets.set(e.topic, e.partition, e.value)
+      for (const [producerId, t] of carrier.pendingTxn) group.pendingTxn.set(producerId, t)
+      this.txnOffsets.forget(groupId)
+    }
+    this.groups.set(groupId, group)
+    this.txnOffsets.adopt(group)
+    this.rb.prepareRebalance(group, 'downgraded from a consumer group')
   }
 
   /** The classic group's members move to a consumer group; the classic group stays as the Empty carrier of the offsets. */

@@ -16,12 +16,15 @@
 //   generation, no leader (no client-side assignment); SyncGroup hands it its partitions.
 // - A classic member's session is its own session.timeout.ms; LeaveGroup removes it; its commits
 //   are checked against its epoch (ILLEGAL_GENERATION otherwise).
-// - Not here: the downgrade back to a classic group when the last consumer-protocol member leaves
-//   (the group stays a consumer group with classic members, which keeps working), new classic
-//   members joining a consumer group (INCONSISTENT_GROUP_PROTOCOL), the classic members' metadata in
+// - Downgrade (downgradeSnapshot): when the last consumer-protocol member leaves (or times out),
+//   the classic members that remain become a classic group at the group epoch as generation, which
+//   then rebalances (the caller installs it); the consumer group's records are tombstoned.
+// - Not here: new classic members joining a consumer group (INCONSISTENT_GROUP_PROTOCOL), the
+//   classic members' metadata in
 //   the records (after a coordinator move they are plain members; their next classic request is
 //   UNKNOWN_MEMBER_ID and they rejoin).
 import type { ClassicGroup } from '../group.js'
+import type { GroupSnapshot } from '../persistence.js'
 import type { JoinGroupParams, JoinGroupResult, LeavingMember, SyncGroupResult } from '../../../ports/groups.js'
 import { ErrorCode, type ErrorName } from '../../../protocol/errors.js'
 import { decodeAssignment, decodeSubscription, encodeAssignment } from '../../../protocol/consumer-protocol.js'
@@ -87,6 +90,38 @@ export class ClassicMembers {
       members.push(member)
     }
     return this.groups.install(classic.groupId, classic.generationId, members)
+  }
+
+  /**
+   * The classic group the members become when no consumer-protocol member is left (Kafka's
+   * online downgrade, ClassicGroup.fromConsumerGroup): generation = the group epoch, the protocol
+   * one every member supports, each member's partitions as its assignment. Null when a
+   * consumer-protocol member remains or no protocol is common to all.
+   */
+  downgradeSnapshot(group: ConsumerGroup, nowMs: number): GroupSnapshot | null {
+    const members = [...group.members.values()]
+    if (members.length === 0 || members.some((m) => m.classic === null)) return null
+    const common = members[0]!
+      .classic!.protocols.map((p) => p.name)
+      .find((name) => members.every((m) => m.classic!.protocols.some((p) => p.name === name)))
+    if (common === undefined) return null
+    return {
+      protocolType: CONSUMER,
+      generationId: group.groupEpoch,
+      protocolName: common,
+      leaderId: members[0]!.memberId,
+      currentStateTimestampMs: nowMs,
+      members: members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.instanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        sessionTimeoutMs: m.classic!.sessionTimeoutMs,
+        subscription: m.classic!.protocols.find((p) => p.name === common)!.metadata,
+        assignment: encodeAssignment(this.toNames(m.assigned)),
+      })),
+    }
   }
 
   /** JoinGroup of a classic member of a non-empty consumer group. */

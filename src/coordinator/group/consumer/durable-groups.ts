@@ -23,7 +23,7 @@ import type {
 } from '../../../protocol/messages/68-consumer-group-heartbeat.js'
 import type { Clock } from '../../../util/clock.js'
 import type { Logger } from '../../../util/logger.js'
-import type { GroupPersistence } from '../persistence.js'
+import type { GroupPersistence, GroupSnapshot } from '../persistence.js'
 import { type ClientInfo, type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './consumer-groups.js'
 import type { ClassicGroup } from '../group.js'
 import type { JoinGroupParams, JoinGroupResult, LeaveGroupResult, LeavingMember, SyncGroupResult } from '../../../ports/groups.js'
@@ -45,6 +45,8 @@ function errorNameOf(err: unknown): ErrorName {
 
 export class DurableConsumerGroups {
   readonly groups: ConsumerGroups
+  /** Called when members left a group (a timeout, a LeaveGroup): the caller may downgrade it. */
+  onMembersLeft: (groupId: string) => void = () => {}
   private readonly classic: ClassicMembers
   private readonly log = new ConsumerGroupLog()
   /** group id → its last write in flight (settles, never rejects). */
@@ -57,6 +59,7 @@ export class DurableConsumerGroups {
       this.flush(groupId).then((error) => {
         if (error !== null) opts.logger.warn('writing a consumer group after a member timed out failed', { group: groupId, error })
       })
+      this.onMembersLeft(groupId)
     }
   }
 
@@ -132,6 +135,21 @@ export class DurableConsumerGroups {
     this.classic.fromClassic(classic)
   }
 
+  /**
+   * The classic group the members become once none uses the consumer protocol (null: not so);
+   * the consumer group leaves memory and its tombstones are written (in the background).
+   */
+  downgrade(groupId: string): GroupSnapshot | null {
+    const group = this.groups.groups.get(groupId)
+    const snapshot = group === undefined ? null : this.classic.downgradeSnapshot(group, this.opts.clock.now())
+    if (snapshot === null) return null
+    this.groups.forget(groupId)
+    this.flush(groupId).then((error) => {
+      if (error !== null) this.opts.logger.warn('tombstoning a downgraded consumer group failed', { group: groupId, error })
+    })
+    return snapshot
+  }
+
   /** JoinGroup on a consumer group with members; undefined when the id is not one. */
   async classicJoin(params: JoinGroupParams): Promise<JoinGroupResult | undefined> {
     const group = this.live(params.groupId)
@@ -162,6 +180,7 @@ export class DurableConsumerGroups {
     this.flush(groupId).then((error) => {
       if (error !== null) this.opts.logger.warn('writing a consumer group after a LeaveGroup failed', { group: groupId, error })
     })
+    this.onMembersLeft(groupId)
     return res
   }
 

@@ -278,7 +278,7 @@ describe('durable consumer groups: classic ↔ consumer', () => {
     assert.equal((await c.consumerGroupHeartbeat(join('a'), 1, client)).errorCode, code('GROUP_ID_NOT_FOUND'))
   })
 
-  it('upgrade: a classic consumer group gets a consumer-protocol member; its classic members rejoin on REBALANCE_IN_PROGRESS and hand partitions over', async () => {
+  it('upgrade, then downgrade: a classic group gets a consumer-protocol member, its classic members hand partitions over on REBALANCE_IN_PROGRESS; when that member leaves, a classic group rebalances', async () => {
     const { c, clock, persistence } = await coordinator()
     const h = {
       clock,
@@ -360,6 +360,21 @@ describe('durable consumer groups: classic ↔ consumer', () => {
     // A classic member leaves: it is removed, and its partitions go to the others.
     assert.equal(b.leave(), 0)
     assert.equal(c.consumerGroupDescribe(['g'])[0]!.members.length, 2)
+
+    // Downgrade: the last consumer-protocol member leaves; a classic group is left, rebalancing.
+    const left = await c.consumerGroupHeartbeat({ ...beat('n', n2.memberEpoch, []), memberEpoch: -1, topicPartitions: null }, 1, client)
+    assert.equal(left.errorCode, 0)
+    await flush()
+    assert.equal(c.consumerGroupDescribe(['g'])[0]!.errorCode, code('GROUP_ID_NOT_FOUND'))
+    assert.equal(c.groupState('g'), 'PreparingRebalance')
+    assert.deepEqual(written(persistence).slice(-1), [[3, undefined, true]], 'the consumer group is tombstoned')
+    const rejoin = a.join()
+    await flush()
+    clock.advance(3000)
+    await flush()
+    assert.equal(rejoin.value?.errorCode, 0)
+    assert.equal(rejoin.value!.leader, a.memberId)
+    assert.equal(c.fetchOffsets('g', [{ name: 'T', partitions: [0] }], false).topics[0]!.partitions[0]!.committedOffset, 1, 'offsets kept')
   })
 
   it('JoinGroup: an empty consumer group becomes classic (records tombstoned, offsets kept); a non-empty one is INCONSISTENT_GROUP_PROTOCOL', async () => {

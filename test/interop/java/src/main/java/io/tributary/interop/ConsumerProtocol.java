@@ -97,7 +97,15 @@ public final class ConsumerProtocol {
         for (ConsumerRecord<String, String> r : recs) out.append("REC ").append(r.value()).append('\n');
         System.out.print(out);
         System.out.flush();
-        if (!recs.isEmpty()) c.commitSync();
+        // A commit refused while the member's epoch moves (STALE_MEMBER_EPOCH, or ILLEGAL_GENERATION for
+        // a classic member during a rebalance) loses nothing: the records may only come again.
+        if (!recs.isEmpty()) {
+          try {
+            c.commitSync();
+          } catch (org.apache.kafka.clients.consumer.CommitFailedException e) {
+            System.out.println("COMMIT-FAILED " + e.getMessage());
+          }
+        }
         if (stdin.ready() && "stop".equals(stdin.readLine())) break;
       }
     } catch (Exception e) {
@@ -256,15 +264,42 @@ public final class ConsumerProtocol {
     }
   }
 
+  /** The group as described now, or null (not there yet, or the request failed). */
+  private static ConsumerGroupDescription describe(Admin admin, String group) {
+    try {
+      return admin.describeConsumerGroups(List.of(group)).all().get(10, java.util.concurrent.TimeUnit.SECONDS).get(group);
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
+  /** Waits (up to timeoutMs) for a description that passes the check; returns the last one seen. */
+  private static ConsumerGroupDescription await(Admin admin, String group, long timeoutMs,
+      java.util.function.Predicate<ConsumerGroupDescription> check) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    ConsumerGroupDescription d = null;
+    while (System.currentTimeMillis() < deadline) {
+      d = describe(admin, group);
+      if (d != null && check.test(d)) return d;
+      Thread.sleep(250);
+    }
+    return d;
+  }
+
+  private static String show(ConsumerGroupDescription d) {
+    return d == null ? "none" : d.type() + "/" + d.groupState() + " with " + d.members().size() + " members";
+  }
+
   private static void upgrade(String bootstrap, String topic) throws Exception {
     String group = topic + "-group";
     Properties ap = new Properties();
     ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    List<String> problems = new ArrayList<>();
+    List<Process> procs = new ArrayList<>();
+    AtomicBoolean producing = new AtomicBoolean(true);
     try (Admin admin = Admin.create(ap)) {
       admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
       Set<String> consumed = ConcurrentHashMap.newKeySet();
-      List<String> problems = new ArrayList<>();
-      AtomicBoolean producing = new AtomicBoolean(true);
       int[] produced = {0};
       Thread producer = new Thread(() -> {
         Properties pp = new Properties();
@@ -281,42 +316,56 @@ public final class ConsumerProtocol {
           synchronized (problems) { problems.add("producer: " + e); }
         }
       });
+      producer.setDaemon(true);
       producer.start();
       Process a = start(bootstrap, group, topic, consumed, null, "classic");
       Process b = start(bootstrap, group, topic, consumed, null, "classic");
-      Thread.sleep(8000);
-      GroupType before = admin.describeConsumerGroups(List.of(group)).all().get().get(group).type();
-      System.out.println("[interop] two classic members; group type " + before);
+      procs.add(a);
+      procs.add(b);
+      ConsumerGroupDescription before = await(admin, group, 60000,
+          d -> d.type() == GroupType.CLASSIC && d.members().size() == 2 && d.groupState().toString().equalsIgnoreCase("Stable"));
+      System.out.println("[interop] two classic members: " + show(before));
+      Thread.sleep(2000);
       stop(a);
       Process a2 = start(bootstrap, group, topic, consumed, null, "consumer");
-      Thread.sleep(8000);
-      ConsumerGroupDescription mixed = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-      System.out.println("[interop] one member upgraded; group type " + mixed.type() + ", " + mixed.members().size() + " members");
+      procs.add(a2);
+      ConsumerGroupDescription mixed = await(admin, group, 60000, d -> d.type() == GroupType.CONSUMER && d.members().size() == 2);
+      System.out.println("[interop] one member upgraded: " + show(mixed));
+      Thread.sleep(4000);
       stop(b);
       Process b2 = start(bootstrap, group, topic, consumed, null, "consumer");
-      Thread.sleep(8000);
+      procs.add(b2);
+      // Both members on the consumer protocol now (KIP-1099's MemberDescription.upgraded).
+      ConsumerGroupDescription end = await(admin, group, 60000, d -> d.type() == GroupType.CONSUMER && d.members().size() == 2
+          && d.members().stream().allMatch(m -> m.upgraded().orElse(false)));
+      Thread.sleep(3000);
       producing.set(false);
-      producer.join();
+      producer.join(10000);
       int total = produced[0];
       long deadline = System.currentTimeMillis() + 40000;
       while (System.currentTimeMillis() < deadline && missing(consumed, total) > 0) Thread.sleep(200);
-      ConsumerGroupDescription end = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
       int miss = missing(consumed, total);
-      stop(a2);
-      stop(b2);
       System.out.println("[interop] produced " + total + ", distinct consumed " + consumed.size() + ", missing " + miss
-          + "; at the end group type " + end.type() + ", " + end.members().size() + " members");
-      if (before != GroupType.CLASSIC) problems.add("the group did not start classic: " + before);
-      if (mixed.type() != GroupType.CONSUMER) problems.add("one consumer-protocol member did not convert the group: " + mixed.type());
-      if (end.type() != GroupType.CONSUMER || end.members().size() != 2) problems.add("the group did not end as a consumer group of 2");
+          + "; at the end " + show(end));
+      if (before == null || before.type() != GroupType.CLASSIC) problems.add("the group did not start classic: " + show(before));
+      if (mixed == null || mixed.type() != GroupType.CONSUMER) problems.add("one consumer-protocol member did not convert the group: " + show(mixed));
+      else if (mixed.members().stream().filter(m -> m.upgraded().orElse(false)).count() != 1)
+        problems.add("the converted group should hold one classic and one consumer-protocol member: " + mixed.members());
+      if (end == null || end.type() != GroupType.CONSUMER || end.members().size() != 2) problems.add("the group did not end as a consumer group of 2: " + show(end));
       if (miss > 0) problems.add(miss + " records never consumed");
       if (total < 1000) problems.add("only " + total + " records produced");
-      if (!problems.isEmpty()) {
-        System.out.println("UPGRADE FAIL " + problems.subList(0, Math.min(10, problems.size())));
-        System.exit(1);
-      }
-      System.out.println("UPGRADE OK");
+    } catch (Exception e) {
+      problems.add("driver: " + e);
+    } finally {
+      producing.set(false);
+      for (Process pr : procs) if (pr.isAlive()) stop(pr);
     }
+    if (!problems.isEmpty()) {
+      System.out.println("UPGRADE FAIL " + problems.subList(0, Math.min(10, problems.size())));
+      System.exit(1);
+    }
+    System.out.println("UPGRADE OK");
+    System.exit(0);
   }
 
   private static int missing(Set<String> consumed, int total) {
