@@ -14,8 +14,10 @@
 // group.consumer.migration.policy, bidirectional as far as served): a ConsumerGroupHeartbeat
 // joining an Empty classic group, or one whose members all use the consumer protocol, makes it a
 // consumer group (offsets kept; its classic members keep working in it: consumer/classic-members.ts;
-// any other classic group is GROUP_ID_NOT_FOUND); a JoinGroup on an empty consumer group tombstones
-// it and goes on classic (offsets kept); JoinGroup/SyncGroup/Heartbeat/LeaveGroup on a consumer
+// any other classic group is GROUP_ID_NOT_FOUND); a consumer group whose last consumer-protocol
+// member left becomes a classic group of the classic members left, which rebalances
+// (maybeDowngrade); a JoinGroup on an empty consumer group tombstones it and goes on classic
+// (offsets kept); JoinGroup/SyncGroup/Heartbeat/LeaveGroup on a consumer
 // group with members go to its classic members (a new classic member is refused,
 // INCONSISTENT_GROUP_PROTOCOL). DeleteGroups
 // of a consumer group: NON_EMPTY_GROUP while it has members; OffsetDelete refuses its subscribed

@@ -26,8 +26,8 @@
 //   replayed. Conversions (group-coordinator.ts): an empty classic group, or one whose members all
 //   use the consumer protocol, becomes a consumer group on its first heartbeat (the latter's
 //   members stay as classic members, classic-members.ts); an empty consumer group becomes a
-//   classic one on a JoinGroup. Not here: the downgrade of a group with classic members when its
-//   last consumer-protocol member leaves, rack-aware assignment.
+//   classic one on a JoinGroup, and one left with classic members only a classic one that
+//   rebalances. Not here: rack-aware assignment.
 import { randomUUID } from 'node:crypto'
 import { ErrorCode, type ErrorName } from '../../../protocol/errors.js'
 import type { ConsumerGroupDescribeResponseData } from '../../../protocol/messages/69-consumer-group-describe.js'
