@@ -9,19 +9,14 @@
 // (limits.ts) — and answers DescribeGroups and ListGroups.
 //
 // KIP-848 consumer groups live in consumer/ (durable-groups.ts: written to and replayed from
-// `__consumer_offsets` with the classic groups' partitions); their committed offsets are kept here
-// under an Empty classic carrier group of the same id. Between the two protocols (Kafka's
-// group.consumer.migration.policy, bidirectional as far as served): a ConsumerGroupHeartbeat
-// joining an Empty classic group, or one whose members all use the consumer protocol, makes it a
-// consumer group (offsets kept; its classic members keep working in it: consumer/classic-members.ts;
-// any other classic group is GROUP_ID_NOT_FOUND); a consumer group whose last consumer-protocol
-// member left becomes a classic group of the classic members left, which rebalances
-// (maybeDowngrade); a JoinGroup on an empty consumer group tombstones it and goes on classic
-// (offsets kept); JoinGroup/SyncGroup/Heartbeat/LeaveGroup on a consumer
-// group with members go to its classic members (a new classic member is refused,
-// INCONSISTENT_GROUP_PROTOCOL). DeleteGroups
-// of a consumer group: NON_EMPTY_GROUP while it has members; OffsetDelete refuses its subscribed
-// topics with GROUP_SUBSCRIBED_TO_TOPIC.
+// `__consumer_offsets` with the partition's classic groups); their offsets are kept here under an
+// Empty classic carrier group of the same id. Classic requests on a consumer group with members go
+// to its classic members (consumer/classic-members.ts); the conversions between the protocols are
+// protocol-migration.ts's: upgrade on a ConsumerGroupHeartbeat joining a classic group whose
+// members all use the consumer protocol (any other classic group with members: GROUP_ID_NOT_FOUND),
+// downgrade when the last consumer-protocol member leaves; a JoinGroup on an empty consumer group
+// tombstones it. DeleteGroups of a consumer group: NON_EMPTY_GROUP while it has members;
+// OffsetDelete refuses its subscribed topics with GROUP_SUBSCRIBED_TO_TOPIC.
 //
 // TxnOffsetCommit (Kafka's GroupCoordinatorService.commitTransactionalOffsets): the empty group
 // id is INVALID_GROUP_ID; ownership as any request; then the transaction verification the handler
@@ -82,6 +77,7 @@ import type {
 import type { ConsumerGroupDescribeResponseData } from '../../protocol/messages/69-consumer-group-describe.js'
 import type { ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consumer/consumer-groups.js'
 import { canUpgrade } from './consumer/classic-members.js'
+import { downgradeIfClassicOnly, type MigrationEnv, upgradeClassic } from './protocol-migration.js'
 import { DurableConsumerGroups } from './consumer/durable-groups.js'
 import { ConsumerGroupReplay } from './consumer/group-log.js'
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
@@ -139,6 +135,7 @@ export class GroupCoordinator implements GroupService {
   private readonly consumer: ConsumerGroups
   /** The consumer-protocol groups and their records (consumer/durable-groups.ts). */
   private readonly durable: DurableConsumerGroups
+  private readonly migration: MigrationEnv
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
     this.env = { clock: opts.clock, logger: opts.logger, persistence: opts.persistence, config: opts.config, groups: this.groups }
@@ -155,6 +152,13 @@ export class GroupCoordinator implements GroupService {
     })
     this.consumer = this.durable.groups
     this.durable.onMembersLeft = (groupId) => this.maybeDowngrade(groupId)
+    this.migration = {
+      ...this.env,
+      rb: this.rb,
+      txnOffsets: this.txnOffsets,
+      durable: this.durable,
+      restoreGroup: (groupId, snapshot) => this.restoreGroup(groupId, snapshot),
+    }
     this.scheduleRetentionCheck()
   }
 
@@ -261,48 +265,17 @@ export class GroupCoordinator implements GroupService {
       // Kafka's online upgrade (group.consumer.migration.policy): a member joining a classic group
       // whose members all use the consumer protocol turns it into a consumer group.
       if (req.memberEpoch !== 0 || !canUpgrade(classic)) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
-      this.upgradeClassic(classic)
+      upgradeClassic(this.migration, classic)
     }
     const res = await this.durable.heartbeat(req, apiVersion, client)
     if (req.memberEpoch < 0 && res.errorCode === 0) this.maybeDowngrade(req.groupId)
     return res
   }
 
-  /**
-   * Kafka's online downgrade: a consumer group left with classic members only becomes a classic
-   * group (its offsets moved from the carrier), which rebalances at once.
-   */
+  /** Kafka's online downgrade (protocol-migration.ts), for a group of a partition owned here. */
   private maybeDowngrade(groupId: string): void {
     if (this.status === 'closed' || this.ownershipError(groupId) !== null) return
-    const snapshot = this.durable.downgrade(groupId)
-    if (snapshot === null) return
-    const carrier = this.groups.get(groupId)
-    const group = this.restoreGroup(groupId, snapshot)
-    if (carrier !== undefined) {
-      for (const e of carrier.offsets.entries()) group.offsets.set(e.topic, e.partition, e.value)
-      for (const [producerId, t] of carrier.pendingTxn) group.pendingTxn.set(producerId, t)
-      this.txnOffsets.forget(groupId)
-    }
-    this.groups.set(groupId, group)
-    this.txnOffsets.adopt(group)
-    this.rb.prepareRebalance(group, 'downgraded from a consumer group')
-  }
-
-  /** The classic group's members move to a consumer group; the classic group stays as the Empty carrier of the offsets. */
-  private upgradeClassic(classic: ClassicGroup): void {
-    this.rb.shutDownGroup(classic, code('REBALANCE_IN_PROGRESS'))
-    this.durable.upgrade(classic)
-    for (const id of [...classic.members.keys()]) classic.remove(id)
-    classic.protocolName = null
-    classic.leaderId = null
-    classic.subscribedTopics = new Set()
-    // Straight to Empty, whatever the state: nothing of the classic protocol remains to finish.
-    classic.state = 'Empty'
-    classic.currentStateTimestampMs = this.opts.clock.now()
-    // Kafka tombstones the classic group's metadata (its offsets stay); issued before the consumer records.
-    this.opts.persistence.storeGroup(classic.groupId, null).catch((err: unknown) => {
-      this.opts.logger.warn('failed to tombstone an upgraded classic group', { group: classic.groupId, err })
-    })
+    downgradeIfClassicOnly(this.migration, groupId)
   }
 
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups'] {

@@ -47,6 +47,7 @@ import {
   toWire,
 } from './assignment.js'
 import { ASSIGNORS, type Assignor } from './assignors.js'
+import { describeGroups } from './describe.js'
 import type { GroupImage } from './records.js'
 import { type MemberState, reconcile } from './reconcile.js'
 
@@ -636,44 +637,6 @@ export class ConsumerGroups {
   }
 
   describe(groupIds: readonly string[]): ConsumerGroupDescribeResponseData['groups'] {
-    const names = new Map([...this.topics()].map(([name, t]) => [t.id, name]))
-    const wire = (a: Assignment) => ({ topicPartitions: toWire(a).map((tp) => ({ ...tp, topicName: names.get(tp.topicId) ?? '' })) })
-    return groupIds.map((groupId) => {
-      const group = this.groups.get(groupId)
-      const base = { errorMessage: null, groupId, authorizedOperations: -2147483648 }
-      if (group === undefined) {
-        return {
-          ...base,
-          errorCode: ErrorCode.GROUP_ID_NOT_FOUND.code,
-          errorMessage: `Group ${groupId} not found.`,
-          groupState: 'Dead',
-          groupEpoch: 0,
-          assignmentEpoch: 0,
-          assignorName: '',
-          members: [],
-        }
-      }
-      return {
-        ...base,
-        errorCode: 0,
-        groupState: group.state,
-        groupEpoch: group.groupEpoch,
-        assignmentEpoch: group.targetAssignmentEpoch,
-        assignorName: this.assignorOf(group).name,
-        members: [...group.members.values()].map((m) => ({
-          memberId: m.memberId,
-          instanceId: m.instanceId,
-          rackId: m.rackId,
-          memberEpoch: m.memberEpoch,
-          clientId: m.clientId,
-          clientHost: m.clientHost,
-          subscribedTopicNames: m.subscribedTopicNames,
-          subscribedTopicRegex: m.subscribedTopicRegex,
-          assignment: wire(m.assigned),
-          targetAssignment: wire(group.target.get(m.memberId) ?? emptyAssignment()),
-          memberType: m.classic === null ? 1 : 0,
-        })),
-      }
-    })
+    return describeGroups(groupIds, this.groups, this.topics(), (g) => this.assignorOf(g).name)
   }
 }
