@@ -198,7 +198,7 @@ export class ClassicMembers {
     const members = leaving.map((l) => {
       const member =
         l.groupInstanceId !== null ? group.staticMember(l.groupInstanceId) : l.memberId === '' ? undefined : group.members.get(l.memberId)
-      if (member === undefined) return { ...l, errorCode: code(l.groupInstanceId !== null ? 'UNKNOWN_MEMBER_ID' : 'UNKNOWN_MEMBER_ID') }
+      if (member === undefined) return { ...l, errorCode: code('UNKNOWN_MEMBER_ID') }
       if (l.groupInstanceId !== null && l.memberId !== '' && l.memberId !== member.memberId)
         return { ...l, errorCode: code('FENCED_INSTANCE_ID') }
       this.groups.removeMember(group, member)

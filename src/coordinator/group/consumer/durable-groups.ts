@@ -188,11 +188,16 @@ export class DurableConsumerGroups {
   install(replay: ConsumerGroupReplay): number {
     let count = 0
     for (const [groupId, live] of replay.groups) {
-      const image = replayGroups(live.values()).get(groupId)
       this.log.seed(groupId, live.values())
-      if (image === undefined) continue
-      this.groups.restore(image)
-      count++
+      try {
+        const image = replayGroups(live.values()).get(groupId)
+        if (image === undefined) continue
+        this.groups.restore(image)
+        count++
+      } catch (err) {
+        // A value that does not decode: the group is not served rather than the partition.
+        this.opts.logger.error('a consumer group could not be rebuilt from its records', { group: groupId, err })
+      }
     }
     return count
   }

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { toWire } from '../../../../src/coordinator/group/consumer/assignment.js'
 import { ConsumerGroupLog, ConsumerGroupReplay } from '../../../../src/coordinator/group/consumer/group-log.js'
-import { decodeKey, replayGroups } from '../../../../src/coordinator/group/consumer/records.js'
+import { decodeKey, encodeKey, replayGroups } from '../../../../src/coordinator/group/consumer/records.js'
+import { DurableConsumerGroups } from '../../../../src/coordinator/group/consumer/durable-groups.js'
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, GroupCoordinator } from '../../../../src/coordinator/group/group-coordinator.js'
 import { MemoryGroupPersistence } from '../../../../src/coordinator/group/memory-persistence.js'
 import { ConsumerGroups } from '../../../../src/coordinator/group/consumer/consumer-groups.js'
@@ -429,5 +430,20 @@ describe('consumer group log: image → records → replay → restore', () => {
     assert.deepEqual(seeded.recordsFor('g', restored.image('g'), clock.now() + 1000), [])
     // The member that left has no live key.
     assert.ok(![...replay.groups.get('g')!.values()].some((r) => decodeKey(r.key).member === 'c'))
+  })
+})
+
+describe('durable consumer groups: a record that does not decode', () => {
+  it('leaves that group out and installs the others', async () => {
+    const clock = new ManualClock()
+    const durable = new DurableConsumerGroups({ clock, logger: silentLogger, persistence: new MemoryGroupPersistence(), topics })
+    const source = new ConsumerGroups(clock, topics)
+    source.heartbeat(join('a', { groupId: 'good' }), 1, client)
+    const replay = new ConsumerGroupReplay()
+    const log = new ConsumerGroupLog()
+    for (const r of log.recordsFor('good', source.image('good'), 0)) replay.apply(r.key, r.value)
+    replay.apply(encodeKey({ type: 5, group: 'bad', member: 'm' }), Buffer.from([0, 0, 0xff]))
+    assert.equal(durable.install(replay), 1)
+    assert.deepEqual([...durable.groups.groups.keys()], ['good'])
   })
 })
