@@ -19,10 +19,9 @@
 // - Downgrade (downgradeSnapshot): when the last consumer-protocol member leaves (or times out),
 //   the classic members that remain become a classic group at the group epoch as generation, which
 //   then rebalances (the caller installs it); the consumer group's records are tombstoned.
-// - Not here: new classic members joining a consumer group (INCONSISTENT_GROUP_PROTOCOL), the
-//   classic members' metadata in
-//   the records (after a coordinator move they are plain members; their next classic request is
-//   UNKNOWN_MEMBER_ID and they rejoin).
+// - A classic member's session timeout and protocols are kept in its member record
+//   (ClassicMemberMetadata), so a coordinator that takes the group over serves it as classic.
+// - Not here: new classic members joining a consumer group (INCONSISTENT_GROUP_PROTOCOL).
 import type { ClassicGroup } from '../group.js'
 import type { GroupSnapshot } from '../persistence.js'
 import type { JoinGroupParams, JoinGroupResult, LeavingMember, SyncGroupResult } from '../../../ports/groups.js'

@@ -48,7 +48,7 @@ import {
 } from './assignment.js'
 import { ASSIGNORS, type Assignor } from './assignors.js'
 import { describeGroups } from './describe.js'
-import type { GroupImage } from './records.js'
+import type { ClassicMemberInfo, GroupImage } from './records.js'
 import { type MemberState, reconcile } from './reconcile.js'
 
 export const LEAVE_EPOCH = -1
@@ -82,11 +82,7 @@ export interface ClientInfo {
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
 
-/** What a classic member joined with (Kafka's ConsumerGroupMemberMetadataValue.ClassicMemberMetadata). */
-export interface ClassicMemberInfo {
-  sessionTimeoutMs: number
-  protocols: Array<{ name: string; metadata: Buffer }>
-}
+export type { ClassicMemberInfo } from './records.js'
 
 export class ConsumerMember {
   state: MemberState = 'STABLE'
@@ -594,6 +590,7 @@ export class ConsumerGroups {
         subscribedTopicRegex: m.subscribedTopicRegex,
         rebalanceTimeoutMs: m.rebalanceTimeoutMs,
         serverAssignor: m.serverAssignor,
+        classic: m.classic,
         memberEpoch: m.memberEpoch,
         previousMemberEpoch: m.previousMemberEpoch,
         state: m.state,
@@ -621,6 +618,7 @@ export class ConsumerGroups {
         subscribedTopicRegex: mi.subscribedTopicRegex,
         rebalanceTimeoutMs: mi.rebalanceTimeoutMs,
         serverAssignor: mi.serverAssignor,
+        classic: mi.classic ?? null,
         memberEpoch: mi.memberEpoch,
         previousMemberEpoch: mi.previousMemberEpoch,
         state: mi.state,

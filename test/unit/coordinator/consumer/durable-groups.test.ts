@@ -401,6 +401,37 @@ describe('durable consumer groups: classic ↔ consumer', () => {
   })
 })
 
+describe('durable consumer groups: classic members across a coordinator move', () => {
+  it('a converted group reloaded elsewhere keeps its classic member as classic: its heartbeat at its generation is served', async () => {
+    const first = await coordinator()
+    const h = {
+      clock: first.clock,
+      persistence: first.persistence,
+      coordinator: first.c,
+      advance: async (ms: number) => {
+        first.clock.advance(ms)
+        await flush()
+      },
+    }
+    const a = new TestMember(h, 'g', { topics: ['T'] })
+    const ja = await a.joinFully()
+    for (let i = 0; i < 10 && !ja.done; i++) await h.advance(3000)
+    const s = a.sync([{ memberId: a.memberId, assignment: encodeAssignment([{ topic: 'T', partitions: [0, 1, 2, 3] }]) }])
+    await flush()
+    assert.equal(s.value?.errorCode, 0)
+    assert.equal((await first.c.consumerGroupHeartbeat(join('n'), 1, client)).errorCode, 0)
+    first.c.close()
+    const second = await coordinator(first.persistence, first.clock)
+    const types = second.c.consumerGroupDescribe(['g'])[0]!.members.map((m) => [m.memberId, m.memberType])
+    assert.deepEqual(types.sort(), [
+      [a.memberId, 0],
+      ['n', 1],
+    ])
+    const beatCode = second.c.heartbeat({ groupId: 'g', generationId: a.generationId, memberId: a.memberId, groupInstanceId: null })
+    assert.equal(beatCode, code('REBALANCE_IN_PROGRESS'), 'a known classic member, told to rejoin for the new target')
+  })
+})
+
 describe('consumer group log: image → records → replay → restore', () => {
   it('the replayed group equals the one written, and a log seeded from it has nothing to write', () => {
     const clock = new ManualClock()
