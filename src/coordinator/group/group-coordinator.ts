@@ -265,6 +265,8 @@ export class GroupCoordinator implements GroupService {
       // Kafka's online upgrade (group.consumer.migration.policy): a member joining a classic group
       // whose members all use the consumer protocol turns it into a consumer group.
       if (req.memberEpoch !== 0 || !canUpgrade(classic)) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+      const refused = this.consumer.refusal(req, apiVersion)
+      if (refused !== null) return refused
       upgradeClassic(this.migration, classic)
     }
     const res = await this.durable.heartbeat(req, apiVersion, client)

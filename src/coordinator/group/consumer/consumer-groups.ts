@@ -152,6 +152,18 @@ class HeartbeatError extends Error {
   }
 }
 
+function errorAnswer(err: HeartbeatError): ConsumerGroupHeartbeatResponseData {
+  return {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode[err.errorName].code,
+    errorMessage: err.message === err.errorName ? null : err.message,
+    memberId: null,
+    memberEpoch: 0,
+    heartbeatIntervalMs: 0,
+    assignment: null,
+  }
+}
+
 export class ConsumerGroups {
   readonly groups = new Map<string, ConsumerGroup>()
   private readonly assignors: Assignor[]
@@ -176,15 +188,18 @@ export class ConsumerGroups {
       return this.handle(req, version, client)
     } catch (err) {
       if (!(err instanceof HeartbeatError)) throw err
-      return {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode[err.errorName].code,
-        errorMessage: err.message === err.errorName ? null : err.message,
-        memberId: null,
-        memberEpoch: 0,
-        heartbeatIntervalMs: 0,
-        assignment: null,
-      }
+      return errorAnswer(err)
+    }
+  }
+
+  /** The answer to a request that is invalid whatever the group (checked before a conversion), or null. */
+  refusal(req: ConsumerGroupHeartbeatRequestData, version: number): ConsumerGroupHeartbeatResponseData | null {
+    try {
+      this.validate(req, version)
+      return null
+    } catch (err) {
+      if (!(err instanceof HeartbeatError)) throw err
+      return errorAnswer(err)
     }
   }
 

@@ -279,6 +279,17 @@ describe('durable consumer groups: classic ↔ consumer', () => {
     assert.equal((await c.consumerGroupHeartbeat(join('a'), 1, client)).errorCode, code('GROUP_ID_NOT_FOUND'))
   })
 
+  it('an invalid first heartbeat on a classic consumer group is refused before anything converts', async () => {
+    const { c, clock } = await coordinator()
+    const joined = c.joinGroup(joinParams('g', { requireKnownMemberId: false }))
+    clock.advance(3000)
+    assert.equal((await joined).errorCode, 0)
+    const r = await c.consumerGroupHeartbeat({ ...join('a'), rebalanceTimeoutMs: -1 }, 1, client)
+    assert.equal(r.errorCode, code('INVALID_REQUEST'))
+    assert.notEqual(c.groupState('g'), 'Empty')
+    assert.equal(c.consumerGroupDescribe(['g'])[0]!.errorCode, code('GROUP_ID_NOT_FOUND'))
+  })
+
   it('upgrade, then downgrade: a classic group gets a consumer-protocol member, its classic members hand partitions over on REBALANCE_IN_PROGRESS; when that member leaves, a classic group rebalances', async () => {
     const { c, clock, persistence } = await coordinator()
     const h = {
