@@ -51,6 +51,11 @@ export class DurableConsumerGroups {
   private readonly log = new ConsumerGroupLog()
   /** group id → its last write in flight (settles, never rejects). */
   private readonly inFlight = new Map<string, Promise<void>>()
+  /**
+   * group id → its epochs and size when last fully compared: while they stay, a heartbeat can
+   * only have changed its own member, which is all that is compared then (not the whole group).
+   */
+  private readonly shapes = new Map<string, string>()
 
   constructor(private readonly opts: DurableConsumerGroupsOptions) {
     this.groups = new ConsumerGroups(opts.clock, opts.topics, opts.config)
@@ -69,7 +74,8 @@ export class DurableConsumerGroups {
     client: ClientInfo,
   ): Promise<ConsumerGroupHeartbeatResponseData> {
     const res = this.groups.heartbeat(req, version, client)
-    const error = await this.flush(req.groupId)
+    // A join (epoch 0) may replace another member (a static member's new id): compare the whole group.
+    const error = await this.flush(req.groupId, req.memberEpoch > 0 ? req.memberId : undefined)
     if (error === null) return res
     return {
       ...res,
@@ -86,8 +92,14 @@ export class DurableConsumerGroups {
    * Writes what changed in the group since its last write; resolves once that and every earlier
    * write of the group are durable, with the error of its own write, or null.
    */
-  flush(groupId: string): Promise<ErrorName | null> {
-    const records = this.log.recordsFor(groupId, this.groups.image(groupId), this.opts.clock.now())
+  flush(groupId: string, memberId?: string): Promise<ErrorName | null> {
+    const g = this.groups.groups.get(groupId)
+    const shape = g === undefined ? undefined : `${g.groupEpoch}:${g.targetAssignmentEpoch}:${g.members.size}`
+    const partial = memberId !== undefined && shape !== undefined && this.shapes.get(groupId) === shape
+    const only = partial ? new Set([memberId]) : undefined
+    const records = this.log.recordsFor(groupId, this.groups.image(groupId), this.opts.clock.now(), only)
+    if (shape === undefined) this.shapes.delete(groupId)
+    else this.shapes.set(groupId, shape)
     const before = this.inFlight.get(groupId) ?? Promise.resolve()
     if (records.length === 0) return before.then(() => null)
     // Taken as written now, so the next change is computed on top of it; a failure undoes that.
@@ -96,6 +108,7 @@ export class DurableConsumerGroups {
       () => null,
       (err: unknown) => {
         this.log.failed(groupId, records)
+        this.shapes.delete(groupId) // the next write compares the whole group
         return errorNameOf(err)
       },
     )
@@ -207,5 +220,6 @@ export class DurableConsumerGroups {
     this.groups.forget(groupId)
     this.log.forget(groupId)
     this.inFlight.delete(groupId)
+    this.shapes.delete(groupId)
   }
 }

@@ -50,18 +50,24 @@ export class ConsumerGroupLog {
   /** group id → key hex → fingerprint of the value written. */
   private readonly written_ = new Map<string, Map<string, string>>()
 
-  /** The records that make the log describe `image` (undefined: the group is deleted). */
-  recordsFor(groupId: string, image: GroupImage | undefined, nowMs: number): ConsumerGroupRecord[] {
+  /**
+   * The records that make the log describe `image` (undefined: the group is deleted). `only`:
+   * compare just these members (and the group's own keys), no tombstones — for a change that
+   * touched one member while the membership and the epochs stayed.
+   */
+  recordsFor(groupId: string, image: GroupImage | undefined, nowMs: number, only?: ReadonlySet<string>): ConsumerGroupRecord[] {
     const known = this.written_.get(groupId) ?? new Map<string, string>()
     const out: ConsumerGroupRecord[] = []
     const present = new Set<string>()
-    for (const rec of image === undefined ? [] : groupRecords(image, nowMs)) {
+    const compared =
+      image !== undefined && only !== undefined ? { ...image, members: image.members.filter((m) => only.has(m.memberId)) } : image
+    for (const rec of compared === undefined ? [] : groupRecords(compared, nowMs)) {
       const k = keyHex(rec.key)
       present.add(k)
       if (known.get(k) !== fingerprint(rec.key, rec.value)) out.push(rec)
     }
     const gone: ConsumerGroupRecord[] = []
-    for (const k of known.keys()) if (!present.has(k)) gone.push({ key: Buffer.from(k, 'hex'), value: null })
+    if (only === undefined) for (const k of known.keys()) if (!present.has(k)) gone.push({ key: Buffer.from(k, 'hex'), value: null })
     gone.sort((a, b) => tombstoneOrder(a.key) - tombstoneOrder(b.key))
     // Tombstones of members gone first, then what changed: the epoch record stays last of a group
     // that lives on, and a deleted group's epoch tombstone is the last record.
