@@ -2,7 +2,9 @@
 // group coordinator (coordinator/group/consumer/consumer-groups.ts): the member's epoch, its
 // heartbeat interval and, when it changed, its assignment. Errors: INVALID_REQUEST,
 // UNSUPPORTED_ASSIGNOR, INVALID_REGULAR_EXPRESSION, UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH,
-// UNRELEASED_INSTANCE_ID, GROUP_ID_NOT_FOUND (a classic group of that id has members),
+// UNRELEASED_INSTANCE_ID, GROUP_ID_NOT_FOUND (a classic group of that id has members that cannot
+// be upgraded: not all of the consumer protocol type, or the heartbeat is not a join),
+// the store errors of its records (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE; answered once durable),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/68-consumer-group-heartbeat.js'
 import { defineHandler } from './define.js'

@@ -171,6 +171,8 @@ export interface DescribedGroup {
   protocolType: string
   /** The selected protocol, only when Stable (as Kafka). */
   protocolData: string
+  /** Why the group is not described (DescribeGroups v6+), when the coordinator says more than the code. */
+  errorMessage?: string
   members: Array<{
     memberId: string
     groupInstanceId: string | null
@@ -224,12 +226,15 @@ export interface GroupService {
   deleteGroups(groupIds: string[]): Promise<Array<{ groupId: string; errorCode: number }>>
   /** Creates `__consumer_offsets` if it is missing (Kafka creates it on the first FindCoordinator). */
   ensureCoordinatorTopic(): Promise<void>
-  /** ConsumerGroupHeartbeat (KIP-848): join, heartbeat, reconcile or leave a consumer-protocol group. */
+  /**
+   * ConsumerGroupHeartbeat (KIP-848): join, heartbeat, reconcile or leave a consumer-protocol
+   * group. Resolves once the group's changes are durable (never rejects).
+   */
   consumerGroupHeartbeat(
     req: ConsumerGroupHeartbeatRequestData,
     apiVersion: number,
     client: { clientId: string; clientHost: string },
-  ): ConsumerGroupHeartbeatResponseData
+  ): Promise<ConsumerGroupHeartbeatResponseData>
   /** ConsumerGroupDescribe: one entry per group id, in order. */
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups']
   /** ShareGroupHeartbeat (KIP-932): join, heartbeat or leave a share group; resolves once the change is durable. */

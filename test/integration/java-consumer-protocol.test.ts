@@ -3,7 +3,11 @@
 // another on a 6-partition topic while records are produced, one leaving, one killed, and a fourth
 // subscribing by regex; every record must be consumed and no ConsumerGroupDescribe snapshot may
 // show a partition owned by two members. The broker's session timeout is lowered to 8 s so the
-// killed member's partitions move within the test's time. Missing java or mvn fails this test.
+// killed member's partitions move within the test's time. A second test restarts one of two static
+// members (group.instance.id) within the session timeout: it gets back exactly the partitions it
+// had, and the other keeps its own. A third upgrades a classic group member by member: two classic
+// consumers are restarted one by one with group.protocol=consumer, and no record is skipped.
+// Missing java or mvn fails this test.
 import assert from 'node:assert/strict'
 import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -45,6 +49,46 @@ describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=co
     const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
     assert.equal(r.code, 0, `ConsumerProtocol failed: ${context()}`)
     assert.ok(r.stdout.includes('CONSUMER-PROTOCOL OK'), `no OK line: ${context()}`)
+    assert.ok(broker.alive(), 'broker died during the run')
+  })
+
+  test('a classic group upgraded member by member: two classic consumers restarted one by one with group.protocol=consumer, nothing skipped', {
+    timeout: 150_000,
+  }, async () => {
+    assert.ok(broker, 'broker not started')
+    const r = await runProcess(
+      javaCommand(),
+      ['-cp', CLASSPATH, 'io.tributary.interop.ConsumerProtocol', 'upgrade', broker.bootstrap, 'it-kip848-upgrade'],
+      {
+        timeoutMs: 130_000,
+        installHint: HINT,
+        env: { INTEROP_LOG_LEVEL: 'warn' },
+      },
+    )
+    for (const line of r.stdout.split('\n')) if (line.startsWith('[')) console.log(line)
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `ConsumerProtocol upgrade failed: ${context()}`)
+    assert.ok(r.stdout.includes('UPGRADE OK'), `no OK line: ${context()}`)
+    assert.ok(broker.alive(), 'broker died during the run')
+  })
+
+  test('static members (group.instance.id): one closes and restarts within the session timeout and gets its partitions back', {
+    timeout: 120_000,
+  }, async () => {
+    assert.ok(broker, 'broker not started')
+    const r = await runProcess(
+      javaCommand(),
+      ['-cp', CLASSPATH, 'io.tributary.interop.ConsumerProtocol', 'static', broker.bootstrap, 'it-kip848-static'],
+      {
+        timeoutMs: 100_000,
+        installHint: HINT,
+        env: { INTEROP_LOG_LEVEL: 'warn' },
+      },
+    )
+    for (const line of r.stdout.split('\n')) if (line.startsWith('[')) console.log(line)
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `ConsumerProtocol static failed: ${context()}`)
+    assert.ok(r.stdout.includes('STATIC OK'), `no OK line: ${context()}`)
     assert.ok(broker.alive(), 'broker died during the run')
   })
 })

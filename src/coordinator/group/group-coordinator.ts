@@ -9,6 +9,16 @@
 // (limits.ts) — and answers DescribeGroups and ListGroups. Share groups (KIP-932) are served by
 // share/share-coordination.ts; a group id belongs to one type (classic, consumer or share).
 //
+// KIP-848 consumer groups live in consumer/ (durable-groups.ts: written to and replayed from
+// `__consumer_offsets` with the partition's classic groups); their offsets are kept here under an
+// Empty classic carrier group of the same id. Classic requests on a consumer group with members go
+// to its classic members (consumer/classic-members.ts); the conversions between the protocols are
+// protocol-migration.ts's: upgrade on a ConsumerGroupHeartbeat joining a classic group whose
+// members all use the consumer protocol (any other classic group with members: GROUP_ID_NOT_FOUND),
+// downgrade when the last consumer-protocol member leaves; a JoinGroup on an empty consumer group
+// tombstones it. DeleteGroups of a consumer group: NON_EMPTY_GROUP while it has members;
+// OffsetDelete refuses its subscribed topics with GROUP_SUBSCRIBED_TO_TOPIC.
+//
 // TxnOffsetCommit (Kafka's GroupCoordinatorService.commitTransactionalOffsets): the empty group
 // id is INVALID_GROUP_ID; ownership as any request; then the transaction verification the handler
 // passes (params.verify: the transaction coordinator confirms — or, transactions v2, adds — the
@@ -66,7 +76,11 @@ import type {
   ConsumerGroupHeartbeatResponseData,
 } from '../../protocol/messages/68-consumer-group-heartbeat.js'
 import type { ConsumerGroupDescribeResponseData } from '../../protocol/messages/69-consumer-group-describe.js'
-import { type ConsumerGroupConfig, ConsumerGroups, type TopicSource } from './consumer/consumer-groups.js'
+import type { ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consumer/consumer-groups.js'
+import { canUpgrade } from './consumer/classic-members.js'
+import { downgradeIfClassicOnly, type MigrationEnv, upgradeClassic } from './protocol-migration.js'
+import { DurableConsumerGroups } from './consumer/durable-groups.js'
+import { ConsumerGroupReplay } from './consumer/group-log.js'
 import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
 import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
@@ -128,6 +142,9 @@ export class GroupCoordinator implements GroupService {
   private readonly partitions = new Map<number, PartitionOwnership>()
   private readonly consumer: ConsumerGroups
   private readonly share: ShareCoordination
+  /** The consumer-protocol groups and their records (consumer/durable-groups.ts). */
+  private readonly durable: DurableConsumerGroups
+  private readonly migration: MigrationEnv
 
   constructor(private readonly opts: GroupCoordinatorOptions) {
     this.env = { clock: opts.clock, logger: opts.logger, persistence: opts.persistence, config: opts.config, groups: this.groups }
@@ -135,7 +152,22 @@ export class GroupCoordinator implements GroupService {
     this.membership = new Membership(this.env, this.rb)
     this.offsets = new Offsets(this.env, this.rb)
     this.txnOffsets = new TxnOffsets(this.env)
-    this.consumer = new ConsumerGroups(opts.clock, opts.topics ?? (() => new Map()), opts.consumerGroups)
+    this.durable = new DurableConsumerGroups({
+      clock: opts.clock,
+      logger: opts.logger,
+      persistence: opts.persistence,
+      topics: opts.topics ?? (() => new Map()),
+      ...(opts.consumerGroups && { config: opts.consumerGroups }),
+    })
+    this.consumer = this.durable.groups
+    this.durable.onMembersLeft = (groupId) => this.maybeDowngrade(groupId)
+    this.migration = {
+      ...this.env,
+      rb: this.rb,
+      txnOffsets: this.txnOffsets,
+      durable: this.durable,
+      restoreGroup: (groupId, snapshot) => this.restoreGroup(groupId, snapshot),
+    }
     this.share = new ShareCoordination({
       clock: opts.clock,
       logger: opts.logger,
@@ -175,26 +207,41 @@ export class GroupCoordinator implements GroupService {
   // -------------------------------------------------------------------------------------------
   // Membership
 
-  joinGroup(params: JoinGroupParams): Promise<JoinGroupResult> {
+  async joinGroup(params: JoinGroupParams): Promise<JoinGroupResult> {
     const error = this.refuse(params.groupId, 'membership') ?? (this.share.isShareGroup(params.groupId) ? 'GROUP_ID_NOT_FOUND' : null)
-    if (error) return Promise.resolve(joinError(params.memberId, error))
+    if (error) return joinError(params.memberId, error)
+    const consumerGroup = this.consumer.groups.get(params.groupId)
+    if (consumerGroup !== undefined) {
+      // Kafka's classicGroupJoin: a classic member of a consumer group with members is served
+      // there (consumer/classic-members.ts); an empty consumer group becomes a classic one (its
+      // records tombstoned, its offsets kept).
+      const mixed = await this.durable.classicJoin(params)
+      if (mixed !== undefined) return mixed
+      const deleted = await this.durable.deleteGroup(params.groupId)
+      if (deleted !== null && deleted !== 'NONE') return joinError(params.memberId, deleted)
+      const again = this.refuse(params.groupId, 'membership')
+      if (again) return joinError(params.memberId, again)
+    }
     return this.membership.join(params)
   }
 
   syncGroup(params: SyncGroupParams): Promise<SyncGroupResult> {
     const error = this.refuse(params.groupId, 'membership')
     if (error) return Promise.resolve(syncError(code(error)))
-    return this.membership.sync(params)
+    const mixed = this.durable.classicSync(params.groupId, params.memberId, params.generationId)
+    return mixed.then((r) => r ?? this.membership.sync(params))
   }
 
   heartbeat(params: HeartbeatParams): number {
     const error = this.refuse(params.groupId, 'membership')
-    return error ? code(error) : this.membership.heartbeat(params)
+    if (error) return code(error)
+    return this.durable.classicHeartbeat(params.groupId, params.memberId, params.generationId) ?? this.membership.heartbeat(params)
   }
 
   leaveGroup(groupId: string, members: LeavingMember[]): LeaveGroupResult {
     const error = this.refuse(groupId, 'membership')
-    return error ? { errorCode: code(error), members: [] } : this.membership.leave(groupId, members)
+    if (error) return { errorCode: code(error), members: [] }
+    return this.durable.classicLeave(groupId, members) ?? this.membership.leave(groupId, members)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -218,11 +265,11 @@ export class GroupCoordinator implements GroupService {
   // -------------------------------------------------------------------------------------------
   // Consumer protocol (KIP-848)
 
-  consumerGroupHeartbeat(
+  async consumerGroupHeartbeat(
     req: ConsumerGroupHeartbeatRequestData,
     apiVersion: number,
     client: { clientId: string; clientHost: string },
-  ): ConsumerGroupHeartbeatResponseData {
+  ): Promise<ConsumerGroupHeartbeatResponseData> {
     const fail = (name: ErrorName, message: string | null = null): ConsumerGroupHeartbeatResponseData => ({
       throttleTimeMs: 0,
       errorCode: code(name),
@@ -235,10 +282,24 @@ export class GroupCoordinator implements GroupService {
     const error = this.refuse(req.groupId, 'membership')
     if (error) return fail(error)
     const classic = this.groups.get(req.groupId)
-    if ((classic !== undefined && !classic.is('Empty')) || this.share.isShareGroup(req.groupId)) {
-      return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+    if (this.share.isShareGroup(req.groupId)) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+    if (classic !== undefined && !classic.is('Empty')) {
+      // Kafka's online upgrade (group.consumer.migration.policy): a member joining a classic group
+      // whose members all use the consumer protocol turns it into a consumer group.
+      if (req.memberEpoch !== 0 || !canUpgrade(classic)) return fail('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`)
+      const refused = this.consumer.refusal(req, apiVersion)
+      if (refused !== null) return refused
+      upgradeClassic(this.migration, classic)
     }
-    return this.consumer.heartbeat(req, apiVersion, client)
+    const res = await this.durable.heartbeat(req, apiVersion, client)
+    if (req.memberEpoch < 0 && res.errorCode === 0) this.maybeDowngrade(req.groupId)
+    return res
+  }
+
+  /** Kafka's online downgrade (protocol-migration.ts), for a group of a partition owned here. */
+  private maybeDowngrade(groupId: string): void {
+    if (this.status === 'closed' || this.ownershipError(groupId) !== null) return
+    downgradeIfClassicOnly(this.migration, groupId)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -310,6 +371,10 @@ export class GroupCoordinator implements GroupService {
   deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult> {
     const error = this.refuse(groupId, 'membership')
     if (error) return Promise.resolve({ errorCode: code(error), topics: [] })
+    const subscribed = this.consumer.subscribedTopicNames(groupId)
+    // A consumer-protocol group: the topics its members subscribe to are refused
+    // (GROUP_SUBSCRIBED_TO_TOPIC), whatever its state; its offsets are its carrier's.
+    if (subscribed !== undefined) return this.offsets.deleteOffsets(groupId, topics, subscribed)
     return this.offsets.deleteOffsets(groupId, topics)
   }
 
@@ -342,12 +407,14 @@ export class GroupCoordinator implements GroupService {
         return { errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] }
       }
       if (this.consumer.groups.has(groupId)) {
-        // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe describes it).
+        // Kafka's answer to DescribeGroups on a consumer-protocol group (ConsumerGroupDescribe
+        // describes it): not found as a classic group (the handler drops the code before v6).
         return {
           errorCode: code('GROUP_ID_NOT_FOUND'),
+          errorMessage: `Group ${groupId} is not a classic group.`,
           groupId,
           groupState: 'Dead',
-          protocolType: 'consumer',
+          protocolType: '',
           protocolData: '',
           members: [],
         }
@@ -406,6 +473,10 @@ export class GroupCoordinator implements GroupService {
         const error = this.refuse(groupId, 'admin')
         if (error) return { groupId, errorCode: code(error) }
         if (this.share.isShareGroup(groupId)) return { groupId, errorCode: await this.share.deleteGroup(groupId) }
+        const consumer = await this.durable.deleteGroup(groupId)
+        if (consumer !== null && consumer !== 'NONE') return { groupId, errorCode: code(consumer) }
+        // The offsets (kept by a carrier classic group) go with it; a consumer group without any is done.
+        if (consumer === 'NONE' && !this.groups.has(groupId)) return { groupId, errorCode: 0 }
         return { groupId, errorCode: await this.offsets.deleteGroup(groupId) }
       }),
     )
@@ -491,7 +562,7 @@ export class GroupCoordinator implements GroupService {
     }
     if (!current()) return // resigned (or closed) meanwhile: what was read is someone else's now
     this.unloadPartition(partition)
-    const groups = this.install(replay) + this.share.install(replay.shares)
+    const groups = this.install(replay) + this.durable.install(replay.consumer) + this.share.install(replay.shares)
     entry.state = 'owned'
     for (const c of entry.completions.splice(0)) this.txnOffsets.complete(partition, c.producerId, c.commit)
     this.opts.logger.info('loaded an offsets partition', {
@@ -507,7 +578,7 @@ export class GroupCoordinator implements GroupService {
     let count = 0
     this.share.forgetPartition(partition)
     for (const groupId of [...this.consumer.groups.keys()]) {
-      if (this.opts.persistence.partitionFor(groupId) === partition) this.consumer.forget(groupId)
+      if (this.opts.persistence.partitionFor(groupId) === partition) this.durable.forget(groupId)
     }
     for (const group of [...this.groups.values()]) {
       if (this.opts.persistence.partitionFor(group.groupId) !== partition) continue
@@ -570,6 +641,7 @@ export class GroupCoordinator implements GroupService {
     for (const g of this.groups.values()) this.rb.shutDownGroup(g, code('NOT_COORDINATOR'))
     this.groups.clear()
     this.share.close()
+    for (const groupId of [...this.consumer.groups.keys()]) this.durable.forget(groupId)
     this.partitions.clear()
   }
 
@@ -590,6 +662,8 @@ class Replay {
   readonly pending = new Map<string, Map<number, OffsetTable>>()
   /** producer id → the groups it has pending offsets in. */
   private readonly open = new Map<number, Set<string>>()
+  /** The consumer-protocol groups' records (consumer/group-log.ts). */
+  readonly consumer = new ConsumerGroupReplay()
 
   constructor(
     readonly shares: ShareGroupReplay,
@@ -597,6 +671,7 @@ class Replay {
   ) {}
 
   readonly sink: LoadSink = {
+    consumerGroupRecord: (_groupId, record) => this.consumer.apply(record.key, record.value),
     shareGroupRecord: (key, value) => {
       try {
         this.shares.apply(key, value)

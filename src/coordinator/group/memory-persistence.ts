@@ -7,11 +7,13 @@
 // record or a marker), so replayed offsets carry their record offset. Transactional offsets are
 // kept with their producer; writeMarker() appends what the transaction coordinator's marker would
 // (it is written outside the GroupPersistence port), so a load replays it where it is.
+// A consumer-protocol group's records (storeConsumerGroupRecords) are kept as one stored record
+// per call and replayed to sink.consumerGroupRecord one by one, in order.
 //
 // Test hooks: failNext() makes the next store call reject with the given error; pause() holds
 // store calls until resume(), to observe what happens while a write is in flight; holdLoads()
 // holds loadPartition calls until releaseLoads(), to observe a partition while it loads.
-import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink, OffsetEntry, TxnProducer } from './persistence.js'
+import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink, OffsetEntry, RawGroupRecord, TxnProducer } from './persistence.js'
 import { partitionForGroup } from './persistence.js'
 
 export type StoredRecord = { baseOffset: number } & (
@@ -20,6 +22,8 @@ export type StoredRecord = { baseOffset: number } & (
   | { kind: 'offsets'; groupId: string; entries: OffsetEntry[]; producer: TxnProducer | null }
   | { kind: 'marker'; partition: number; producerId: number; commit: boolean }
   | { kind: 'share'; groupId: string; records: Array<{ key: Buffer; value: Buffer | null }> }
+  /** A consumer-protocol group's records (one batch). */
+  | { kind: 'consumer'; groupId: string; records: RawGroupRecord[] }
 )
 
 const copySnapshot = (s: GroupSnapshot | null): GroupSnapshot | null =>
@@ -78,6 +82,11 @@ export class MemoryGroupPersistence implements GroupPersistence {
     await this.write({ kind: 'share', groupId, records: copied }, Math.max(1, records.length))
   }
 
+  async storeConsumerGroupRecords(groupId: string, records: readonly RawGroupRecord[]): Promise<void> {
+    const copied = records.map((r) => ({ key: Buffer.from(r.key), value: r.value && Buffer.from(r.value) }))
+    await this.write({ kind: 'consumer', groupId, records: copied }, Math.max(1, records.length))
+  }
+
   /** What the transaction coordinator's marker writes to the partition (it does not go through this port). */
   writeMarker(partition: number, producerId: number, commit: boolean): void {
     this.records.push({ kind: 'marker', partition, producerId, commit, baseOffset: this.nextOffset++ })
@@ -108,6 +117,10 @@ export class MemoryGroupPersistence implements GroupPersistence {
         return
       case 'share':
         for (const rec of r.records) sink.shareGroupRecord?.(Buffer.from(rec.key), rec.value && Buffer.from(rec.value))
+        return
+      case 'consumer':
+        for (const rec of r.records)
+          sink.consumerGroupRecord?.(r.groupId, { key: Buffer.from(rec.key), value: rec.value && Buffer.from(rec.value) })
         return
       case 'offsets':
         r.entries.forEach((e, i) => {

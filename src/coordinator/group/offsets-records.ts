@@ -11,7 +11,8 @@
 // Key (never null) = int16 keyVersion + fields:
 //   0, 1  offset commit   group string, topic string, partition int32     (we write 1)
 //   2     group metadata  group string
-//   ≥ 3   Kafka's records of the KIP-848 consumer protocol: not ours, skipped on load.
+//   3, 5–8 the KIP-848 consumer groups' records: consumer/records.ts (offsets-topic.ts routes them)
+//   other  not ours (e.g. share groups'), skipped on load.
 // A key holds nothing but its identity, so it is deterministic: compaction keeps the newest record
 // per key, and a tombstone (null value) for the key removes it.
 //

@@ -28,7 +28,9 @@
 // that the old leader's high watermark passed its last records — records the old coordinator
 // acknowledged — and its log is the partition's from now on. load() replays every partition led
 // here (a single node: all of them). Compressed batches are decoded like any other; a record that
-// does not decode is logged and skipped, never fatal.
+// does not decode is logged and skipped, never fatal. The KIP-848 consumer groups' records (key
+// types 3, 5–8; consumer/records.ts) are written by storeConsumerGroupRecords as one batch per
+// change and handed to sink.consumerGroupRecord as bytes, in log order.
 //
 // Transactions (as Kafka's group coordinator): storeTxnOffsets writes a TxnOffsetCommit's offsets
 // as one transactional batch of the producer (its id and epoch, base sequence -1) with the
@@ -52,14 +54,23 @@ import { type EndTxnMarker, readMarker } from '../../protocol/records/control-re
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
 import { InternalTopic, storeErrorName } from '../internal-topic.js'
+import { CONSUMER_GROUP_RECORD_TYPES, decodeKey as decodeConsumerKey } from './consumer/records.js'
+import {
+  decodeRecord,
+  groupMetadataRecord,
+  keyVersionOf,
+  type OffsetsRecord,
+  OffsetsRecordError,
+  offsetCommitRecord,
+} from './offsets-records.js'
 import { shareRecordGroup } from './share/records.js'
-import { decodeRecord, groupMetadataRecord, type OffsetsRecord, OffsetsRecordError, offsetCommitRecord } from './offsets-records.js'
 import {
   type GroupPersistence,
   type GroupSnapshot,
   type LoadSink,
   type OffsetEntry,
   partitionForGroup,
+  type RawGroupRecord,
   type TxnProducer,
 } from './persistence.js'
 
@@ -71,6 +82,28 @@ export const DEFAULT_COMMIT_REQUIRED_ACKS = -1
 export const DEFAULT_COMMIT_TIMEOUT_MS = 5000
 
 export type { LoadSink } from './persistence.js'
+
+/** A KIP-848 consumer-group record (key types 3, 5–8), handed to the sink as bytes. */
+interface ConsumerGroupRawRecord {
+  type: 'consumer'
+  group: string
+  record: RawGroupRecord
+}
+
+/**
+ * The record when its key is one of the consumer protocol's (consumer/records.ts), else null.
+ * Copies the bytes, which outlive the read buffer. Throws when such a key does not decode.
+ */
+function decodeConsumerGroupRecord(key: Buffer | null, value: Buffer | null): ConsumerGroupRawRecord | null {
+  if (key === null || !(CONSUMER_GROUP_RECORD_TYPES as readonly number[]).includes(keyVersionOf(key))) return null
+  let group: string
+  try {
+    group = decodeConsumerKey(key).group
+  } catch (err) {
+    throw new OffsetsRecordError(`consumer group record key: ${(err as Error).message}`)
+  }
+  return { type: 'consumer', group, record: { key: Buffer.from(key), value: value && Buffer.from(value) } }
+}
 
 export interface OffsetsTopicOptions {
   topics: Pick<TopicService, 'get' | 'create' | 'effectiveConfig'>
@@ -189,6 +222,12 @@ export class OffsetsTopicPersistence implements GroupPersistence {
     }
   }
 
+  /** A consumer-protocol group's records, one batch, refused as group metadata is (mapStoreError). */
+  async storeConsumerGroupRecords(groupId: string, records: readonly RawGroupRecord[]): Promise<void> {
+    if (records.length === 0) return
+    await this.store('group', groupId, () => records.map((r) => ({ key: r.key, value: r.value })))
+  }
+
   async storeGroup(groupId: string, snapshot: GroupSnapshot | null): Promise<void> {
     await this.store('group', groupId, () => [groupMetadataRecord(groupId, snapshot)])
   }
@@ -302,13 +341,14 @@ export class OffsetsTopicPersistence implements GroupPersistence {
    */
   loadPartition(partition: number, sink: LoadSink): Promise<PartitionLoadStats> {
     return this.topic.replayPartition(partition, this.loadChunkBytes, {
-      decode: (key, value): OffsetsRecord | ShareRecord => {
+      decode: (key, value): OffsetsRecord | ConsumerGroupRawRecord | ShareRecord => {
         // Share group records (key types 10–15) go to their own replay (share/records.ts).
         if (key !== null && shareRecordGroup(key) !== null) return { type: 'share', key, value }
-        return decodeRecord(key, value)
+        return decodeConsumerGroupRecord(key, value) ?? decodeRecord(key, value)
       },
       apply: (decoded, at, batch) => {
         if (decoded.type === 'share') sink.shareGroupRecord?.(decoded.key, decoded.value)
+        else if (decoded.type === 'consumer') sink.consumerGroupRecord?.(decoded.group, decoded.record)
         else if (decoded.type === 'group') sink.group(decoded.group, decoded.snapshot)
         else if (batch.isTransactional && decoded.value) {
           sink.txnOffset(batch.producerId, decoded.group, decoded.topic, decoded.partition, decoded.value, at)

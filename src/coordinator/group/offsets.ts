@@ -107,27 +107,31 @@ export class Offsets {
     }
   }
 
-  async deleteOffsets(groupId: string, topics: TopicPartitions[]): Promise<DeleteOffsetsResult> {
+  /**
+   * OffsetDelete. `consumerSubscribed`: the topics a consumer-protocol group of this id subscribes
+   * to (its offsets are kept here by a carrier group, which may not exist when it has none).
+   */
+  async deleteOffsets(groupId: string, topics: TopicPartitions[], consumerSubscribed?: ReadonlySet<string>): Promise<DeleteOffsetsResult> {
     const group = this.env.groups.get(groupId)
     const failed = (name: ErrorName): DeleteOffsetsResult => ({ errorCode: code(name), topics: [] })
-    if (!group || group.is('Dead')) return failed('GROUP_ID_NOT_FOUND')
-    const nonEmpty = !group.is('Empty')
-    if (nonEmpty && group.protocolType !== CONSUMER_PROTOCOL_TYPE) return failed('NON_EMPTY_GROUP')
+    if (consumerSubscribed === undefined && (!group || group.is('Dead'))) return failed('GROUP_ID_NOT_FOUND')
+    const nonEmpty = group !== undefined && !group.is('Empty')
+    if (consumerSubscribed === undefined && nonEmpty && group?.protocolType !== CONSUMER_PROTOCOL_TYPE) return failed('NON_EMPTY_GROUP')
     const tombstones: OffsetEntry[] = []
     const result = topics.map((t) => {
-      const subscribed = nonEmpty && group.isSubscribedToTopic(t.name)
+      const subscribed = consumerSubscribed !== undefined ? consumerSubscribed.has(t.name) : nonEmpty && group!.isSubscribedToTopic(t.name)
       return {
         name: t.name,
         partitions: t.partitions.map((partitionIndex) => {
           if (subscribed) return { partitionIndex, errorCode: code('GROUP_SUBSCRIBED_TO_TOPIC') }
-          if (group.offsets.get(t.name, partitionIndex) || group.hasPendingTxnOffset(t.name, partitionIndex)) {
+          if (group && (group.offsets.get(t.name, partitionIndex) || group.hasPendingTxnOffset(t.name, partitionIndex))) {
             tombstones.push({ topic: t.name, partition: partitionIndex, value: null })
           }
           return { partitionIndex, errorCode: 0 }
         }),
       }
     })
-    if (tombstones.length > 0) {
+    if (group && tombstones.length > 0) {
       const err = await this.writeTombstones(group, tombstones)
       if (err) return { errorCode: toErrorCode(err), topics: [] }
     }

@@ -80,6 +80,11 @@ export interface GroupPersistence {
    * as they are.
    */
   storeTxnOffsets(groupId: string, producer: TxnProducer, entries: OffsetEntry[]): Promise<number>
+  /**
+   * Durably records a consumer-protocol group's changes (KIP-848): Kafka's ConsumerGroup* records
+   * (consumer/records.ts: key and value bytes, null value a tombstone), as one batch in order.
+   */
+  storeConsumerGroupRecords(groupId: string, records: readonly RawGroupRecord[]): Promise<void>
   /** Replays everything stored, in write order (a single node: every partition). */
   load(sink: LoadSink): Promise<void>
   /**
@@ -100,6 +105,12 @@ export interface TxnProducer {
   producerEpoch: number
 }
 
+/** A record of `__consumer_offsets` as bytes (a consumer-protocol group's; null value: a tombstone). */
+export interface RawGroupRecord {
+  key: Buffer
+  value: Buffer | null
+}
+
 /** Receives the replayed records: the last one per key wins, null removes. */
 export interface LoadSink {
   group(groupId: string, snapshot: GroupSnapshot | null): void
@@ -111,6 +122,8 @@ export interface LoadSink {
   txnMarker(producerId: number, commit: boolean): void
   /** A share group record (storeShareGroupRecords), in log order. */
   shareGroupRecord?(key: Buffer, value: Buffer | null): void
+  /** A consumer-protocol group's record (storeConsumerGroupRecords), in log order. */
+  consumerGroupRecord?(groupId: string, record: RawGroupRecord): void
 }
 
 /**

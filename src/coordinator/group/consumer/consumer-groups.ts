@@ -13,25 +13,29 @@
 //   must be the member's epoch, or its previous one when the heartbeat reports owning no more than
 //   the member's assignment (a lost response), else FENCED_MEMBER_EPOCH. A positive epoch for a
 //   group or member not known is UNKNOWN_MEMBER_ID (Kafka answers GROUP_ID_NOT_FOUND for an unknown
-//   group; UNKNOWN_MEMBER_ID makes the client rejoin at epoch 0 instead, which is what a group lost
-//   with an unpersisted coordinator needs).
+//   group; UNKNOWN_MEMBER_ID makes the client rejoin at epoch 0 instead, which is what a member
+//   needs whose group's records never became durable).
 // - Session timeout (group.consumer.session.timeout.ms) restarts with each heartbeat; a member
 //   that does not revoke within its rebalance timeout is fenced too. Either removes the member.
 // - Regex subscriptions (v1) are evaluated with JavaScript's RegExp as a full match. Kafka uses
 //   RE2/J; the two agree on ordinary patterns (classes, alternation, quantifiers) but not on every
 //   construct (JS has lookaround and backreferences, RE2/J has neither), an approximation.
 // - image()/restore() give and take a group's durable state, which records.ts turns into Kafka's
-//   ConsumerGroup* records of `__consumer_offsets` and back. Not here yet: writing those records
-//   as the group changes and replaying them when the coordinator takes a partition over
-//   (offsets-topic.ts), conversion to and from classic groups, rack-aware assignment.
+//   ConsumerGroup* records of `__consumer_offsets` and back; durable-groups.ts writes them after
+//   every change (onTimeout tells it of the changes timers make) and restores the groups a load
+//   replayed. Conversions (group-coordinator.ts): an empty classic group, or one whose members all
+//   use the consumer protocol, becomes a consumer group on its first heartbeat (the latter's
+//   members stay as classic members, classic-members.ts); an empty consumer group becomes a
+//   classic one on a JoinGroup, and one left with classic members only a classic one that
+//   rebalances. Not here: rack-aware assignment.
 import { randomUUID } from 'node:crypto'
 import { ErrorCode, type ErrorName } from '../../../protocol/errors.js'
-import type { ConsumerGroupDescribeResponseData } from '../../../protocol/messages/69-consumer-group-describe.js'
 import type {
   ConsumerGroupHeartbeatRequestData,
   ConsumerGroupHeartbeatResponseData,
 } from '../../../protocol/messages/68-consumer-group-heartbeat.js'
-import type { Clock, Timer } from '../../../util/clock.js'
+import type { ConsumerGroupDescribeResponseData } from '../../../protocol/messages/69-consumer-group-describe.js'
+import type { Clock } from '../../../util/clock.js'
 import {
   type Assignment,
   copyAssignment,
@@ -43,96 +47,34 @@ import {
   toWire,
 } from './assignment.js'
 import { ASSIGNORS, type Assignor } from './assignors.js'
+import { describeGroups } from './describe.js'
+import {
+  type ClientInfo,
+  ConsumerGroup,
+  type ConsumerGroupConfig,
+  ConsumerMember,
+  DEFAULT_CONSUMER_GROUP_CONFIG,
+  LEAVE_EPOCH,
+  LEAVE_STATIC_EPOCH,
+  type TopicInfo,
+  type TopicSource,
+} from './group-model.js'
+import { reconcile } from './reconcile.js'
 import type { GroupImage } from './records.js'
-import { type MemberState, reconcile } from './reconcile.js'
 
-export const LEAVE_EPOCH = -1
-export const LEAVE_STATIC_EPOCH = -2
-
-export interface ConsumerGroupConfig {
-  sessionTimeoutMs: number
-  heartbeatIntervalMs: number
-  /** group.consumer.assignors; the first is the default. */
-  assignors: readonly string[]
-}
-
-export const DEFAULT_CONSUMER_GROUP_CONFIG: ConsumerGroupConfig = {
-  sessionTimeoutMs: 45000,
-  heartbeatIntervalMs: 5000,
-  assignors: ['uniform', 'range'],
-}
-
-export interface TopicInfo {
-  id: string
-  partitions: number
-}
-
-/** The cluster's topics by name (non-internal ones are subscribable). */
-export type TopicSource = () => ReadonlyMap<string, TopicInfo>
-
-export interface ClientInfo {
-  clientId: string
-  clientHost: string
-}
-
-export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
-
-export class ConsumerMember {
-  state: MemberState = 'STABLE'
-  memberEpoch = 0
-  previousMemberEpoch = 0
-  assigned: Assignment = emptyAssignment()
-  pendingRevocation: Assignment = emptyAssignment()
-  subscribedTopicNames: string[] = []
-  subscribedTopicRegex: string | null = null
-  serverAssignor: string | null = null
-  rackId: string | null = null
-  rebalanceTimeoutMs = 0
-  session: Timer | null = null
-  revocationDeadline: Timer | null = null
-
-  constructor(
-    readonly memberId: string,
-    readonly instanceId: string | null,
-    public clientId: string,
-    public clientHost: string,
-  ) {}
-}
-
-export class ConsumerGroup {
-  groupEpoch = 0
-  targetAssignmentEpoch = 0
-  readonly members = new Map<string, ConsumerMember>()
-  readonly target = new Map<string, Assignment>()
-  /** Partition counts of the subscribed topics when the target was last computed. */
-  subscribedPartitions = new Map<string, number>()
-
-  constructor(readonly groupId: string) {}
-
-  get state(): ConsumerGroupState {
-    if (this.members.size === 0) return 'Empty'
-    if (this.targetAssignmentEpoch < this.groupEpoch) return 'Assigning'
-    for (const m of this.members.values()) {
-      if (m.memberEpoch === LEAVE_STATIC_EPOCH) continue
-      if (m.state !== 'STABLE' || m.memberEpoch !== this.targetAssignmentEpoch) return 'Reconciling'
-    }
-    return 'Stable'
-  }
-
-  staticMember(instanceId: string): ConsumerMember | undefined {
-    for (const m of this.members.values()) if (m.instanceId === instanceId) return m
-    return undefined
-  }
-
-  /** Whether a member other than `except` owns the partition (assigned or pending revocation). */
-  ownedElsewhere(except: string, topicId: string, partition: number): boolean {
-    for (const m of this.members.values()) {
-      if (m.memberId === except) continue
-      if (hasPartition(m.assigned, topicId, partition) || hasPartition(m.pendingRevocation, topicId, partition)) return true
-    }
-    return false
-  }
-}
+export {
+  type ClassicMemberInfo,
+  type ClientInfo,
+  ConsumerGroup,
+  type ConsumerGroupConfig,
+  type ConsumerGroupState,
+  ConsumerMember,
+  DEFAULT_CONSUMER_GROUP_CONFIG,
+  LEAVE_EPOCH,
+  LEAVE_STATIC_EPOCH,
+  type TopicInfo,
+  type TopicSource,
+} from './group-model.js'
 
 class HeartbeatError extends Error {
   constructor(
@@ -143,9 +85,24 @@ class HeartbeatError extends Error {
   }
 }
 
+function errorAnswer(err: HeartbeatError): ConsumerGroupHeartbeatResponseData {
+  return {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode[err.errorName].code,
+    errorMessage: err.message === err.errorName ? null : err.message,
+    memberId: null,
+    memberEpoch: 0,
+    heartbeatIntervalMs: 0,
+    assignment: null,
+  }
+}
+
 export class ConsumerGroups {
   readonly groups = new Map<string, ConsumerGroup>()
   private readonly assignors: Assignor[]
+
+  /** Called after a timer changed a group (a member's session or revocation timed out). */
+  onTimeout: (groupId: string) => void = () => {}
 
   constructor(
     private readonly clock: Clock,
@@ -164,15 +121,18 @@ export class ConsumerGroups {
       return this.handle(req, version, client)
     } catch (err) {
       if (!(err instanceof HeartbeatError)) throw err
-      return {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode[err.errorName].code,
-        errorMessage: err.message === err.errorName ? null : err.message,
-        memberId: null,
-        memberEpoch: 0,
-        heartbeatIntervalMs: 0,
-        assignment: null,
-      }
+      return errorAnswer(err)
+    }
+  }
+
+  /** The answer to a request that is invalid whatever the group (checked before a conversion), or null. */
+  refusal(req: ConsumerGroupHeartbeatRequestData, version: number): ConsumerGroupHeartbeatResponseData | null {
+    try {
+      this.validate(req, version)
+      return null
+    } catch (err) {
+      if (!(err instanceof HeartbeatError)) throw err
+      return errorAnswer(err)
     }
   }
 
@@ -233,8 +193,8 @@ export class ConsumerGroups {
       throw new HeartbeatError('UNSUPPORTED_ASSIGNOR', `ServerAssignor ${req.serverAssignor} is not supported.`)
     }
     const regex = req.subscribedTopicRegex ?? null
-    if (regex !== null) {
-      if (regex === '') throw new HeartbeatError('INVALID_REGULAR_EXPRESSION', 'SubscribedTopicRegex must not be empty.')
+    // The empty regex compiles (it matches no topic name); librdkafka sends it with a subscription by names.
+    if (regex !== null && regex !== '') {
       try {
         new RegExp(regex)
       } catch {
@@ -332,7 +292,12 @@ export class ConsumerGroups {
       if (names.join('\0') !== member.subscribedTopicNames.join('\0')) changed = true
       member.subscribedTopicNames = names
     }
-    const regex = req.subscribedTopicRegex ?? null
+    // An empty regex subscribes to nothing by pattern: kept as none.
+    const regex = req.subscribedTopicRegex === '' ? null : (req.subscribedTopicRegex ?? null)
+    if (req.subscribedTopicRegex === '' && member.subscribedTopicRegex !== null) {
+      member.subscribedTopicRegex = null
+      changed = true
+    }
     if (regex !== null && regex !== member.subscribedTopicRegex) {
       member.subscribedTopicRegex = regex
       changed = true
@@ -343,6 +308,21 @@ export class ConsumerGroups {
       changed = true
     }
     return changed
+  }
+
+  /** The names of the topics the group's members subscribe to (by name or regex); undefined: no such group. */
+  subscribedTopicNames(groupId: string): Set<string> | undefined {
+    const group = this.groups.get(groupId)
+    if (group === undefined) return undefined
+    const all = this.topics()
+    const names = new Map([...all].map(([name, t]) => [t.id, name]))
+    const out = new Set<string>()
+    for (const m of group.members.values()) {
+      for (const id of this.topicsOf(m, all).keys()) out.add(names.get(id)!)
+      // A name subscribed to before its topic exists counts too (Kafka's subscribedTopicNames).
+      for (const name of m.subscribedTopicNames) out.add(name)
+    }
+    return out
   }
 
   /** Topic id → partition count of every topic some member of the group subscribes to. */
@@ -398,9 +378,67 @@ export class ConsumerGroups {
     return best
   }
 
+  /**
+   * A classic member's JoinGroup or Heartbeat moved it (classic-members.ts): the group epoch moves
+   * if it is new or its subscription changed, the target is recomputed, and the member reconciles
+   * against the partitions it reports owning (null: the heartbeat says nothing of them).
+   */
+  advanceClassic(group: ConsumerGroup, member: ConsumerMember, changed: boolean, reported: Assignment | null): void {
+    if (changed) group.groupEpoch++
+    this.refreshTarget(group)
+    const wasRevoking = member.state === 'UNREVOKED_PARTITIONS'
+    const step = () =>
+      Object.assign(
+        member,
+        reconcile(
+          member,
+          group.targetAssignmentEpoch,
+          group.target.get(member.memberId) ?? emptyAssignment(),
+          (t, p) => group.ownedElsewhere(member.memberId, t, p),
+          reported,
+        ),
+      )
+    step()
+    // A rejoining classic member has given up what it reports not owning: it may advance at once.
+    if (reported !== null && member.state === 'UNREVOKED_PARTITIONS') step()
+    this.armTimers(group, member, wasRevoking)
+  }
+
+  /**
+   * Installs a group converted from a classic one (classic-members.ts): its epoch and target are the
+   * classic generation and the members' current assignments; every member gets a session timer.
+   */
+  install(groupId: string, epoch: number, members: ConsumerMember[]): ConsumerGroup {
+    this.forget(groupId)
+    const g = new ConsumerGroup(groupId)
+    g.groupEpoch = epoch
+    g.targetAssignmentEpoch = epoch
+    for (const m of members) {
+      g.members.set(m.memberId, m)
+      g.target.set(m.memberId, copyAssignment(m.assigned))
+    }
+    g.subscribedPartitions = this.subscribed(g)
+    this.groups.set(groupId, g)
+    for (const m of members) this.armTimers(g, m, false)
+    return g
+  }
+
+  /** A classic member's heartbeat: its session restarts. */
+  touchClassic(group: ConsumerGroup, member: ConsumerMember): void {
+    this.armTimers(group, member, member.state === 'UNREVOKED_PARTITIONS')
+  }
+
+  /** Removes a member (a classic LeaveGroup); the group epoch moves. */
+  removeMember(group: ConsumerGroup, member: ConsumerMember): void {
+    this.remove(group, member, true)
+  }
+
   private armTimers(group: ConsumerGroup, member: ConsumerMember, wasRevoking: boolean): void {
     member.session?.cancel()
-    member.session = this.clock.setTimeout(() => this.expire(group, member), this.config.sessionTimeoutMs)
+    member.session = this.clock.setTimeout(
+      () => this.expire(group, member),
+      member.classic?.sessionTimeoutMs ?? this.config.sessionTimeoutMs,
+    )
     const revoking = member.state === 'UNREVOKED_PARTITIONS'
     if (revoking && !wasRevoking) {
       member.revocationDeadline = this.clock.setTimeout(() => this.expire(group, member), member.rebalanceTimeoutMs)
@@ -421,6 +459,7 @@ export class ConsumerGroups {
   private expire(group: ConsumerGroup, member: ConsumerMember): void {
     if (group.members.get(member.memberId) !== member) return
     this.remove(group, member, true)
+    this.onTimeout(group.groupId)
   }
 
   private remove(group: ConsumerGroup, member: ConsumerMember, dropEmpty: boolean): void {
@@ -462,7 +501,9 @@ export class ConsumerGroups {
     if (memberEpoch < 0 && memberId === '') return group.members.size === 0 ? 'NONE' : 'UNKNOWN_MEMBER_ID'
     const member = group.members.get(memberId)
     if (member === undefined) return 'UNKNOWN_MEMBER_ID'
-    return memberEpoch === member.memberEpoch ? 'NONE' : 'STALE_MEMBER_EPOCH'
+    if (memberEpoch === member.memberEpoch) return 'NONE'
+    // A classic member's generation is its member epoch (Kafka's validateMemberEpoch for classic members).
+    return member.classic !== null ? 'ILLEGAL_GENERATION' : 'STALE_MEMBER_EPOCH'
   }
 
   /** OffsetFetch v9+ carrying a member id and epoch (Kafka's ConsumerGroup.validateOffsetFetch). */
@@ -497,6 +538,7 @@ export class ConsumerGroups {
         subscribedTopicRegex: m.subscribedTopicRegex,
         rebalanceTimeoutMs: m.rebalanceTimeoutMs,
         serverAssignor: m.serverAssignor,
+        classic: m.classic,
         memberEpoch: m.memberEpoch,
         previousMemberEpoch: m.previousMemberEpoch,
         state: m.state,
@@ -524,6 +566,7 @@ export class ConsumerGroups {
         subscribedTopicRegex: mi.subscribedTopicRegex,
         rebalanceTimeoutMs: mi.rebalanceTimeoutMs,
         serverAssignor: mi.serverAssignor,
+        classic: mi.classic ?? null,
         memberEpoch: mi.memberEpoch,
         previousMemberEpoch: mi.previousMemberEpoch,
         state: mi.state,
@@ -540,44 +583,6 @@ export class ConsumerGroups {
   }
 
   describe(groupIds: readonly string[]): ConsumerGroupDescribeResponseData['groups'] {
-    const names = new Map([...this.topics()].map(([name, t]) => [t.id, name]))
-    const wire = (a: Assignment) => ({ topicPartitions: toWire(a).map((tp) => ({ ...tp, topicName: names.get(tp.topicId) ?? '' })) })
-    return groupIds.map((groupId) => {
-      const group = this.groups.get(groupId)
-      const base = { errorMessage: null, groupId, authorizedOperations: -2147483648 }
-      if (group === undefined) {
-        return {
-          ...base,
-          errorCode: ErrorCode.GROUP_ID_NOT_FOUND.code,
-          errorMessage: `Group ${groupId} not found.`,
-          groupState: 'Dead',
-          groupEpoch: 0,
-          assignmentEpoch: 0,
-          assignorName: '',
-          members: [],
-        }
-      }
-      return {
-        ...base,
-        errorCode: 0,
-        groupState: group.state,
-        groupEpoch: group.groupEpoch,
-        assignmentEpoch: group.targetAssignmentEpoch,
-        assignorName: this.assignorOf(group).name,
-        members: [...group.members.values()].map((m) => ({
-          memberId: m.memberId,
-          instanceId: m.instanceId,
-          rackId: m.rackId,
-          memberEpoch: m.memberEpoch,
-          clientId: m.clientId,
-          clientHost: m.clientHost,
-          subscribedTopicNames: m.subscribedTopicNames,
-          subscribedTopicRegex: m.subscribedTopicRegex,
-          assignment: wire(m.assigned),
-          targetAssignment: wire(group.target.get(m.memberId) ?? emptyAssignment()),
-          memberType: 1,
-        })),
-      }
-    })
+    return describeGroups(groupIds, this.groups, this.topics(), (g) => this.assignorOf(g).name)
   }
 }

@@ -6,7 +6,8 @@
 // strings and arrays, tagged-field sections). Types:
 //   3 ConsumerGroupMetadata          key (group)          value epoch, [tag 0] metadataHash
 //   5 ConsumerGroupMemberMetadata    key (group, member)  value instanceId, rackId, clientId,
-//       clientHost, subscribedTopicNames, subscribedTopicRegex, rebalanceTimeoutMs, serverAssignor
+//       clientHost, subscribedTopicNames, subscribedTopicRegex, rebalanceTimeoutMs, serverAssignor,
+//       [tag 0] classicMemberMetadata (a classic member's session timeout and protocols; null else)
 //   6 ConsumerGroupTargetAssignmentMetadata key (group)  value assignmentEpoch, [tag 0] timestamp
 //   7 ConsumerGroupTargetAssignmentMember key (group, member) value topicPartitions
 //   8 ConsumerGroupCurrentMemberAssignment key (group, member) value memberEpoch,
@@ -38,6 +39,14 @@ export const MemberMetadataValue = value(5, 'ConsumerGroupMemberMetadataValue', 
   subscribedTopicRegex: f.string('0+', { nullable: '0+' }),
   rebalanceTimeoutMs: f.int32('0+', { default: -1 }),
   serverAssignor: f.string('0+', { nullable: '0+' }),
+  classicMemberMetadata: f.struct(
+    '0+',
+    {
+      sessionTimeoutMs: f.int32('0+'),
+      supportedProtocols: f.array('0+', { name: f.string('0+'), metadata: f.bytes('0+') }),
+    },
+    { nullable: '0+', tagged: '0+', tag: 0, default: null },
+  ),
 })
 export const TargetMetadataValue = value(6, 'ConsumerGroupTargetAssignmentMetadataValue', {
   assignmentEpoch: f.int32('0+'),
@@ -90,6 +99,12 @@ function withVersion(body: Buffer): Buffer {
   return Buffer.concat([Buffer.from([0, 0]), body])
 }
 
+/** What a classic member of a consumer group joined with (its JoinGroup's session timeout and protocols). */
+export interface ClassicMemberInfo {
+  sessionTimeoutMs: number
+  protocols: Array<{ name: string; metadata: Buffer }>
+}
+
 /** A group's state as the values a snapshot holds. */
 export interface MemberImage {
   memberId: string
@@ -101,6 +116,8 @@ export interface MemberImage {
   subscribedTopicRegex: string | null
   rebalanceTimeoutMs: number
   serverAssignor: string | null
+  /** Null for a consumer-protocol member. */
+  classic: ClassicMemberInfo | null
   memberEpoch: number
   previousMemberEpoch: number
   state: MemberState
@@ -121,7 +138,9 @@ export function groupRecords(g: GroupImage, nowMs: number): ConsumerGroupRecord[
   const out: ConsumerGroupRecord[] = []
   for (const m of g.members) {
     const key = (type: 5 | 7 | 8) => encodeKey({ type, group: g.groupId, member: m.memberId })
-    out.push({ key: key(5), value: withVersion(MemberMetadataValue.encode(0, m)) })
+    const classicMemberMetadata =
+      m.classic === null ? null : { sessionTimeoutMs: m.classic.sessionTimeoutMs, supportedProtocols: m.classic.protocols }
+    out.push({ key: key(5), value: withVersion(MemberMetadataValue.encode(0, { ...m, classicMemberMetadata })) })
     out.push({ key: key(7), value: withVersion(TargetMemberValue.encode(0, { topicPartitions: toWire(m.target) })) })
     out.push({
       key: key(8),
@@ -170,8 +189,14 @@ export function replayGroups(records: Iterable<ConsumerGroupRecord>): Map<string
     else if (k.member !== undefined) {
       const m: Partial<MemberImage> = g.members.get(k.member) ?? { memberId: k.member }
       g.members.set(k.member, m)
-      if (k.type === 5) Object.assign(m, MemberMetadataValue.decode(0, body))
-      else if (k.type === 7) m.target = fromWire(TargetMemberValue.decode(0, body).topicPartitions)
+      if (k.type === 5) {
+        const { classicMemberMetadata, ...v } = MemberMetadataValue.decode(0, body)
+        const classic =
+          classicMemberMetadata === null
+            ? null
+            : { sessionTimeoutMs: classicMemberMetadata.sessionTimeoutMs, protocols: classicMemberMetadata.supportedProtocols }
+        Object.assign(m, v, { classic })
+      } else if (k.type === 7) m.target = fromWire(TargetMemberValue.decode(0, body).topicPartitions)
       else {
         const v = CurrentAssignmentValue.decode(0, body)
         const state = (Object.keys(STATE_CODES) as MemberState[]).find((s) => STATE_CODES[s] === v.state) ?? 'STABLE'

@@ -316,6 +316,17 @@ describe('consumer groups: subscriptions', () => {
     assert.equal(bad.lastError, 128)
   })
 
+  it('an empty regex beside topic names (as librdkafka sends them) subscribes by the names only', () => {
+    const h = setup({ T: 2, U: 2 })
+    const a = new TestConsumer(h, 'a', { names: ['T'], regex: '' })
+    a.heartbeat()
+    assert.equal(a.lastError, 0)
+    assert.deepEqual(
+      toWire(a.owned).map((tp) => tp.topicId),
+      ['id-T'],
+    )
+  })
+
   it('a new partition of a subscribed topic raises the group epoch and is assigned', () => {
     const h = setup({ T: 2 })
     const a = new TestConsumer(h, 'a')

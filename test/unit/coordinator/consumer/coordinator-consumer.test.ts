@@ -51,7 +51,7 @@ const commit = (c: GroupCoordinator, memberId: string, epoch: number) =>
 describe('group coordinator: consumer-protocol groups', () => {
   it('commits from the member at its epoch are stored; another epoch is STALE_MEMBER_EPOCH, a stranger UNKNOWN_MEMBER_ID', async () => {
     const c = await setup()
-    const res = c.consumerGroupHeartbeat(join('m'), 1, client)
+    const res = await c.consumerGroupHeartbeat(join('m'), 1, client)
     assert.equal(res.memberEpoch, 1)
     assert.deepEqual(await commit(c, 'm', 1), [0])
     assert.deepEqual(await commit(c, 'm', 0), [113])
@@ -67,7 +67,7 @@ describe('group coordinator: consumer-protocol groups', () => {
 
   it('lists the group as type consumer (not its offsets as a classic one); DescribeGroups refuses it', async () => {
     const c = await setup()
-    c.consumerGroupHeartbeat(join('m'), 1, client)
+    await c.consumerGroupHeartbeat(join('m'), 1, client)
     await commit(c, 'm', 1)
     assert.deepEqual(c.listGroups({ states: [], types: [] }).groups, [
       { groupId: 'g', protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' },
@@ -79,7 +79,7 @@ describe('group coordinator: consumer-protocol groups', () => {
 
   it('answers NOT_COORDINATOR for a partition it does not own', async () => {
     const c = await setup(false)
-    assert.equal(c.consumerGroupHeartbeat(join('m'), 1, client).errorCode, 16)
+    assert.equal((await c.consumerGroupHeartbeat(join('m'), 1, client)).errorCode, 16)
     assert.equal(c.consumerGroupDescribe(['g'])[0]!.errorCode, 16)
   })
 })

@@ -185,7 +185,7 @@ describe('share groups: describe, list, delete and type clashes', () => {
     await c.shareGroupHeartbeat(hb('m1', 0), client)
     const join = await c.joinGroup(joinParams('g', { memberId: '' }))
     assert.equal(join.errorCode, code('GROUP_ID_NOT_FOUND'))
-    const cg = c.consumerGroupHeartbeat(
+    const cg = await c.consumerGroupHeartbeat(
       {
         groupId: 'g',
         memberId: 'x',

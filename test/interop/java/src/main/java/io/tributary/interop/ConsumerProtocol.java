@@ -40,26 +40,49 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * consumed at least once (none skipped), and no ConsumerGroupDescribe snapshot shows a partition
  * in two members' current assignments.
  * Usage: {@code ConsumerProtocol HOST:PORT TOPIC} (the driver) or
- * {@code ConsumerProtocol member HOST:PORT GROUP TOPIC|/REGEX} (one consumer; prints
+ * {@code ConsumerProtocol member HOST:PORT GROUP TOPIC|/REGEX [INSTANCE-ID]} (one consumer; prints
  * {@code REC value} per record). The driver prints {@code CONSUMER-PROTOCOL OK} or
  * {@code CONSUMER-PROTOCOL FAIL ...} and exits 0 or 1.
+ *
+ * <p>{@code ConsumerProtocol static HOST:PORT TOPIC}: static membership (group.instance.id) on a
+ * 4-partition topic. Two static members s1 and s2 settle with two partitions each; s1 closes (a
+ * static leave, epoch -2) and a new process with instance id s1 starts within the session
+ * timeout: it must get exactly the partitions s1 had, and s2 must keep its own. Prints
+ * {@code STATIC OK} or {@code STATIC FAIL ...}.
+ *
+ * <p>{@code ConsumerProtocol upgrade HOST:PORT TOPIC}: a classic group upgraded member by member.
+ * Two classic consumers (group.protocol=classic) share a 6-partition topic while records are
+ * produced; each in turn is closed and restarted with group.protocol=consumer (the first
+ * consumer-protocol member converts the group; the remaining classic member keeps consuming in it).
+ * Every produced record must be consumed (committed offsets respected: nothing skipped), the group
+ * must end as a consumer group. Prints {@code UPGRADE OK} or {@code UPGRADE FAIL ...}.
  */
 public final class ConsumerProtocol {
   private static final int PARTITIONS = 6;
 
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("member")) {
-      member(args[1], args[2], args[3]);
+      String instance = args.length > 4 && !args[4].equals("-") ? args[4] : null;
+      member(args[1], args[2], args[3], instance, args.length > 5 ? args[5] : "consumer");
+      return;
+    }
+    if (args.length > 0 && args[0].equals("upgrade")) {
+      upgrade(args[1], args[2]);
+      return;
+    }
+    if (args.length > 0 && args[0].equals("static")) {
+      staticMembers(args[1], args[2]);
       return;
     }
     driver(args[0], args[1]);
   }
 
-  private static void member(String bootstrap, String group, String topic) {
+  private static void member(String bootstrap, String group, String topic, String instanceId, String protocol) {
     Properties p = new Properties();
+    if (instanceId != null) p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -74,7 +97,15 @@ public final class ConsumerProtocol {
         for (ConsumerRecord<String, String> r : recs) out.append("REC ").append(r.value()).append('\n');
         System.out.print(out);
         System.out.flush();
-        if (!recs.isEmpty()) c.commitSync();
+        // A commit refused while the member's epoch moves (STALE_MEMBER_EPOCH, or ILLEGAL_GENERATION for
+        // a classic member during a rebalance) loses nothing: the records may only come again.
+        if (!recs.isEmpty()) {
+          try {
+            c.commitSync();
+          } catch (org.apache.kafka.clients.consumer.CommitFailedException e) {
+            System.out.println("COMMIT-FAILED " + e.getMessage());
+          }
+        }
         if (stdin.ready() && "stop".equals(stdin.readLine())) break;
       }
     } catch (Exception e) {
@@ -156,7 +187,11 @@ public final class ConsumerProtocol {
       for (Process pr : procs) if (pr.isAlive()) stop(pr);
       System.out.println("[interop] produced " + total + ", distinct consumed " + consumed.size() + ", missing " + miss);
       System.out.println("[interop] " + snapshots[0] + " group snapshots with members, at most " + snapshots[1] + " members");
-      if (miss > 0) problems.add(miss + " records never consumed");
+      if (miss > 0) {
+        List<Integer> some = new ArrayList<>();
+        for (int i = 0; i < total && some.size() < 10; i++) if (!consumed.contains(Integer.toString(i))) some.add(i);
+        problems.add(miss + " records never consumed, e.g. " + some + " (record i is on partition i % " + PARTITIONS + ")");
+      }
       if (snapshots[0] < 20 || snapshots[1] < 3) problems.add("too few group snapshots: " + snapshots[0] + ", max members " + snapshots[1]);
       if (total < 1000) problems.add("only " + total + " records produced");
       if (!problems.isEmpty()) {
@@ -167,6 +202,172 @@ public final class ConsumerProtocol {
     }
   }
 
+  /**
+   * Instance id → its current assignment, once there are two members holding two partitions each
+   * and none of them has a member id in {@code notIds} (ids are put into {@code ids}).
+   */
+  private static Map<String, Set<TopicPartition>> settled(Admin admin, String group, long timeoutMs, Set<String> notIds,
+      Map<String, String> ids) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    Map<String, Set<TopicPartition>> last = Map.of();
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        Map<String, Set<TopicPartition>> now = new HashMap<>();
+        boolean fresh = true;
+        for (MemberDescription m : d.members()) {
+          now.put(m.groupInstanceId().orElse(m.consumerId()), new HashSet<>(m.assignment().topicPartitions()));
+          if (notIds.contains(m.consumerId())) fresh = false;
+        }
+        last = now;
+        if (fresh && now.size() == 2 && now.values().stream().allMatch(a -> a.size() == 2)) {
+          for (MemberDescription m : d.members()) ids.put(m.groupInstanceId().orElse(""), m.consumerId());
+          return now;
+        }
+      } catch (Exception e) {
+        // the group may not exist yet
+      }
+      Thread.sleep(200);
+    }
+    System.out.println("[interop] not settled: " + last);
+    return null;
+  }
+
+  private static void staticMembers(String bootstrap, String topic) throws Exception {
+    String group = topic + "-group";
+    Properties ap = new Properties();
+    ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(ap)) {
+      admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get();
+      Set<String> consumed = ConcurrentHashMap.newKeySet();
+      Process s1 = start(bootstrap, group, topic, consumed, "s1");
+      Process s2 = start(bootstrap, group, topic, consumed, "s2");
+      Map<String, String> ids = new HashMap<>();
+      Map<String, Set<TopicPartition>> before = settled(admin, group, 60000, Set.of(), ids);
+      List<String> problems = new ArrayList<>();
+      if (before == null) problems.add("the two static members never held two partitions each");
+      stop(s1); // a static leave: the member and its partitions are kept for the instance id
+      Thread.sleep(1000);
+      Process s1again = start(bootstrap, group, topic, consumed, "s1");
+      // Settled again only once the member id s1 left with is gone: the new process took its place.
+      Map<String, Set<TopicPartition>> after = settled(admin, group, 30000, Set.of(ids.getOrDefault("s1", "?")), new HashMap<>());
+      System.out.println("[interop] before " + before + ", after " + after);
+      if (after == null) problems.add("the restarted static member did not settle");
+      else if (before != null && !after.equals(before)) problems.add("assignments moved: " + before + " -> " + after);
+      stop(s1again);
+      stop(s2);
+      if (!problems.isEmpty()) {
+        System.out.println("STATIC FAIL " + problems);
+        System.exit(1);
+      }
+      System.out.println("STATIC OK");
+    }
+  }
+
+  /** The group as described now, or null (not there yet, or the request failed). */
+  private static ConsumerGroupDescription describe(Admin admin, String group) {
+    try {
+      return admin.describeConsumerGroups(List.of(group)).all().get(10, java.util.concurrent.TimeUnit.SECONDS).get(group);
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
+  /** Waits (up to timeoutMs) for a description that passes the check; returns the last one seen. */
+  private static ConsumerGroupDescription await(Admin admin, String group, long timeoutMs,
+      java.util.function.Predicate<ConsumerGroupDescription> check) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    ConsumerGroupDescription d = null;
+    while (System.currentTimeMillis() < deadline) {
+      d = describe(admin, group);
+      if (d != null && check.test(d)) return d;
+      Thread.sleep(250);
+    }
+    return d;
+  }
+
+  private static String show(ConsumerGroupDescription d) {
+    return d == null ? "none" : d.type() + "/" + d.groupState() + " with " + d.members().size() + " members";
+  }
+
+  private static void upgrade(String bootstrap, String topic) throws Exception {
+    String group = topic + "-group";
+    Properties ap = new Properties();
+    ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    List<String> problems = new ArrayList<>();
+    List<Process> procs = new ArrayList<>();
+    AtomicBoolean producing = new AtomicBoolean(true);
+    try (Admin admin = Admin.create(ap)) {
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+      Set<String> consumed = ConcurrentHashMap.newKeySet();
+      int[] produced = {0};
+      Thread producer = new Thread(() -> {
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> prod = new KafkaProducer<>(pp)) {
+          for (int i = 0; producing.get(); i++) {
+            prod.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Integer.toString(i))).get();
+            produced[0] = i + 1;
+            Thread.sleep(5);
+          }
+        } catch (Exception e) {
+          synchronized (problems) { problems.add("producer: " + e); }
+        }
+      });
+      producer.setDaemon(true);
+      producer.start();
+      Process a = start(bootstrap, group, topic, consumed, null, "classic");
+      Process b = start(bootstrap, group, topic, consumed, null, "classic");
+      procs.add(a);
+      procs.add(b);
+      ConsumerGroupDescription before = await(admin, group, 60000,
+          d -> d.type() == GroupType.CLASSIC && d.members().size() == 2 && d.groupState().toString().equalsIgnoreCase("Stable"));
+      System.out.println("[interop] two classic members: " + show(before));
+      Thread.sleep(2000);
+      stop(a);
+      Process a2 = start(bootstrap, group, topic, consumed, null, "consumer");
+      procs.add(a2);
+      ConsumerGroupDescription mixed = await(admin, group, 60000, d -> d.type() == GroupType.CONSUMER && d.members().size() == 2);
+      System.out.println("[interop] one member upgraded: " + show(mixed));
+      Thread.sleep(4000);
+      stop(b);
+      Process b2 = start(bootstrap, group, topic, consumed, null, "consumer");
+      procs.add(b2);
+      // Both members on the consumer protocol now (KIP-1099's MemberDescription.upgraded).
+      ConsumerGroupDescription end = await(admin, group, 60000, d -> d.type() == GroupType.CONSUMER && d.members().size() == 2
+          && d.members().stream().allMatch(m -> m.upgraded().orElse(false)));
+      Thread.sleep(3000);
+      producing.set(false);
+      producer.join(10000);
+      int total = produced[0];
+      long deadline = System.currentTimeMillis() + 40000;
+      while (System.currentTimeMillis() < deadline && missing(consumed, total) > 0) Thread.sleep(200);
+      int miss = missing(consumed, total);
+      System.out.println("[interop] produced " + total + ", distinct consumed " + consumed.size() + ", missing " + miss
+          + "; at the end " + show(end));
+      if (before == null || before.type() != GroupType.CLASSIC) problems.add("the group did not start classic: " + show(before));
+      if (mixed == null || mixed.type() != GroupType.CONSUMER) problems.add("one consumer-protocol member did not convert the group: " + show(mixed));
+      else if (mixed.members().stream().filter(m -> m.upgraded().orElse(false)).count() != 1)
+        problems.add("the converted group should hold one classic and one consumer-protocol member: " + mixed.members());
+      if (end == null || end.type() != GroupType.CONSUMER || end.members().size() != 2) problems.add("the group did not end as a consumer group of 2: " + show(end));
+      if (miss > 0) problems.add(miss + " records never consumed");
+      if (total < 1000) problems.add("only " + total + " records produced");
+    } catch (Exception e) {
+      problems.add("driver: " + e);
+    } finally {
+      producing.set(false);
+      for (Process pr : procs) if (pr.isAlive()) stop(pr);
+    }
+    if (!problems.isEmpty()) {
+      System.out.println("UPGRADE FAIL " + problems.subList(0, Math.min(10, problems.size())));
+      System.exit(1);
+    }
+    System.out.println("UPGRADE OK");
+    System.exit(0);
+  }
+
   private static int missing(Set<String> consumed, int total) {
     int n = 0;
     for (int i = 0; i < total; i++) if (!consumed.contains(Integer.toString(i))) n++;
@@ -174,9 +375,21 @@ public final class ConsumerProtocol {
   }
 
   private static Process start(String bootstrap, String group, String topic, Set<String> consumed) throws Exception {
+    return start(bootstrap, group, topic, consumed, null);
+  }
+
+  private static Process start(String bootstrap, String group, String topic, Set<String> consumed, String instanceId)
+      throws Exception {
+    return start(bootstrap, group, topic, consumed, instanceId, "consumer");
+  }
+
+  private static Process start(String bootstrap, String group, String topic, Set<String> consumed, String instanceId,
+      String protocol) throws Exception {
     String java = System.getProperty("java.home") + "/bin/java";
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ConsumerProtocol.class.getName(), "member", bootstrap, group, topic);
+    List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ConsumerProtocol.class.getName(), "member", bootstrap, group, topic,
+        instanceId == null ? "-" : instanceId, protocol));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
     Process pr = pb.start();
     Thread t = new Thread(() -> {
