@@ -141,9 +141,16 @@ function kafkaProperties(port: number, controllerPort: number, dataDir: string):
   ].join('\n')}\n`
 }
 
-/** Kafka's Uuid text form: 16 random bytes, URL-safe base64 without padding. */
+/**
+ * Kafka's Uuid text form: 16 random bytes, URL-safe base64 without padding — never starting with
+ * '-', as Kafka's Uuid.randomUuid() ensures, since a command line would take it for an option
+ * (StorageTool's `-t -…` fails one start in 64 otherwise).
+ */
 function kafkaUuid(): string {
-  return randomBytes(16).toString('base64url')
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
 }
 
 /**
