@@ -75,7 +75,7 @@ export interface ShareStatePersister {
   initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult>
   /** The stored state; startOffset -1 when none. leaderEpoch fences older leaders (FENCED_LEADER_EPOCH). */
   read(key: SharePartitionKey, leaderEpoch: number): Promise<ShareStateRead>
-  /** Durable when it resolves with errorCode 0. FENCED_STATE_EPOCH when stateEpoch is not the stored one. */
+  /** Durable when it resolves with errorCode 0. FENCED_STATE_EPOCH when stateEpoch is older than the stored one. */
   write(key: SharePartitionKey, write: ShareStateWrite): Promise<ShareStateResult>
   /** Forgets the share-partition's state. */
   delete(key: SharePartitionKey): Promise<ShareStateResult>

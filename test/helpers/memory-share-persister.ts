@@ -1,16 +1,17 @@
 // An in-memory ShareStatePersister (ports/shares.ts): the share-partition states a share
-// coordinator would keep in `__share_group_state`, held in this process only. The broker uses it
-// until the share coordinator's persister is wired in, and unit tests use it (its `failNext` makes
-// the next writes fail with a given error code, as a share coordinator that lost its partition would).
+// coordinator would keep in `__share_group_state`, held in this process only, for the
+// share-partition tests (its `failNext` makes the next writes fail with a given error code, as a
+// share coordinator that lost its partition would). The broker always uses the share coordinator's
+// persister (src/coordinator/share/persister.ts).
 //
 // Semantics kept from Kafka's share coordinator (ShareCoordinatorShard): a write whose leader epoch
-// is older than the stored one is FENCED_LEADER_EPOCH, one with another state epoch
-// FENCED_STATE_EPOCH; the batches of a write replace the stored state of their offsets, and the
+// is older than the stored one is FENCED_LEADER_EPOCH, one with an older state epoch
+// FENCED_STATE_EPOCH, a negative epoch INVALID_REQUEST; the batches of a write replace the stored state of their offsets, and the
 // state below the start offset is dropped; reading a share-partition never initialized answers
 // start offset -1. Bounded: one entry per offset in flight (the writers' window), and at most
 // maxStates share-partitions — group ids are the clients' to choose, so past that a new
 // share-partition is refused with COORDINATOR_NOT_AVAILABLE rather than held.
-import { ErrorCode } from '../protocol/errors.js'
+import { ErrorCode } from '../../src/protocol/errors.js'
 import {
   type SharePartitionKey,
   sharePartitionKeyString,
@@ -20,7 +21,7 @@ import {
   type ShareStateResult,
   type ShareStateSummary,
   type ShareStateWrite,
-} from '../ports/shares.js'
+} from '../../src/ports/shares.js'
 
 interface Stored {
   stateEpoch: number
@@ -49,6 +50,7 @@ export class MemorySharePersister implements ShareStatePersister {
   }
 
   async initialize(key: SharePartitionKey, stateEpoch: number, startOffset: number): Promise<ShareStateResult> {
+    if (stateEpoch < 0) return invalid()
     const k = sharePartitionKeyString(key)
     const cur = this.states.get(k)
     if (cur && stateEpoch < cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
@@ -58,6 +60,7 @@ export class MemorySharePersister implements ShareStatePersister {
   }
 
   async read(key: SharePartitionKey, leaderEpoch: number): Promise<ShareStateRead> {
+    if (leaderEpoch < 0) return { ...invalid(), stateEpoch: 0, startOffset: -1, stateBatches: [] }
     const cur = this.states.get(sharePartitionKeyString(key))
     if (!cur) return { errorCode: 0, errorMessage: null, stateEpoch: 0, startOffset: -1, stateBatches: [] }
     if (leaderEpoch < cur.leaderEpoch) return { ...fenced(), stateEpoch: cur.stateEpoch, startOffset: -1, stateBatches: [] }
@@ -69,10 +72,11 @@ export class MemorySharePersister implements ShareStatePersister {
     this.writes.push({ key, write: structuredClone(w) })
     const failure = this.failures.shift()
     if (failure !== undefined) return { errorCode: failure, errorMessage: null }
+    if (w.leaderEpoch < 0 || w.stateEpoch < 0) return invalid()
     const k = sharePartitionKeyString(key)
     let cur = this.states.get(k)
     if (cur && w.leaderEpoch < cur.leaderEpoch) return fenced()
-    if (cur && w.stateEpoch !== cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
+    if (cur && w.stateEpoch < cur.stateEpoch) return { errorCode: ErrorCode.FENCED_STATE_EPOCH.code, errorMessage: null }
     if (!cur) {
       if (this.states.size >= this.maxStates) return full()
       cur = {
@@ -118,6 +122,10 @@ export class MemorySharePersister implements ShareStatePersister {
 
 function full(): ShareStateResult {
   return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE.code, errorMessage: 'too many share-partitions held in memory' }
+}
+
+function invalid(): ShareStateResult {
+  return { errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'negative epoch' }
 }
 
 function fenced(): ShareStateResult {
