@@ -253,6 +253,8 @@ export class Broker {
           sessionTimeoutMs: config.get('group.consumer.session.timeout.ms'),
           heartbeatIntervalMs: config.get('group.consumer.heartbeat.interval.ms'),
           assignors: config.get('group.consumer.assignors'),
+          // consumer.session.timeout.ms / consumer.heartbeat.interval.ms of the group's configs, read when used.
+          timeouts: (groupId) => configs.groupTimeouts('consumer', groupId),
         },
         shareGroups: {
           config: {

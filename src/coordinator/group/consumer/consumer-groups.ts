@@ -167,7 +167,7 @@ export class ConsumerGroups {
       errorMessage: null,
       memberId: member.memberId,
       memberEpoch: member.memberEpoch,
-      heartbeatIntervalMs: this.config.heartbeatIntervalMs,
+      heartbeatIntervalMs: this.config.timeouts?.(group.groupId).heartbeatIntervalMs ?? this.config.heartbeatIntervalMs,
       assignment: full || !sameAssignment(previous, member.assigned) ? { topicPartitions: toWire(member.assigned) } : null,
     }
   }
@@ -437,7 +437,7 @@ export class ConsumerGroups {
     member.session?.cancel()
     member.session = this.clock.setTimeout(
       () => this.expire(group, member),
-      member.classic?.sessionTimeoutMs ?? this.config.sessionTimeoutMs,
+      member.classic?.sessionTimeoutMs ?? this.config.timeouts?.(group.groupId).sessionTimeoutMs ?? this.config.sessionTimeoutMs,
     )
     const revoking = member.state === 'UNREVOKED_PARTITIONS'
     if (revoking && !wasRevoking) {

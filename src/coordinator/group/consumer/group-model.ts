@@ -15,6 +15,8 @@ export interface ConsumerGroupConfig {
   heartbeatIntervalMs: number
   /** group.consumer.assignors; the first is the default. */
   assignors: readonly string[]
+  /** A group's own consumer.session.timeout.ms / consumer.heartbeat.interval.ms (group configs), read when used. */
+  timeouts?: (groupId: string) => { sessionTimeoutMs?: number; heartbeatIntervalMs?: number }
 }
 
 export const DEFAULT_CONSUMER_GROUP_CONFIG: ConsumerGroupConfig = {

@@ -253,6 +253,31 @@ describe('consumer groups: leaving and timeouts', () => {
     assert.equal(a.count(), 6)
   })
 
+  it('a group’s own consumer.session.timeout.ms and consumer.heartbeat.interval.ms (group configs) win over the broker’s', () => {
+    const clock = new ManualClock()
+    const table = new Map<string, TopicInfo>([['T', { id: 'id-T', partitions: 2 }]])
+    const own: Record<string, { sessionTimeoutMs?: number; heartbeatIntervalMs?: number }> = {
+      g: { sessionTimeoutMs: 10000, heartbeatIntervalMs: 2000 },
+    }
+    const groups = new ConsumerGroups(clock, () => table, {
+      sessionTimeoutMs: 45000,
+      heartbeatIntervalMs: 5000,
+      assignors: ['uniform'],
+      timeouts: (groupId) => own[groupId] ?? {},
+    })
+    const h = { clock, table, groups, clients: [] as TestConsumer[] }
+    const a = new TestConsumer(h, 'a')
+    const res = groups.heartbeat(a.request(), 1, { clientId: 'a', clientHost: '/127.0.0.1' })
+    assert.equal(res.heartbeatIntervalMs, 2000)
+    const other = groups.heartbeat({ ...a.request(), groupId: 'other' }, 1, { clientId: 'a', clientHost: '/127.0.0.1' })
+    assert.equal(other.heartbeatIntervalMs, 5000, 'a group without its own config: the broker’s')
+    clock.advance(9999)
+    assert.equal(groups.groups.get('g')!.members.size, 1, 'still a member just before its group’s 10 s')
+    clock.advance(2)
+    assert.equal(groups.groups.get('g')!.members.size, 0, 'gone after 10 s, not the broker’s 45 s')
+    assert.equal(groups.groups.get('other')!.members.size, 1)
+  })
+
   it('a member that does not revoke within its rebalance timeout is fenced and its partitions freed', () => {
     const h = setup()
     const a = new TestConsumer(h, 'a')
