@@ -9,19 +9,19 @@
 // consumers are restarted one by one with group.protocol=consumer, and no record is skipped.
 // Missing java or mvn fails this test.
 import assert from 'node:assert/strict'
-import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { javaCommand, runProcess, show } from '../helpers/run-process.js'
+import { buildJavaPrograms, type JavaPrograms } from '../interop/txn-broker.js'
 
-const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
-const POM = join(PROJECT_DIR, 'pom.xml')
-const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR, 'target', 'lib', '*')].join(delimiter)
 const HINT = 'this test needs Java 17+ and Maven'
 
 describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=consumer', () => {
   let broker: BrokerProcess | undefined
+  let java: JavaPrograms | undefined
+  // Built once, in a copy of its own (test/interop/txn-broker.ts): other files build
+  // test/interop/java at the same time.
+  const classpath = async () => (java ??= await buildJavaPrograms()).classpath
 
   before(async () => {
     broker = await startBrokerProcess({
@@ -30,21 +30,21 @@ describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=co
   })
 
   after(async () => {
+    java?.remove()
     await stopAndCheck(broker)
   })
 
   test('join, leave, kill and a regex member: every record consumed, no partition with two owners', { timeout: 240_000 }, async () => {
-    const build = await runProcess('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', POM, 'package'], {
-      timeoutMs: 180_000,
-      installHint: HINT,
-    })
-    assert.equal(build.code, 0, `Maven build failed: ${show(build)}`)
     assert.ok(broker, 'broker not started')
-    const r = await runProcess(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.ConsumerProtocol', broker.bootstrap, 'it-kip848'], {
-      timeoutMs: 120_000,
-      installHint: HINT,
-      env: { INTEROP_LOG_LEVEL: 'warn' },
-    })
+    const r = await runProcess(
+      javaCommand(),
+      ['-cp', await classpath(), 'io.tributary.interop.ConsumerProtocol', broker.bootstrap, 'it-kip848'],
+      {
+        timeoutMs: 120_000,
+        installHint: HINT,
+        env: { INTEROP_LOG_LEVEL: 'warn' },
+      },
+    )
     for (const line of r.stdout.split('\n')) if (line.startsWith('[')) console.log(line)
     const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
     assert.equal(r.code, 0, `ConsumerProtocol failed: ${context()}`)
@@ -58,7 +58,7 @@ describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=co
     assert.ok(broker, 'broker not started')
     const r = await runProcess(
       javaCommand(),
-      ['-cp', CLASSPATH, 'io.tributary.interop.ConsumerProtocol', 'upgrade', broker.bootstrap, 'it-kip848-upgrade'],
+      ['-cp', await classpath(), 'io.tributary.interop.ConsumerProtocol', 'upgrade', broker.bootstrap, 'it-kip848-upgrade'],
       {
         timeoutMs: 130_000,
         installHint: HINT,
@@ -78,7 +78,7 @@ describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=co
     assert.ok(broker, 'broker not started')
     const r = await runProcess(
       javaCommand(),
-      ['-cp', CLASSPATH, 'io.tributary.interop.ConsumerProtocol', 'static', broker.bootstrap, 'it-kip848-static'],
+      ['-cp', await classpath(), 'io.tributary.interop.ConsumerProtocol', 'static', broker.bootstrap, 'it-kip848-static'],
       {
         timeoutMs: 100_000,
         installHint: HINT,

@@ -4,40 +4,40 @@
 // calls reach the share coordinator through the broker's ShareStatePersister. Missing java or mvn
 // fails this test.
 import assert from 'node:assert/strict'
-import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { javaCommand, runProcess, show } from '../helpers/run-process.js'
+import { buildJavaPrograms, type JavaPrograms } from '../interop/txn-broker.js'
 
-const PROJECT_DIR = fileURLToPath(new URL('../../../test/interop/java/', import.meta.url))
-const POM = join(PROJECT_DIR, 'pom.xml')
-const CLASSPATH = [join(PROJECT_DIR, 'target', 'interop.jar'), join(PROJECT_DIR, 'target', 'lib', '*')].join(delimiter)
 const HINT = 'this test needs Java 17+ and Maven'
 
 describe('share groups admin: Java 4.4 Admin', () => {
   let broker: BrokerProcess | undefined
+  let java: JavaPrograms | undefined
+  // Built once, in a copy of its own (test/interop/txn-broker.ts): other files build
+  // test/interop/java at the same time.
+  const classpath = async () => (java ??= await buildJavaPrograms()).classpath
 
   before(async () => {
     broker = await startBrokerProcess({})
   })
 
   after(async () => {
+    java?.remove()
     await stopAndCheck(broker)
   })
 
   test('group configs, alter/list/describe/delete share group offsets, delete the group', { timeout: 240_000 }, async () => {
-    const build = await runProcess('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', POM, 'package'], {
-      timeoutMs: 180_000,
-      installHint: HINT,
-    })
-    assert.equal(build.code, 0, `Maven build failed: ${show(build)}`)
     assert.ok(broker, 'broker not started')
-    const r = await runProcess(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.ShareAdmin', broker.bootstrap, 'it-share-admin'], {
-      timeoutMs: 120_000,
-      installHint: HINT,
-      env: { INTEROP_LOG_LEVEL: 'warn' },
-    })
+    const r = await runProcess(
+      javaCommand(),
+      ['-cp', await classpath(), 'io.tributary.interop.ShareAdmin', broker.bootstrap, 'it-share-admin'],
+      {
+        timeoutMs: 120_000,
+        installHint: HINT,
+        env: { INTEROP_LOG_LEVEL: 'warn' },
+      },
+    )
     const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
     assert.equal(r.code, 0, `ShareAdmin failed: ${context()}`)
     assert.ok(r.stdout.includes('SHARE-ADMIN OK'), `no OK line: ${context()}`)
