@@ -277,7 +277,7 @@ export const TOPIC_CONFIG_DEFS = [
     type: 'boolean',
     default: 'false',
     scope: 'topic',
-    doc: 'Delete records once every share group this partition’s leader knows is past them (a queue).',
+    doc: 'Delete records once every share group with state on the partition has acknowledged them (a queue).',
   },
   {
     name: 'unclean.leader.election.enable',

@@ -10,6 +10,7 @@ import type { ShareGroupSettingsSource, ShareStatePersister } from '../ports/sha
 import type { TopicService } from '../ports/topics.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import { ClusterShareStarts } from './cluster-share-starts.js'
 import { BrokerDeadLetterSink } from './dead-letters.js'
 import { SharePartitionManager } from './share-partition-manager.js'
 import { ShareRequests } from './share-requests.js'
@@ -57,12 +58,17 @@ export function createShareLeaders(o: ShareLeadersOptions): ShareLeaders {
     topicPrefix: o.deadLetterTopicPrefix ?? (() => 'dlq.'),
     autoCreate: o.deadLetterAutoCreate ?? (() => false),
   })
+  const starts = new ClusterShareStarts(
+    () => o.brokers(o.interBrokerListener).map((b) => `${b.host}:${b.port}`),
+    `tributary-share-${o.nodeId}`,
+  )
   const manager = new SharePartitionManager({
     replicas: o.replicas,
     topics: o.topics,
     persister: o.persister,
     settings: o.settings,
     deadLetters,
+    clusterStart: (topic, partition) => starts.smallestStart(topic, partition),
     clock: o.clock,
     logger: o.logger,
     ...(o.maxInFlightRecords !== undefined ? { maxInFlightRecords: o.maxInFlightRecords } : {}),
@@ -87,6 +93,7 @@ export function createShareLeaders(o: ShareLeadersOptions): ShareLeaders {
     async close() {
       manager.close()
       await deadLetters.close()
+      await starts.close()
     },
   }
 }

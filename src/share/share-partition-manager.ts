@@ -46,6 +46,12 @@ export interface SharePartitionManagerOptions {
   persister: ShareStatePersister
   settings: ShareGroupSettingsSource
   deadLetters: DeadLetterSink | null
+  /**
+   * tributary.share.delete.acknowledged: the smallest start offset every share group of the
+   * cluster has stored for a topic-partition (cluster-share-starts.ts); without it only the
+   * share-partitions held here count.
+   */
+  clusterStart?: (topic: string, partition: number) => Promise<number>
   clock: Clock
   logger: Logger
   maxInFlightRecords?: number
@@ -280,10 +286,11 @@ export class SharePartitionManager {
   }
 
   /**
-   * tributary.share.delete.acknowledged: once every share group this leader holds for the
-   * partition is past some records, they are deleted (DeleteRecords up to the smallest start
-   * offset). Only the share-partitions held here count, so a group whose state is not loaded on
-   * this leader does not hold records back. One deletion per partition at a time; a start offset
+   * tributary.share.delete.acknowledged: once every share group is past some records, they are
+   * deleted (DeleteRecords up to the smallest start offset): the share-partitions held here, and —
+   * with clusterStart — every share group's stored start offset on the partition, so a group whose
+   * state this leader does not hold (it has not fetched since the leader took over) holds records
+   * back too. A failed lookup deletes nothing. One deletion per partition at a time; a start offset
    * that moves meanwhile is taken up by the next one.
    */
   private maybeDeleteConsumed(topicId: string, partition: number): void {
@@ -306,8 +313,13 @@ export class SharePartitionManager {
     const replica = this.o.replicas.get(record.name, partition)
     if (!replica || !Number.isFinite(min) || min <= replica.log.logStartOffset) return
     this.deleting.set(k, false)
-    this.o.replicas
-      .deleteRecords(replica, Math.min(min, replica.log.highWatermark), config['file.delete.delay.ms'])
+    const elsewhere = this.o.clusterStart ? this.o.clusterStart(record.name, partition) : Promise.resolve(Number.POSITIVE_INFINITY)
+    elsewhere
+      .then((cluster) => {
+        const upTo = Math.min(min, cluster, replica.log.highWatermark)
+        if (upTo <= replica.log.logStartOffset) return
+        return this.o.replicas.deleteRecords(replica, upTo, config['file.delete.delay.ms'])
+      })
       .catch((err) => this.o.logger.warn('deleting consumed records failed', { topic: record.name, partition, err }))
       .finally(() => {
         const again = this.deleting.get(k)

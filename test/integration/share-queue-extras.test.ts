@@ -2,13 +2,15 @@
 // broker process: a backoff before a RELEASEd record is delivered again
 // (tributary.share.release.backoff.ms), a delay before a record is first delivered
 // (tributary.share.delivery.delay.ms, from the record's timestamp), and a topic whose records are
-// deleted once every share group the partition's leader serves has acknowledged them
-// (tributary.share.delete.acknowledged), retention aside. Kafka has none of them, so this file runs against Tributary only. The delays are
+// deleted once every share group has acknowledged them (tributary.share.delete.acknowledged) —
+// also a group that has state but never fetched from the leader — retention aside. Kafka has none of them, so this file runs against Tributary only. The delays are
 // checked as lower bounds (a record never comes before its time), which a slow machine cannot break.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTopics, listOffsets, OffsetSpec } from '../../src/client/admin.js'
+import { findCoordinator } from '../../src/client/admin-groups.js'
 import { KafkaClient } from '../../src/client/client.js'
+import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from '../../src/protocol/messages/91-alter-share-group-offsets.js'
 import { ShareConsumer, type ShareRecord } from '../../src/client/share-consumer.js'
 import { produceValues, setGroupConfigs, type ShareBroker, startShareBroker } from '../helpers/share-broker.js'
 
@@ -101,8 +103,16 @@ describe('share-group queue features of Tributary', { timeout: 120_000 }, () => 
 
   test('tributary.share.delete.acknowledged: records every share group acknowledged are deleted', async () => {
     await topic('work', { 'tributary.share.delete.acknowledged': 'true' })
-    for (const g of ['fast', 'slow']) await setGroupConfigs(admin, g, { 'share.auto.offset.reset': 'earliest' })
+    for (const g of ['fast', 'slow', 'idle']) await setGroupConfigs(admin, g, { 'share.auto.offset.reset': 'earliest' })
     await produceValues(admin, 'work', ['w0', 'w1', 'w2', 'w3'])
+    // 'idle' has state at offset 0 (set by AlterShareGroupOffsets) but never fetches from the leader.
+    const alter = await admin.request(
+      AlterShareGroupOffsetsRequest,
+      AlterShareGroupOffsetsResponse,
+      { groupId: 'idle', topics: [{ topicName: 'work', partitions: [{ partitionIndex: 0, startOffset: 0 }] }] },
+      { nodeId: await findCoordinator(admin, 'idle') },
+    )
+    assert.equal(alter.errorCode, 0, JSON.stringify(alter))
     const earliest = async () => (await listOffsets(admin, 'work', [0], OffsetSpec.Earliest)).get(0)
     const fast = await consumer('fast', 'work')
     const slow = await consumer('slow', 'work')
@@ -113,6 +123,19 @@ describe('share-group queue features of Tributary', { timeout: 120_000 }, () => 
     assert.equal(await earliest(), 0, 'nothing deleted while a share group has not acknowledged it')
     const done = await take(slow, 4, 'accept')
     assert.deepEqual([...new Set(done.map((r) => r.offset))].sort(), [0, 1, 2, 3])
+    await new Promise((r) => setTimeout(r, 500))
+    assert.equal(await earliest(), 0, 'the idle group, whose state the leader does not hold, holds the records too')
+    // Once the idle group is told to start past them, they go.
+    await new Promise((r) => setTimeout(r, 100))
+    const moved = await admin.request(
+      AlterShareGroupOffsetsRequest,
+      AlterShareGroupOffsetsResponse,
+      { groupId: 'idle', topics: [{ topicName: 'work', partitions: [{ partitionIndex: 0, startOffset: 4 }] }] },
+      { nodeId: await findCoordinator(admin, 'idle') },
+    )
+    assert.equal(moved.errorCode, 0, JSON.stringify(moved))
+    await produceValues(admin, 'work', ['w4'])
+    assert.equal((await take(fast, 1, 'accept')).length, 1)
     let start = await earliest()
     for (let i = 0; i < 100 && start !== 4; i++) {
       await new Promise((r) => setTimeout(r, 100))
