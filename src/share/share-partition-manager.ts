@@ -28,13 +28,17 @@ import {
 import type { TopicService } from '../ports/topics.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import { type AcquiredRange, describeBatches } from './acquire.js'
+import { type AcquiredRange, type BatchInfo, describeBatches } from './acquire.js'
 import { DEFAULT_MAX_IN_FLIGHT_RECORDS, SharePartition } from './share-partition.js'
 
 /** A bound of Tributary's own on the share-partitions held in memory. */
 export const DEFAULT_MAX_SHARE_PARTITIONS = 20_000
 /** Bytes read to find one record for a dead letter's copy. */
 const DEAD_LETTER_READ_BYTES = 1024 * 1024
+/** A share-partition's assumed stored bytes per record before its first read (then learnt). */
+const INITIAL_RECORD_BYTES = 1024
+/** Added to every fetch's read, so a batch straddling the estimate is read whole. */
+const READ_MARGIN_BYTES = 64 * 1024
 
 export interface SharePartitionManagerOptions {
   replicas: ReplicaService
@@ -71,6 +75,8 @@ const EMPTY = Buffer.alloc(0)
 
 export class SharePartitionManager {
   private readonly held = new Map<string, SharePartition>()
+  /** Stored bytes per record, by share-partition (readBudget). */
+  private readonly recordBytes = new WeakMap<SharePartition, number>()
   private readonly loading = new Map<string, Promise<SharePartition>>()
   private readonly listeners = new Map<string, Set<() => void>>()
   /** Partitions with a deletion of consumed records under way; true: run again when it ends. */
@@ -142,7 +148,7 @@ export class SharePartitionManager {
       return { records: EMPTY, acquired: [], release: () => {} }
     let read: PartitionRead
     try {
-      read = await this.o.replicas.read(replica, from, Math.max(0, maxBytes), minOneBatch, readCommitted)
+      read = await this.o.replicas.read(replica, from, this.readBudget(sp, maxRecords, maxBytes), minOneBatch, readCommitted)
     } catch (err) {
       if (err instanceof KafkaError && err.code === ErrorCode.OFFSET_OUT_OF_RANGE.code) {
         sp.syncLogStart(replica.log.logStartOffset)
@@ -151,12 +157,38 @@ export class SharePartitionManager {
       throw err
     }
     const batches = describeBatches(read.records, read.abortedTransactions)
+    this.learnRecordSize(sp, batches)
     const res = sp.acquire(memberId, batches, maxRecords, wholeBatches)
     if (res.ranges.length === 0) {
       read.release()
       return { records: EMPTY, acquired: [], release: () => {} }
     }
     return { records: read.records.subarray(res.firstPosition, res.endPosition), acquired: res.ranges, release: read.release }
+  }
+
+  /**
+   * The bytes a fetch reads: enough for maxRecords records at the share-partition's recent record
+   * size (and a margin), never more than the request's maxBytes. A share fetch acquires records,
+   * not bytes — Java's share consumer asks for fetch.max.bytes (50 MiB) to get max.poll.records
+   * (500) — so reading maxBytes each time would copy megabytes to hand out a few batches.
+   */
+  private readBudget(sp: SharePartition, maxRecords: number, maxBytes: number): number {
+    const perRecord = this.recordBytes.get(sp) ?? INITIAL_RECORD_BYTES
+    return Math.max(0, Math.min(maxBytes, Math.ceil(maxRecords * perRecord * 1.25) + READ_MARGIN_BYTES))
+  }
+
+  /** Keeps the average stored bytes per record of the batches read (smoothed over reads). */
+  private learnRecordSize(sp: SharePartition, batches: readonly BatchInfo[]): void {
+    let bytes = 0
+    let records = 0
+    for (const b of batches) {
+      bytes += b.sizeBytes
+      records += b.lastOffset - b.baseOffset + 1
+    }
+    if (records === 0) return
+    const prev = this.recordBytes.get(sp)
+    const now = bytes / records
+    this.recordBytes.set(sp, prev === undefined ? now : prev * 0.75 + now * 0.25)
   }
 
   /** Releases what memberId holds in the given share-partitions (those held here). */

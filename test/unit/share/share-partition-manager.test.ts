@@ -103,6 +103,41 @@ describe('SharePartitionManager', () => {
     assert.equal(await start('by_duration:PT1S'), 4)
   })
 
+  it('a fetch reads what maxRecords needs at the records’ learnt size, not the request’s maxBytes', async () => {
+    const seen: number[] = []
+    const read = replicas.read.bind(replicas)
+    replicas.read = (p, offset, maxBytes, ...rest) => {
+      seen.push(maxBytes)
+      return read(p, offset, maxBytes, ...rest)
+    }
+    try {
+      const m = manager({ autoOffsetReset: 'earliest' })
+      const h = await m.partition('g-budget', ids.plain!, 0)
+      const first = await m.fetch(h, 'm1', 1, 50 << 20, true)
+      first.release()
+      const second = await m.fetch(h, 'm2', 1, 50 << 20, true)
+      second.release()
+      assert.deepEqual(
+        first.acquired.map((r) => [r.firstOffset, r.lastOffset]),
+        [[0, 0]],
+      )
+      assert.deepEqual(
+        second.acquired.map((r) => [r.firstOffset, r.lastOffset]),
+        [[1, 1]],
+      )
+      assert.equal(seen.length, 2)
+      // Before any read: 1 KiB a record (and the margin); after it, the batches' own size.
+      assert.ok(seen[0]! < 1 << 20, `first read ${seen[0]} bytes`)
+      assert.ok(seen[1]! < seen[0]!, `second read ${seen[1]} bytes, after learning from ${seen[0]}`)
+      // Never more than the request allows.
+      const third = await m.fetch(h, 'm3', 1000, 10, true)
+      third.release()
+      assert.equal(seen[2], 10)
+    } finally {
+      replicas.read = read
+    }
+  })
+
   it('concurrent first fetches wait for one load', async () => {
     const persister = new MemorySharePersister()
     let reads = 0
