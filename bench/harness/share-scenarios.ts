@@ -8,7 +8,7 @@
 // The harness (main.ts) adds broker CPU and peak RSS to each run; scenarios.ts lists these.
 import type { JavaEnv } from './brokers.js'
 import { producerPerformance } from './generators.js'
-import type { Counts, RunContext, Scenario } from './scenarios.js'
+import type { Counts, RunContext, Scenario } from './scenario.js'
 import { runOk } from './util.js'
 
 const SHARE_TOPIC = 'share-100b'
