@@ -4,7 +4,8 @@
 //
 // Parts: group.ts (a group and its members), rebalance.ts (the state machine's transitions and
 // timers), membership.ts (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), offsets.ts (commits,
-// fetches, deletes, retention), txn-offsets.ts (TxnOffsetCommit and the transactions' markers).
+// fetches, deletes, retention), txn-offsets.ts (TxnOffsetCommit and the transactions' markers),
+// replay.ts (what loading a partition reads back).
 // This file checks what every request shares — the coordinator's own state, the group id
 // (limits.ts) — and answers DescribeGroups and ListGroups. Share groups (KIP-932) are served by
 // share/share-coordination.ts; a group id belongs to one type (classic, consumer or share).
@@ -69,7 +70,6 @@ import type { Logger } from '../../util/logger.js'
 import { ClassicGroup, GroupMember } from './group.js'
 import { type GroupIdUse, groupIdError } from './limits.js'
 import { Membership } from './membership.js'
-import { OffsetTable } from './offset-table.js'
 import { Offsets } from './offsets.js'
 import type {
   ConsumerGroupHeartbeatRequestData,
@@ -80,12 +80,11 @@ import type { ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consume
 import { canUpgrade } from './consumer/classic-members.js'
 import { downgradeIfClassicOnly, type MigrationEnv, upgradeClassic } from './protocol-migration.js'
 import { DurableConsumerGroups } from './consumer/durable-groups.js'
-import { ConsumerGroupReplay } from './consumer/group-log.js'
-import type { CommittedOffset, GroupPersistence, GroupSnapshot, LoadSink } from './persistence.js'
+import type { GroupPersistence, GroupSnapshot } from './persistence.js'
 import { type CoordinatorEnv, type GroupCoordinatorConfig, joinError, Rebalancer, syncError } from './rebalance.js'
-import { dropPending, materialize, TxnOffsets } from './txn-offsets.js'
+import { PartitionReplay } from './replay.js'
+import { TxnOffsets } from './txn-offsets.js'
 import type { ShareStatePersister } from '../../ports/shares.js'
-import type { ShareGroupReplay } from './share/records.js'
 import { ShareCoordination, type ShareGroupOptions } from './share/share-coordination.js'
 
 export type { GroupCoordinatorConfig } from './rebalance.js'
@@ -490,7 +489,7 @@ export class GroupCoordinator implements GroupService {
   // Lifecycle
 
   /** The replayed groups into memory (those known only by deleted offsets stay out). */
-  private install(replay: Replay): number {
+  private install(replay: PartitionReplay): number {
     let count = 0
     for (const groupId of new Set([...replay.snapshots.keys(), ...replay.offsets.keys(), ...replay.pending.keys()])) {
       const snapshot = replay.snapshots.get(groupId) ?? null
@@ -549,7 +548,7 @@ export class GroupCoordinator implements GroupService {
 
   private async loadPartition(partition: number, entry: PartitionOwnership): Promise<void> {
     const startMs = this.opts.clock.monotonic()
-    const replay = new Replay(this.share.replay(), this.opts.logger)
+    const replay = new PartitionReplay(this.share.replay(), this.opts.logger)
     const current = () => this.partitions.get(partition) === entry && this.status !== 'closed'
     try {
       await this.opts.persistence.loadPartition(partition, replay.sink)
@@ -650,77 +649,3 @@ export class GroupCoordinator implements GroupService {
     return this.groups.get(groupId)?.state
   }
 }
-
-/**
- * What a load replays: the last group record, the live offsets of every group, and the pending
- * transactional offsets per group and producer — by the rules of txn-offsets.ts.
- */
-class Replay {
-  readonly snapshots = new Map<string, GroupSnapshot | null>()
-  readonly offsets = new Map<string, OffsetTable>()
-  /** group id → producer id → pending offsets. */
-  readonly pending = new Map<string, Map<number, OffsetTable>>()
-  /** producer id → the groups it has pending offsets in. */
-  private readonly open = new Map<number, Set<string>>()
-  /** The consumer-protocol groups' records (consumer/group-log.ts). */
-  readonly consumer = new ConsumerGroupReplay()
-
-  constructor(
-    readonly shares: ShareGroupReplay,
-    private readonly logger: Logger,
-  ) {}
-
-  readonly sink: LoadSink = {
-    consumerGroupRecord: (_groupId, record) => this.consumer.apply(record.key, record.value),
-    shareGroupRecord: (key, value) => {
-      try {
-        this.shares.apply(key, value)
-      } catch (err) {
-        this.logger.warn('skipping an undecodable share group record', { err })
-      }
-    },
-    group: (groupId, snapshot) => {
-      this.snapshots.set(groupId, snapshot)
-      // A deleted group's open transactions lose their offsets (as the coordinator drops them).
-      if (snapshot === null) this.pending.delete(groupId)
-    },
-    offset: (groupId, topic, partition, value, recordOffset) => {
-      const table = this.table(groupId)
-      if (value) table.set(topic, partition, withOffset(value, recordOffset))
-      else {
-        table.delete(topic, partition)
-        const pending = this.pending.get(groupId)
-        if (pending) dropPending(pending, topic, partition)
-      }
-    },
-    txnOffset: (producerId, groupId, topic, partition, value, recordOffset) => {
-      let byProducer = this.pending.get(groupId)
-      if (!byProducer) this.pending.set(groupId, (byProducer = new Map()))
-      let table = byProducer.get(producerId)
-      if (!table) byProducer.set(producerId, (table = new OffsetTable()))
-      table.set(topic, partition, withOffset(value, recordOffset))
-      let groups = this.open.get(producerId)
-      if (!groups) this.open.set(producerId, (groups = new Set()))
-      groups.add(groupId)
-    },
-    txnMarker: (producerId, commit) => {
-      for (const groupId of this.open.get(producerId) ?? []) {
-        const byProducer = this.pending.get(groupId)
-        const table = byProducer?.get(producerId)
-        if (!byProducer || !table) continue
-        byProducer.delete(producerId)
-        if (byProducer.size === 0) this.pending.delete(groupId)
-        if (commit) materialize(this.table(groupId), table)
-      }
-      this.open.delete(producerId)
-    },
-  }
-
-  private table(groupId: string): OffsetTable {
-    let table = this.offsets.get(groupId)
-    if (!table) this.offsets.set(groupId, (table = new OffsetTable()))
-    return table
-  }
-}
-
-const withOffset = (value: CommittedOffset, recordOffset: number): CommittedOffset => ({ ...value, recordOffset })
