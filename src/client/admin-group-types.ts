@@ -9,7 +9,6 @@
 // with GROUP_ID_NOT_FOUND ("… is not a share group"), as for a group that does not exist: both
 // come back as null here. Coordinator errors are retried as in admin-groups.ts.
 import type { ErrorName } from '../protocol/errors.js'
-import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/16-list-groups.js'
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../protocol/messages/69-consumer-group-describe.js'
 import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../protocol/messages/77-share-group-describe.js'
 import {
@@ -17,7 +16,7 @@ import {
   DescribeShareGroupOffsetsResponse,
 } from '../protocol/messages/90-describe-share-group-offsets.js'
 import type { TopicAssignment } from '../protocol/consumer-protocol.js'
-import { byTopicPartition, findCoordinator, retryingCoordinator, type TopicPartition } from './admin-groups.js'
+import { byTopicPartition, findCoordinator, listGroupsOn, retryingCoordinator, type TopicPartition } from './admin-groups.js'
 import type { KafkaClient } from './client.js'
 import { ClientError, errorName, throwIfError } from './errors.js'
 
@@ -64,20 +63,9 @@ export interface ShareGroupOffset extends TopicPartition {
 export async function groupTypeOf(client: KafkaClient, groupId: string): Promise<GroupType | null> {
   return retryingCoordinator(client, async () => {
     const nodeId = await findCoordinator(client, groupId)
-    let version = 0
-    const res = await client.request(
-      ListGroupsRequest,
-      ListGroupsResponse,
-      (v) => {
-        version = v
-        return { statesFilter: [], typesFilter: [] }
-      },
-      { nodeId },
-    )
-    throwIfError(res.errorCode, `ListGroups on node ${nodeId}`)
-    const g = res.groups.find((x) => x.groupId === groupId)
+    const g = (await listGroupsOn(client, nodeId)).find((x) => x.groupId === groupId)
     if (!g) return null
-    return version >= 5 ? g.groupType : 'classic'
+    return g.groupType ?? 'classic'
   })
 }
 

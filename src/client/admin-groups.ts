@@ -153,7 +153,8 @@ export async function listGroups(client: KafkaClient): Promise<GroupListing[]> {
   return [...byId.values()].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0))
 }
 
-async function listGroupsOn(client: KafkaClient, nodeId: number): Promise<GroupListing[]> {
+/** The groups one broker coordinates (ListGroups to that node). */
+export async function listGroupsOn(client: KafkaClient, nodeId: number): Promise<GroupListing[]> {
   let version = 0
   const res = await client.request(
     ListGroupsRequest,
