@@ -6,7 +6,9 @@
 // killed member's partitions move within the test's time. A second test restarts one of two static
 // members (group.instance.id) within the session timeout: it gets back exactly the partitions it
 // had, and the other keeps its own. A third upgrades a classic group member by member: two classic
-// consumers are restarted one by one with group.protocol=consumer, and no record is skipped.
+// consumers are restarted one by one with group.protocol=consumer, and no record is skipped. In
+// a fourth, a new classic consumer joins a consumer group that has a member; the group turns
+// classic when that member leaves.
 // Missing java or mvn fails this test.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -69,6 +71,26 @@ describe('KIP-848 consumer groups: Java 4.4 KafkaConsumer with group.protocol=co
     const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
     assert.equal(r.code, 0, `ConsumerProtocol upgrade failed: ${context()}`)
     assert.ok(r.stdout.includes('UPGRADE OK'), `no OK line: ${context()}`)
+    assert.ok(broker.alive(), 'broker died during the run')
+  })
+
+  test('a new classic member joins a consumer group with members: both own partitions; when the consumer-protocol member leaves, a classic group of one', {
+    timeout: 150_000,
+  }, async () => {
+    assert.ok(broker, 'broker not started')
+    const r = await runProcess(
+      javaCommand(),
+      ['-cp', await classpath(), 'io.tributary.interop.ConsumerProtocol', 'mixed', broker.bootstrap, 'it-kip848-mixed'],
+      {
+        timeoutMs: 130_000,
+        installHint: HINT,
+        env: { INTEROP_LOG_LEVEL: 'warn' },
+      },
+    )
+    for (const line of r.stdout.split('\n')) if (line.startsWith('[')) console.log(line)
+    const context = () => `${show(r)}\nbroker stderr tail:\n${broker!.stderr().slice(-4000)}`
+    assert.equal(r.code, 0, `ConsumerProtocol mixed failed: ${context()}`)
+    assert.ok(r.stdout.includes('MIXED OK'), `no OK line: ${context()}`)
     assert.ok(broker.alive(), 'broker died during the run')
   })
 

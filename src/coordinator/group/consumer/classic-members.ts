@@ -21,7 +21,11 @@
 //   then rebalances (the caller installs it); the consumer group's records are tombstoned.
 // - A classic member's session timeout and protocols are kept in its member record
 //   (ClassicMemberMetadata), so a coordinator that takes the group over serves it as classic.
-// - Not here: new classic members joining a consumer group (INCONSISTENT_GROUP_PROTOCOL).
+// - New classic members join a consumer group as Kafka lets them (classicGroupJoinToConsumerGroup):
+//   with a protocol every classic member there supports (else INCONSISTENT_GROUP_PROTOCOL), a
+//   dynamic member without an id learning one first (MEMBER_ID_REQUIRED); the group epoch moves and
+//   the server assignor gives them partitions as it does a consumer-protocol member.
+import { randomUUID } from 'node:crypto'
 import type { ClassicGroup } from '../group.js'
 import type { GroupSnapshot } from '../persistence.js'
 import type { JoinGroupParams, JoinGroupResult, LeavingMember, SyncGroupResult } from '../../../ports/groups.js'
@@ -123,29 +127,52 @@ export class ClassicMembers {
     }
   }
 
-  /** JoinGroup of a classic member of a non-empty consumer group. */
-  join(group: ConsumerGroup, params: JoinGroupParams): JoinGroupResult {
-    const fail = (name: ErrorName): JoinGroupResult => ({
+  /**
+   * Whether a classic member with these protocols may be in the group (Kafka's
+   * ConsumerGroup.supportsClassicProtocols): the embedded consumer protocol, and a protocol every
+   * classic member already there supports.
+   */
+  private supports(group: ConsumerGroup, params: JoinGroupParams): boolean {
+    if (params.protocolType !== CONSUMER || params.protocols.length === 0) return false
+    const classic = [...group.members.values()].filter((m) => m.classic !== null && m.memberId !== params.memberId)
+    return params.protocols.some((p) => classic.every((m) => m.classic!.protocols.some((q) => q.name === p.name)))
+  }
+
+  /**
+   * JoinGroup of a classic member of a non-empty consumer group (Kafka's
+   * classicGroupJoinToConsumerGroup): a new dynamic member without an id learns one first
+   * (MEMBER_ID_REQUIRED, JoinGroup v4+); then the member is created, or taken over by a restarted
+   * static member, or updated, and reconciles against what it reports owning. `replaced` tells the
+   * caller a static member took another's place (the group may now have no consumer-protocol member).
+   */
+  join(group: ConsumerGroup, params: JoinGroupParams): JoinGroupResult & { replaced: boolean } {
+    const fail = (name: ErrorName, memberId = params.memberId): JoinGroupResult & { replaced: boolean } => ({
       errorCode: code(name),
       generationId: -1,
       protocolType: null,
       protocolName: null,
       leader: '',
-      memberId: params.memberId,
+      memberId,
       skipAssignment: false,
       members: [],
+      replaced: false,
     })
-    if (params.protocolType !== CONSUMER) return fail('INCONSISTENT_GROUP_PROTOCOL')
-    const member = group.members.get(params.memberId)
-    // New classic members are not taken into a consumer group here (see the header).
-    if (member === undefined || member.classic === null)
-      return fail(params.memberId === '' ? 'INCONSISTENT_GROUP_PROTOCOL' : 'UNKNOWN_MEMBER_ID')
-    const chosen = params.protocols[0]
-    if (chosen === undefined) return fail('INCONSISTENT_GROUP_PROTOCOL')
+    if (!this.supports(group, params)) return fail('INCONSISTENT_GROUP_PROTOCOL')
+    const fresh = params.memberId === ''
+    const memberId = fresh ? randomUUID() : params.memberId
+    if (fresh && params.groupInstanceId === null && params.requireKnownMemberId) return fail('MEMBER_ID_REQUIRED', memberId)
+    const chosen = params.protocols[0]!
     const subscription = decodeSubscription(chosen.metadata)
     if (subscription === null) return fail('INCONSISTENT_GROUP_PROTOCOL')
+    const holder = params.groupInstanceId === null ? undefined : group.staticMember(params.groupInstanceId)
+    const found = this.groups.classicMember(group, memberId, params.groupInstanceId, fresh, {
+      clientId: params.clientId,
+      clientHost: params.clientHost,
+    })
+    if (typeof found === 'string') return fail(found)
+    const { member, created } = found
     const names = [...new Set(subscription.topics)].sort()
-    const changed = names.join('\0') !== member.subscribedTopicNames.join('\0')
+    const changed = created || names.join('\0') !== member.subscribedTopicNames.join('\0')
     member.subscribedTopicNames = names
     member.rebalanceTimeoutMs = params.rebalanceTimeoutMs
     member.classic = { sessionTimeoutMs: params.sessionTimeoutMs, protocols: params.protocols.map((p) => ({ ...p })) }
@@ -160,6 +187,7 @@ export class ClassicMembers {
       memberId: member.memberId,
       skipAssignment: false,
       members: [],
+      replaced: holder !== undefined && holder.memberId !== member.memberId,
     }
   }
 

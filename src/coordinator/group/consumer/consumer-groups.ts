@@ -234,6 +234,37 @@ export class ConsumerGroups {
     return member
   }
 
+  /**
+   * The member a classic JoinGroup speaks for (classic-members.ts; Kafka's
+   * getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember with the classic protocol): a dynamic
+   * member is created when its id is new; a static member without its member id takes its instance
+   * id over from whichever member holds it, live or not (as a classic static member does), with
+   * that member's assignment; a static member with a member id must be the one holding the
+   * instance id (UNKNOWN_MEMBER_ID when none does, FENCED_INSTANCE_ID when another does).
+   * `fresh`: the member id was made for this request (the JoinGroup had none).
+   */
+  classicMember(
+    group: ConsumerGroup,
+    memberId: string,
+    instanceId: string | null,
+    fresh: boolean,
+    client: ClientInfo,
+  ): { member: ConsumerMember; created: boolean } | ErrorName {
+    if (instanceId !== null) {
+      const old = group.staticMember(instanceId)
+      if (fresh && old !== undefined) return { member: this.replaceStatic(group, old, memberId, client), created: false }
+      if (!fresh) {
+        if (old === undefined) return 'UNKNOWN_MEMBER_ID'
+        return old.memberId === memberId ? { member: old, created: false } : 'FENCED_INSTANCE_ID'
+      }
+    }
+    const existing = group.members.get(memberId)
+    if (existing !== undefined) return { member: existing, created: false }
+    const member = new ConsumerMember(memberId, instanceId, client.clientId, client.clientHost)
+    group.members.set(memberId, member)
+    return { member, created: true }
+  }
+
   /** A static member rejoining under a new member id inherits the assignment it left with. */
   private replaceStatic(group: ConsumerGroup, old: ConsumerMember, memberId: string, client: ClientInfo): ConsumerMember {
     this.cancelTimers(old)
@@ -241,7 +272,7 @@ export class ConsumerGroups {
     const member = new ConsumerMember(memberId, old.instanceId, client.clientId, client.clientHost)
     Object.assign(member, {
       state: old.state,
-      memberEpoch: old.previousMemberEpoch,
+      memberEpoch: old.memberEpoch === LEAVE_STATIC_EPOCH ? old.previousMemberEpoch : old.memberEpoch,
       previousMemberEpoch: old.previousMemberEpoch,
       assigned: old.assigned,
       pendingRevocation: old.pendingRevocation,

@@ -167,8 +167,10 @@ export class DurableConsumerGroups {
   async classicJoin(params: JoinGroupParams): Promise<JoinGroupResult | undefined> {
     const group = this.live(params.groupId)
     if (group === undefined) return undefined
-    const res = this.classic.join(group, params)
+    const { replaced, ...res } = this.classic.join(group, params)
     const error = await this.flush(params.groupId)
+    // A static classic member took the place of the last consumer-protocol member: the group downgrades.
+    if (replaced) this.onMembersLeft(params.groupId)
     return error === null ? res : { ...res, errorCode: ErrorCode[error].code }
   }
 

@@ -17,7 +17,7 @@ import { KafkaError } from '../../../../src/protocol/errors.js'
 import type { ConsumerGroupHeartbeatRequestData } from '../../../../src/protocol/messages/68-consumer-group-heartbeat.js'
 import { ManualClock } from '../../../../src/util/clock.js'
 import { silentLogger } from '../../../../src/util/logger.js'
-import { decodeAssignment, encodeAssignment } from '../../../../src/protocol/consumer-protocol.js'
+import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../../../src/protocol/consumer-protocol.js'
 import { code, commitParams, electAll, flush, joinParams, TestMember, track } from '../group-helpers.js'
 
 const T_ID = 'AQIDBAUGBwgJCgsMDQ4PEA'
@@ -389,7 +389,7 @@ describe('durable consumer groups: classic ↔ consumer', () => {
     assert.equal(c.fetchOffsets('g', [{ name: 'T', partitions: [0] }], false).topics[0]!.partitions[0]!.committedOffset, 1, 'offsets kept')
   })
 
-  it('JoinGroup: an empty consumer group becomes classic (records tombstoned, offsets kept); a non-empty one is INCONSISTENT_GROUP_PROTOCOL', async () => {
+  it('JoinGroup: an empty consumer group becomes classic (records tombstoned, offsets kept)', async () => {
     const { c, persistence, clock } = await coordinator()
     const a = await c.consumerGroupHeartbeat(join('a'), 1, client)
     await c.commitOffsets(
@@ -399,8 +399,6 @@ describe('durable consumer groups: classic ↔ consumer', () => {
         apiVersion: 9,
       }),
     )
-    const refused = await c.joinGroup(joinParams('g', { requireKnownMemberId: false }))
-    assert.equal(refused.errorCode, code('INCONSISTENT_GROUP_PROTOCOL'))
     await c.consumerGroupHeartbeat({ ...beat('a', -1, []), topicPartitions: null }, 1, client)
     const joined = c.joinGroup(joinParams('g', { requireKnownMemberId: false }))
     await flush()
@@ -409,6 +407,85 @@ describe('durable consumer groups: classic ↔ consumer', () => {
     assert.equal(c.consumerGroupDescribe(['g'])[0]!.errorCode, code('GROUP_ID_NOT_FOUND'))
     assert.equal(c.fetchOffsets('g', [{ name: 'T', partitions: [2] }], false).topics[0]!.partitions[0]!.committedOffset, 11)
     assert.deepEqual(written(persistence).slice(-1), [[3, undefined, true]])
+  })
+
+  it('JoinGroup of a new classic member into a consumer group with members: MEMBER_ID_REQUIRED, then a member the server assignor gives partitions', async () => {
+    const { c, clock, persistence } = await coordinator()
+    const h = { clock, persistence, coordinator: c, advance: async () => {} }
+    const a1 = await c.consumerGroupHeartbeat(join('a'), 1, client)
+    assert.equal(a1.assignment!.topicPartitions[0]!.partitions.length, 4)
+    // Another protocol type, or no protocol, is refused; a consumer one is not.
+    const other = await c.joinGroup(joinParams('g', { protocolType: 'connect', topics: ['T'] }))
+    assert.equal(other.errorCode, code('INCONSISTENT_GROUP_PROTOCOL'))
+    assert.equal((await c.joinGroup(joinParams('g', { protocols: [] }))).errorCode, code('INCONSISTENT_GROUP_PROTOCOL'))
+
+    const k = new TestMember(h, 'g', { topics: ['T'] })
+    const first = k.join()
+    await flush()
+    assert.equal(first.value!.errorCode, code('MEMBER_ID_REQUIRED'))
+    assert.notEqual(k.memberId, '')
+    const joined = k.join()
+    await flush()
+    assert.equal(joined.value!.errorCode, 0)
+    assert.equal(joined.value!.leader, '', 'no client-side assignment')
+    assert.equal(joined.value!.members.length, 0)
+    const epoch = joined.value!.generationId
+    assert.ok(epoch > a1.memberEpoch, 'the group epoch moved')
+    assert.deepEqual(
+      c
+        .consumerGroupDescribe(['g'])[0]!
+        .members.map((m) => [m.memberId === k.memberId ? 'k' : m.memberId, m.memberType])
+        .sort(),
+      [
+        ['a', 1],
+        ['k', 0],
+      ],
+    )
+    // Nothing is free yet: a still owns it all. k syncs to nothing, then is told to rejoin.
+    const s1 = k.sync()
+    await flush()
+    assert.equal(s1.value!.errorCode, 0)
+    assert.deepEqual(decodeAssignment(s1.value!.assignment), [])
+    assert.equal(k.heartbeat(), code('REBALANCE_IN_PROGRESS'))
+    // a gives up half.
+    const a2 = await c.consumerGroupHeartbeat(beat('a', a1.memberEpoch, a1.assignment!.topicPartitions), 1, client)
+    const kept = a2.assignment!.topicPartitions.flatMap((t) => t.partitions)
+    assert.equal(kept.length, 2)
+    await c.consumerGroupHeartbeat(beat('a', a2.memberEpoch, a2.assignment!.topicPartitions), 1, client)
+    const again = k.join()
+    await flush()
+    assert.equal(again.value!.errorCode, 0)
+    const s2 = k.sync()
+    await flush()
+    const mine = decodeAssignment(s2.value!.assignment)!.flatMap((t) => t.partitions)
+    assert.deepEqual([...kept, ...mine].sort(), [0, 1, 2, 3], 'every partition owned once')
+    assert.equal(k.heartbeat(), 0)
+    // Its records are written as a classic member of the consumer group.
+    assert.ok(written(persistence).some(([type, member]) => type === 5 && member === k.memberId))
+  })
+
+  it('JoinGroup: a protocol the classic members do not all support is INCONSISTENT_GROUP_PROTOCOL; a static classic member restarting takes its instance id over', async () => {
+    const { c, clock, persistence } = await coordinator()
+    const h = { clock, persistence, coordinator: c, advance: async () => {} }
+    await c.consumerGroupHeartbeat(join('a'), 1, client)
+    const s = new TestMember(h, 'g', { topics: ['T'], groupInstanceId: 'i1' })
+    const j = s.join()
+    await flush()
+    assert.equal(j.value!.errorCode, 0, 'a static member gets its id at once')
+    const id1 = s.memberId
+    const differing = await c.joinGroup(
+      joinParams('g', { protocols: [{ name: 'roundrobin', metadata: encodeSubscription(['T']) }], requireKnownMemberId: false }),
+    )
+    assert.equal(differing.errorCode, code('INCONSISTENT_GROUP_PROTOCOL'))
+    // The same instance id with another known member id is fenced; without a member id it replaces.
+    const fenced = await c.joinGroup(joinParams('g', { groupInstanceId: 'i1', memberId: 'someone-else', topics: ['T'] }))
+    assert.equal(fenced.errorCode, code('FENCED_INSTANCE_ID'))
+    const restarted = await c.joinGroup(joinParams('g', { groupInstanceId: 'i1', topics: ['T'] }))
+    assert.equal(restarted.errorCode, 0)
+    assert.notEqual(restarted.memberId, id1)
+    const ids = c.consumerGroupDescribe(['g'])[0]!.members.map((m) => m.memberId)
+    assert.deepEqual(ids.sort(), ['a', restarted.memberId].sort())
+    assert.equal(s.heartbeat(), code('UNKNOWN_MEMBER_ID'), 'the replaced member id is gone')
   })
 })
 

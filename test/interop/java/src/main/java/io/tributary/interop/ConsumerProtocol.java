@@ -56,6 +56,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * consumer-protocol member converts the group; the remaining classic member keeps consuming in it).
  * Every produced record must be consumed (committed offsets respected: nothing skipped), the group
  * must end as a consumer group. Prints {@code UPGRADE OK} or {@code UPGRADE FAIL ...}.
+ *
+ * <p>{@code ConsumerProtocol mixed HOST:PORT TOPIC}: a new classic member joining a consumer group.
+ * A consumer-protocol member starts the group; a classic consumer (group.protocol=classic) that was
+ * never in it then joins: the group must stay a consumer group of two, each member owning
+ * partitions, none owned twice. The consumer-protocol member then leaves: the group must become a
+ * classic group of one. Every produced record must be consumed. Prints {@code MIXED OK} or
+ * {@code MIXED FAIL ...}.
  */
 public final class ConsumerProtocol {
   private static final int PARTITIONS = 6;
@@ -68,6 +75,10 @@ public final class ConsumerProtocol {
     }
     if (args.length > 0 && args[0].equals("upgrade")) {
       upgrade(args[1], args[2]);
+      return;
+    }
+    if (args.length > 0 && args[0].equals("mixed")) {
+      mixed(args[1], args[2]);
       return;
     }
     if (args.length > 0 && args[0].equals("static")) {
@@ -126,21 +137,7 @@ public final class ConsumerProtocol {
       AtomicBoolean producing = new AtomicBoolean(true);
       int[] produced = {0};
       int[] snapshots = {0, 0}; // describes that showed members; the most members seen at once
-      Thread producer = new Thread(() -> {
-        Properties pp = new Properties();
-        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> prod = new KafkaProducer<>(pp)) {
-          for (int i = 0; producing.get(); i++) {
-            prod.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Integer.toString(i))).get();
-            produced[0] = i + 1;
-            Thread.sleep(5);
-          }
-        } catch (Exception e) {
-          synchronized (problems) { problems.add("producer: " + e); }
-        }
-      });
+      Thread producer = producer(bootstrap, topic, producing, produced, problems);
       producer.start();
       Thread watcher = new Thread(() -> {
         while (producing.get() || !Thread.currentThread().isInterrupted()) {
@@ -301,22 +298,7 @@ public final class ConsumerProtocol {
       admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
       Set<String> consumed = ConcurrentHashMap.newKeySet();
       int[] produced = {0};
-      Thread producer = new Thread(() -> {
-        Properties pp = new Properties();
-        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> prod = new KafkaProducer<>(pp)) {
-          for (int i = 0; producing.get(); i++) {
-            prod.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Integer.toString(i))).get();
-            produced[0] = i + 1;
-            Thread.sleep(5);
-          }
-        } catch (Exception e) {
-          synchronized (problems) { problems.add("producer: " + e); }
-        }
-      });
-      producer.setDaemon(true);
+      Thread producer = producer(bootstrap, topic, producing, produced, problems);
       producer.start();
       Process a = start(bootstrap, group, topic, consumed, null, "classic");
       Process b = start(bootstrap, group, topic, consumed, null, "classic");
@@ -366,6 +348,104 @@ public final class ConsumerProtocol {
     }
     System.out.println("UPGRADE OK");
     System.exit(0);
+  }
+
+  private static void mixed(String bootstrap, String topic) throws Exception {
+    String group = topic + "-group";
+    Properties ap = new Properties();
+    ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    List<String> problems = new ArrayList<>();
+    List<Process> procs = new ArrayList<>();
+    AtomicBoolean producing = new AtomicBoolean(true);
+    try (Admin admin = Admin.create(ap)) {
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+      Set<String> consumed = ConcurrentHashMap.newKeySet();
+      int[] produced = {0};
+      Thread producer = producer(bootstrap, topic, producing, produced, problems);
+      producer.start();
+      Process modern = start(bootstrap, group, topic, consumed, null, "consumer");
+      procs.add(modern);
+      ConsumerGroupDescription alone = await(admin, group, 60000, d -> d.type() == GroupType.CONSUMER && d.members().size() == 1
+          && d.members().iterator().next().assignment().topicPartitions().size() == PARTITIONS);
+      System.out.println("[interop] one consumer-protocol member: " + show(alone));
+      Thread.sleep(2000);
+      Process classic = start(bootstrap, group, topic, consumed, null, "classic");
+      procs.add(classic);
+      // Both members own partitions and none is owned twice.
+      ConsumerGroupDescription both = await(admin, group, 60000, d -> {
+        if (d.type() != GroupType.CONSUMER || d.members().size() != 2) return false;
+        Set<TopicPartition> seen = new java.util.HashSet<>();
+        int total = 0;
+        for (var m : d.members()) {
+          if (m.assignment().topicPartitions().isEmpty()) return false;
+          seen.addAll(m.assignment().topicPartitions());
+          total += m.assignment().topicPartitions().size();
+        }
+        return seen.size() == PARTITIONS && total == PARTITIONS;
+      });
+      System.out.println("[interop] a classic member joined: " + show(both)
+          + (both == null ? "" : " " + both.members().stream().map(m -> (m.upgraded().orElse(false) ? "consumer:" : "classic:")
+              + m.assignment().topicPartitions().size()).toList()));
+      Thread.sleep(3000);
+      stop(modern);
+      ConsumerGroupDescription end = await(admin, group, 60000, d -> d.type() == GroupType.CLASSIC && d.members().size() == 1
+          && d.groupState().toString().equalsIgnoreCase("Stable"));
+      System.out.println("[interop] the consumer-protocol member left: " + show(end));
+      Thread.sleep(3000);
+      producing.set(false);
+      producer.join(10000);
+      int total = produced[0];
+      long deadline = System.currentTimeMillis() + 40000;
+      while (System.currentTimeMillis() < deadline && missing(consumed, total) > 0) Thread.sleep(200);
+      int miss = missing(consumed, total);
+      System.out.println("[interop] produced " + total + ", distinct consumed " + consumed.size() + ", missing " + miss);
+      if (alone == null || alone.type() != GroupType.CONSUMER) problems.add("the group did not start as a consumer group: " + show(alone));
+      if (both == null || both.type() != GroupType.CONSUMER || both.members().size() != 2)
+        problems.add("the classic member did not join the consumer group: " + show(both));
+      else if (both.members().stream().filter(m -> m.upgraded().orElse(false)).count() != 1)
+        problems.add("the group should hold one classic and one consumer-protocol member: " + both.members());
+      else if (both.members().stream().anyMatch(m -> m.assignment().topicPartitions().isEmpty()))
+        problems.add("a member of the mixed group owns nothing: " + both.members());
+      if (end == null || end.type() != GroupType.CLASSIC || end.members().size() != 1)
+        problems.add("the group did not become a classic group of one: " + show(end));
+      if (miss > 0) problems.add(miss + " records never consumed");
+      if (total < 500) problems.add("only " + total + " records produced");
+    } catch (Exception e) {
+      problems.add("driver: " + e);
+    } finally {
+      producing.set(false);
+      for (Process pr : procs) if (pr.isAlive()) stop(pr);
+    }
+    if (!problems.isEmpty()) {
+      System.out.println("MIXED FAIL " + problems.subList(0, Math.min(10, problems.size())));
+      System.exit(1);
+    }
+    System.out.println("MIXED OK");
+    System.exit(0);
+  }
+
+  /**
+   * A thread producing the values 0, 1, 2, … round-robin over the partitions, one every 5 ms, while
+   * {@code producing} holds; {@code produced[0]} counts those acknowledged.
+   */
+  private static Thread producer(String bootstrap, String topic, AtomicBoolean producing, int[] produced, List<String> problems) {
+    Thread t = new Thread(() -> {
+      Properties pp = new Properties();
+      pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      try (KafkaProducer<String, String> prod = new KafkaProducer<>(pp)) {
+        for (int i = 0; producing.get(); i++) {
+          prod.send(new ProducerRecord<>(topic, i % PARTITIONS, null, Integer.toString(i))).get();
+          produced[0] = i + 1;
+          Thread.sleep(5);
+        }
+      } catch (Exception e) {
+        synchronized (problems) { problems.add("producer: " + e); }
+      }
+    });
+    t.setDaemon(true);
+    return t;
   }
 
   private static int missing(Set<String> consumed, int total) {
