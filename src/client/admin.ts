@@ -14,6 +14,11 @@ export interface NewTopic {
   replicationFactor?: number
   /** Topic config overrides, Kafka's names. */
   configs?: Record<string, string>
+  /**
+   * The replicas of each partition, by broker id, the preferred leader first (Kafka's
+   * NewTopic replicasAssignments); numPartitions and replicationFactor are then left at -1.
+   */
+  assignments?: number[][]
 }
 
 export interface CreateTopicResult {
@@ -38,7 +43,7 @@ export async function createTopics(
         name: t.name,
         numPartitions: t.numPartitions ?? -1,
         replicationFactor: t.replicationFactor ?? -1,
-        assignments: [],
+        assignments: (t.assignments ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
         configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })),
       })),
       timeoutMs: opts.timeoutMs ?? 30_000,

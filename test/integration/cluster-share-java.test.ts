@@ -10,7 +10,10 @@
 // - no record is lost: every offset is accepted in the end (the ones in flight at the kill
 //   redelivered after their locks go), or its acknowledgement was made durable but its answer lost
 //   with the leader — and the group's lag ends at 0.
-// Commits that fail while the leader moves are allowed (those records come again). Tributary only
+// Commits that fail while the leader moves are allowed (those records come again). Before that, a
+// share group REJECTs records of a partition led by one broker into a dead-letter topic led by
+// another (the leader's dead letters are produced to the other broker): each rejected record is
+// there once, its __dlq.errors.* headers naming its source. Tributary only
 // (a cluster of Tributary processes); missing java or mvn fails the file; it never skips.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -21,6 +24,7 @@ import { type Cluster, startCluster, waitFor } from '../helpers/cluster.js'
 import {
   buildJavaPrograms,
   deliveries,
+  dumpTopic,
   type JavaPrograms,
   type LineProcess,
   share,
@@ -67,6 +71,59 @@ describe('share group: the share-partition leader killed with kill -9 mid-run (3
   after(async () => {
     await c?.close()
     java?.remove()
+  })
+
+  test('dead letters go to a topic led by another broker than the share-partition leader', { timeout: 2 * WAIT_MS }, async () => {
+    const [source, dlq, group, records] = ['share-dlq-src', 'dlq.share-dlq-g', 'share-dlq-g', 50]
+    const [leader, other] = c.liveIds()
+    const client = await KafkaClient.connect({ bootstrap: c.bootstrap().split(',') })
+    try {
+      const created = await createTopics(client, [
+        { name: source, assignments: [[leader!]] },
+        { name: dlq, assignments: [[other!]], configs: { 'errors.deadletterqueue.group.enable': 'true' } },
+      ])
+      assert.deepEqual(
+        created.map((t) => t.error),
+        [null, null],
+      )
+    } finally {
+      await client.close()
+    }
+    await waitFor(async () => (await c.partitionState(source, 0)).leader === leader || undefined, `${source}-0 led by ${leader}`, WAIT_MS)
+    await waitFor(async () => (await c.partitionState(dlq, 0)).leader === other || undefined, `${dlq}-0 led by ${other}`, WAIT_MS)
+    assert.deepEqual(await share(java!, ['produce', c.bootstrap(), source, String(records), '100']), [`PRODUCED ${records}`])
+    const configured = await share(java!, [
+      'group-config',
+      c.bootstrap(),
+      group,
+      'share.auto.offset.reset=earliest',
+      `errors.deadletterqueue.topic.name=${dlq}`,
+    ])
+    assert.deepEqual(configured, ['CONFIG OK'])
+    const p = startShareConsumer(java!, c.bootstrap(), group, source, ['--mode', 'reject-every-5'])
+    try {
+      await waitDeliveries(p, (d) => new Set(d.map((x) => x.offset)).size >= records, 'every offset delivered', WAIT_MS)
+    } finally {
+      await stopShareConsumer(p)
+    }
+    const rejected = deliveries(p)
+      .filter((x) => x.ack === 'reject')
+      .map((x) => x.offset)
+      .sort((a, b) => a - b)
+    assert.deepEqual(
+      rejected,
+      Array.from({ length: records / 5 }, (_, i) => i * 5),
+    )
+    const dead = await dumpTopic(java!, c.bootstrap(), dlq, rejected.length, 30_000)
+    const offsets = dead.map((r) => Number(r.headers.get('__dlq.errors.offset'))).sort((a, b) => a - b)
+    assert.deepEqual(offsets, rejected, `dead letters: ${JSON.stringify(dead.map((r) => Object.fromEntries(r.headers)))}`)
+    for (const r of dead) {
+      assert.equal(r.headers.get('__dlq.errors.topic'), source)
+      assert.equal(r.headers.get('__dlq.errors.group'), group)
+    }
+    console.log(
+      `cluster-share-java: ${source}-0 led by broker ${leader}, ${dlq}-0 by broker ${other}: ${dead.length} dead letters written across`,
+    )
   })
 
   test('no acknowledgement lost, no record lost', { timeout: 4 * WAIT_MS }, async () => {
