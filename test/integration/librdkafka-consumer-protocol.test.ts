@@ -8,6 +8,9 @@
 // - regex: a subscription to ^PREFIX-rx-.* reads both matching topics and nothing of a third.
 // - static membership (group.instance.id): a member that closes and restarts within the session
 //   timeout gets back the partitions it had, and the other member keeps its own, unrevoked.
+// - upgrade: a classic group of two (group.protocol=classic) whose members are replaced one by one
+//   by group.protocol=consumer ones: converted at the first, nothing skipped, a consumer group of
+//   two at the end.
 // The broker's session timeout is 8 s so the killed member's partitions move within the test.
 // Missing python3 or confluent_kafka fails this file (`pip install confluent-kafka==2.16.1`).
 import assert from 'node:assert/strict'
@@ -45,6 +48,18 @@ interface Report {
     after: Record<string, Partitions>
     s2_revocations: number
   }
+  upgrade: {
+    exception?: string
+    produced: number
+    delivery_failures: string[]
+    drained: boolean
+    missing: string[]
+    before: { type: string; members: number } | null
+    mixed: { type: string; members: number } | null
+    end: { type: string; members: number } | null
+    owned_at_end: Record<string, Partitions>
+    errors: Array<{ ev: string; error?: string }>
+  }
 }
 
 describe('KIP-848 consumer groups: librdkafka with group.protocol=consumer', () => {
@@ -60,7 +75,7 @@ describe('KIP-848 consumer groups: librdkafka with group.protocol=consumer', () 
     await stopAndCheck(broker)
   })
 
-  test('join/leave/kill without a skipped record, a regex subscription, static members keeping their partitions', {
+  test('join/leave/kill without a skipped record, a regex subscription, static members keeping their partitions, a classic group upgraded', {
     timeout: 300_000,
   }, async () => {
     const r = await runProcess('python3', [SCRIPT, broker!.bootstrap, PREFIX], { timeoutMs: 280_000, installHint: INSTALL_HINT })
@@ -102,6 +117,20 @@ describe('KIP-848 consumer groups: librdkafka with group.protocol=consumer', () 
     assert.ok(s.rejoined, 'the restarted static member got no partitions back')
     assert.deepEqual(s.after, s.before, 'the restarted member has its old partitions; the other kept its own')
     assert.equal(s.s2_revocations, 0, 'the member that stayed had nothing revoked')
+
+    const u = w.upgrade
+    assert.equal(u.exception, undefined, `upgrade: ${u.exception}`)
+    assert.deepEqual(u.delivery_failures, [])
+    assert.deepEqual(u.errors, [])
+    assert.deepEqual(u.before, { type: 'CLASSIC', members: 2 }, 'the group starts classic')
+    assert.deepEqual(u.mixed, { type: 'CONSUMER', members: 2 }, 'the first consumer-protocol member converts it')
+    assert.deepEqual(u.end, { type: 'CONSUMER', members: 2 })
+    assert.ok(u.drained, `not every record was consumed; missing e.g. ${u.missing.join(',')}`)
+    assert.deepEqual(
+      Object.values(u.owned_at_end).map((ps) => ps.length),
+      [3, 3],
+      `two members, three partitions each: ${JSON.stringify(u.owned_at_end)}`,
+    )
     assert.ok(broker!.alive(), 'broker died during the run')
   })
 })

@@ -2,9 +2,9 @@
 
 Usage: consumer-protocol.py BOOTSTRAP PREFIX            (the orchestrator)
        consumer-protocol.py BOOTSTRAP PREFIX restart    (the broker-restart scenario, below)
-       consumer-protocol.py BOOTSTRAP PREFIX member GROUP INSTANCE TOPIC...   (one consumer process)
+       consumer-protocol.py BOOTSTRAP PREFIX member GROUP INSTANCE PROTOCOL TOPIC...   (one consumer)
 
-The orchestrator runs three scenarios, each consumer in its own process so that it can be killed:
+The orchestrator runs four scenarios, each consumer in its own process so that it can be killed:
 
 1. churn: records are produced to a 6-partition topic while consumers c1, c2, c3 join one after
    another, c2 leaves (close), c3 is killed (SIGKILL), c4 joins; then the rest is drained. Each
@@ -15,6 +15,10 @@ The orchestrator runs three scenarios, each consumer in its own process so that 
 3. static: two static members (group.instance.id s1, s2) share a 4-partition topic; s1 closes and
    a new process with the same instance id starts within the session timeout: it must get the
    partitions it had, and s2 keeps its own.
+4. upgrade: two classic consumers (group.protocol=classic) share a 6-partition topic while records
+   are produced; each in turn is closed and replaced by a consumer with group.protocol=consumer
+   (the first converts the group, the remaining classic member keeps consuming in it). Every
+   record must be consumed, and the group must end as a consumer group of two.
 
 restart: two members share a 4-partition topic and read 500 records; the orchestrator prints
 {"ev": "ready"} and waits for a line on stdin, meanwhile the caller restarts the broker on the same
@@ -51,13 +55,13 @@ def out(obj):
 # One consumer process
 
 
-def member(group, instance, topics):
+def member(group, instance, protocol, topics):
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     conf = {
         "bootstrap.servers": BOOTSTRAP,
         "group.id": group,
-        "group.protocol": "consumer",
+        "group.protocol": protocol,
         "enable.auto.commit": False,
         "auto.offset.reset": "earliest",
     }
@@ -98,11 +102,11 @@ def member(group, instance, topics):
 class Proc:
     """A member process and the events it printed so far."""
 
-    def __init__(self, name, group, topics, instance="-"):
+    def __init__(self, name, group, topics, instance="-", protocol="consumer"):
         self.name = name
         self.events = []
         self.p = subprocess.Popen(
-            [sys.executable, __file__, BOOTSTRAP, PREFIX, "member", group, instance, *topics],
+            [sys.executable, __file__, BOOTSTRAP, PREFIX, "member", group, instance, protocol, *topics],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -173,15 +177,21 @@ def produce(topic, values, pace_s=0.0):
     return failures
 
 
+def produce_in_background(topic, values):
+    """A started thread producing the values one every 6 ms, and the list its failures go to."""
+    failures = []
+    t = threading.Thread(target=lambda: failures.extend(produce(topic, values, pace_s=0.006)))
+    t.start()
+    return t, failures
+
+
 def churn(admin):
     topic = f"{PREFIX}-churn"
     create(admin, [(topic, 6)])
     group = f"{PREFIX}-g-churn"
     n = 3000
     values = [f"c{i}" for i in range(n)]
-    failures = []
-    producer = threading.Thread(target=lambda: failures.extend(produce(topic, values, pace_s=0.006)))
-    producer.start()
+    producer, failures = produce_in_background(topic, values)
     procs = {}
     procs["c1"] = Proc("c1", group, [topic])
     time.sleep(3)
@@ -292,10 +302,60 @@ def restart(admin):
     }
 
 
+def describe(admin, group):
+    """The group's type and member count as ConsumerGroupDescribe/DescribeGroups tell them, or None."""
+    try:
+        d = admin.describe_consumer_groups([group])[group].result(10)
+        return {"type": d.type.name, "members": len(d.members)}
+    except Exception:
+        return None
+
+
+def upgrade(admin):
+    topic = f"{PREFIX}-upgrade"
+    create(admin, [(topic, 6)])
+    group = f"{PREFIX}-g-upgrade"
+    n = 3000
+    values = [f"u{i}" for i in range(n)]
+    producer, failures = produce_in_background(topic, values)
+    procs = {"u1": Proc("u1", group, [topic], protocol="classic"), "u2": Proc("u2", group, [topic], protocol="classic")}
+    wait_until(lambda: all(len(p.owned()) == 3 for p in procs.values()), 60)
+    before = describe(admin, group)
+    procs["u1"].close()
+    procs["u1b"] = Proc("u1b", group, [topic])
+    wait_until(lambda: (describe(admin, group) or {}).get("type") == "CONSUMER" and procs["u1b"].owned(), 60)
+    mixed = describe(admin, group)
+    time.sleep(3)
+    procs["u2"].close()
+    procs["u2b"] = Proc("u2b", group, [topic])
+    wait_until(lambda: len(procs["u1b"].owned()) == 3 and len(procs["u2b"].owned()) == 3, 60)
+    end = describe(admin, group)
+    producer.join()
+
+    def consumed():
+        return {r["v"] for p in procs.values() for r in p.records()}
+
+    drained = wait_until(lambda: len(consumed()) >= n, 60)
+    owned_at_end = {k: procs[k].owned() for k in ("u1b", "u2b")}
+    for k in ("u1b", "u2b"):
+        procs[k].close()
+    return {
+        "produced": n,
+        "delivery_failures": failures,
+        "drained": drained,
+        "missing": sorted(set(values) - consumed())[:20],
+        "before": before,
+        "mixed": mixed,
+        "end": end,
+        "owned_at_end": owned_at_end,
+        "errors": [e for p in procs.values() for e in p.events if e["ev"] == "error"][:10],
+    }
+
+
 def main():
     admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
     result = {"librdkafka": libversion()[0]}
-    for name, fn in (("churn", churn), ("regex", regex), ("static", static)):
+    for name, fn in (("churn", churn), ("regex", regex), ("static", static), ("upgrade", upgrade)):
         try:
             result[name] = fn(admin)
         except Exception as e:
@@ -305,7 +365,7 @@ def main():
 
 if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[3] == "member":
-        member(sys.argv[4], sys.argv[5], sys.argv[6:])
+        member(sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7:])
     elif len(sys.argv) > 3 and sys.argv[3] == "restart":
         admin = AdminClient({"bootstrap.servers": BOOTSTRAP})
         try:
