@@ -46,6 +46,7 @@ import {
   startClusterParts,
 } from './cluster-parts.js'
 import { ClientTelemetry } from '../telemetry/client-telemetry.js'
+import type { HttpServer } from '../http/server.js'
 import { createShareLeaders, type ShareLeaders } from '../share/share-leaders.js'
 
 /**
@@ -84,6 +85,8 @@ export class Broker {
     private readonly advertised: Map<string, { host: string; port: number }>,
     private readonly backend: ClusterBackend,
     private readonly cluster: ClusterParts,
+    /** The HTTP listener (tributary.http.listeners), when there is one. */
+    readonly http: HttpServer | undefined,
   ) {}
 
   static async start(deps: BrokerDeps): Promise<Broker> {
@@ -111,6 +114,7 @@ export class Broker {
     let shareState: { close(): void } | undefined
     let shares: ShareLeaders | undefined
     let cluster: ClusterParts | undefined
+    let http: HttpServer | undefined
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
       const configs = new BrokerConfigService(config, store, logger.child('config'))
@@ -428,6 +432,13 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
+      http = await startHttp(config, services, logger, () => {
+        const first = advertised.values().next().value
+        return first ? `${first.host}:${first.port}` : ''
+      }).catch(async (err) => {
+        await network.close()
+        throw err
+      })
       return new Broker(
         config,
         logger,
@@ -441,6 +452,7 @@ export class Broker {
         advertised,
         backend,
         parts,
+        http,
       )
     } catch (err) {
       await shares?.close().catch(() => {})
@@ -473,6 +485,7 @@ export class Broker {
       // The transaction coordinator's timers and marker loops stop (the next leader of each
       // __transaction_state partition resumes them); held JoinGroup/SyncGroup answers go out first
       // (NOT_COORDINATOR), so connections can drain.
+      await this.http?.close()
       this.transactions.close()
       this.groups.close()
       await this.network.close()
@@ -487,6 +500,19 @@ export class Broker {
     })()
     return this.closing
   }
+}
+
+/** The HTTP listener when tributary.http.listeners names one; its code is loaded only then. */
+async function startHttp(
+  config: BrokerConfig,
+  services: BrokerServices,
+  logger: Logger,
+  bootstrap: () => string,
+): Promise<HttpServer | undefined> {
+  const listeners = config.get('tributary.http.listeners').filter((l) => l.trim() !== '')
+  if (listeners.length === 0) return undefined
+  const [{ HttpServer }, { HTTP_MODULES }] = await Promise.all([import('../http/server.js'), import('../http/modules.js')])
+  return HttpServer.start(listeners, { services, config, logger: logger.child('http'), bootstrap }, HTTP_MODULES)
 }
 
 /** The etcd cluster when etcd.endpoints is set; the etcd client is loaded only then. */

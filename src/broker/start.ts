@@ -50,6 +50,11 @@ export interface StartBrokerOptions {
   overrides?: string[]
   /** Default: warnings and errors to stderr. */
   logger?: Logger
+  /**
+   * The HTTP listener (REST, push, console, metrics): true for one on a free port of `host`, a
+   * number for that port. Default: off, unless `config` sets tributary.http.listeners.
+   */
+  http?: boolean | number
 }
 
 export interface RunningBroker {
@@ -59,6 +64,8 @@ export interface RunningBroker {
   host: string
   /** The data directory, or 'memory:' (MEMORY_DATA_DIR) for storage: 'memory'. */
   dataDir: string
+  /** The HTTP listener's base URL (http://host:port), when it has one. */
+  http?: string
   /** Stops the broker and removes what it owned (a temporary data dir, or all of its memory). */
   close(): Promise<void>
 }
@@ -91,11 +98,14 @@ async function launch(values: Record<string, string | number | boolean>, opts: L
   opts.logger.info(
     `Tributary ${VERSION} node ${config.nodeId} listening on ${listener}://${host}:${port}, data ${opts.memory ? 'in memory' : `in ${dataDir}`}`,
   )
+  const http = broker.http?.urls[0]
+  if (http !== undefined) opts.logger.info(`console ${http}/ · REST ${http}/v3 · metrics ${http}/metrics`)
   return {
     bootstrap: `${host}:${port}`,
     host,
     port,
     dataDir,
+    ...(http !== undefined ? { http } : {}),
     async close() {
       // The broker's own timers never keep the process alive (Clock port); while close() is being
       // awaited, this one does, so a test runner does not see an empty event loop mid-shutdown.
@@ -141,6 +151,9 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
     temp = await mkdtemp(join(tmpdir(), 'tributary-'))
     values['log.dirs'] = temp
   }
+  if (opts.http !== undefined && opts.http !== false) {
+    values['tributary.http.listeners'] = `http://${opts.host ?? '127.0.0.1'}:${opts.http === true ? 0 : opts.http}`
+  } else if (values['tributary.http.listeners'] === undefined) values['tributary.http.listeners'] = ''
   if (opts.port !== undefined || opts.host !== undefined || values.listeners === undefined) {
     const defaultPort = storage === 'memory' ? 0 : 9092
     values.listeners = `PLAINTEXT://${opts.host ?? '127.0.0.1'}:${opts.port ?? defaultPort}`

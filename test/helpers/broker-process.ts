@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url'
 export const BROKER_MAIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url))
 
 const LISTENING_RE = /listening on (\w+):\/\/([^\s:]+|\[[^\]]+\]):(\d+)/
+/** Printed before the line above when the HTTP listener is on. */
+const HTTP_RE = /HTTP listening urls=\["([^"]+)"/
 const START_TIMEOUT_MS = 15_000
 const STOP_TIMEOUT_MS = 20_000
 const MAX_CAPTURE = 4 * 1024 * 1024
@@ -70,6 +72,8 @@ export interface BrokerProcess {
   readonly port: number
   /** host:port */
   readonly bootstrap: string
+  /** The HTTP listener's base URL (http://host:port); undefined when it was turned off. */
+  readonly http: string | undefined
   readonly dataDir: string
   readonly pid: number
   /** SIGTERM; resolves with the exit code (128 + signal number if it died of a signal). */
@@ -108,6 +112,8 @@ export async function startBrokerProcess(opts: StartBrokerOptions = {}): Promise
   if (ownDir) ownDirs.add(dataDir)
   const overrides: Record<string, string> = {
     listeners: 'PLAINTEXT://127.0.0.1:0',
+    // On a free port: brokers of tests running at once never collide on tributary start's 8082.
+    'tributary.http.listeners': 'http://127.0.0.1:0',
     'log.dirs': dataDir,
     ...opts.overrides,
   }
@@ -222,10 +228,12 @@ export async function startBrokerProcess(opts: StartBrokerOptions = {}): Promise
     await holdOpen(exited.then(() => closed))
   }
 
+  const http = HTTP_RE.exec(err)?.[1]
   return {
     host,
     port,
     bootstrap,
+    http,
     dataDir,
     pid: child.pid!,
     stop,

@@ -1,0 +1,29 @@
+// The broker keys of the HTTP listener (src/http/): where it listens, and the limits of its push
+// streams. config-defs.ts assembles the tables.
+import type { ConfigKeyDef } from './config-key.js'
+
+export const HTTP_KEYS = [
+  {
+    name: 'tributary.http.listeners',
+    type: 'list',
+    default: 'http://127.0.0.1:8082',
+    scope: 'broker',
+    doc: 'Comma-separated http://host:port addresses of the HTTP listener: REST (Confluent REST Proxy v3 shapes), SSE and WebSocket push, the console at / and Prometheus metrics at /metrics. Port 0 picks a free port; empty turns HTTP off. startBroker() leaves it off unless asked.',
+  },
+  {
+    name: 'tributary.http.stream.max.buffered.bytes',
+    type: 'int',
+    default: '1048576',
+    validator: { min: 1024 },
+    scope: 'broker',
+    doc: 'Bytes one SSE or WebSocket subscriber may have waiting to be sent. A subscriber that falls further behind has its stream closed with a reason; its cursor resumes it.',
+  },
+  {
+    name: 'tributary.http.stream.heartbeat.ms',
+    type: 'int',
+    default: '15000',
+    validator: { min: 100 },
+    scope: 'broker',
+    doc: 'How often an idle SSE stream gets a comment line (and a WebSocket a ping), so that proxies keep it open.',
+  },
+] as const satisfies readonly ConfigKeyDef[]

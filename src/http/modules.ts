@@ -1,0 +1,4 @@
+// The parts of the HTTP surface, in the order they register their routes (server.ts).
+import type { HttpModule } from './server.js'
+
+export const HTTP_MODULES: readonly HttpModule[] = []

@@ -1,0 +1,79 @@
+// The HTTP listener beside the Kafka listeners (tributary.http.listeners): one Fastify app per
+// address, each serving the same routes — REST in Confluent REST Proxy v3's shapes (rest/), SSE
+// and WebSocket push (push/), the console at / (console/) and Prometheus metrics at /metrics
+// (metrics/). The routes reach the broker through its services (ports/broker-services.ts) and,
+// where a Kafka client is the simpler way (produce, group consumption, partitions led by another
+// broker), through Tributary's own client connected to this broker's client listener.
+//
+// Errors are JSON, {"error_code": N, "message": "..."}, as REST Proxy answers them; a route that
+// knows the Kafka error answers its code (rest/errors.ts). Every connection that closes with
+// streams on it is logged by the module that owns the stream; the server logs its own start and stop.
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { BrokerConfig } from '../config/config.js'
+import type { BrokerServices } from '../ports/broker-services.js'
+import type { Logger } from '../util/logger.js'
+
+export interface HttpDeps {
+  readonly services: BrokerServices
+  readonly config: BrokerConfig
+  readonly logger: Logger
+  /** host:port of this broker's first client listener, for the routes' own Kafka client. */
+  bootstrap(): string
+}
+
+/** One part of the HTTP surface: registers its routes (and its onClose hooks) on an app. */
+export type HttpModule = (app: FastifyInstance, deps: HttpDeps) => void | Promise<void>
+
+/** An http://host:port address of tributary.http.listeners. */
+export function parseHttpListener(url: string): { host: string; port: number } {
+  const m = /^http:\/\/(\[[^\]]*\]|[^:/]*):(\d+)\/?$/.exec(url.trim())
+  if (!m) throw new Error(`tributary.http.listeners: ${JSON.stringify(url)} is not http://host:port`)
+  const port = Number(m[2])
+  if (port > 65535) throw new Error(`tributary.http.listeners: port ${port} is out of range`)
+  const host = m[1]!.replace(/^\[|\]$/g, '')
+  return { host: host === '' ? '0.0.0.0' : host, port }
+}
+
+export class HttpServer {
+  private constructor(
+    private readonly apps: FastifyInstance[],
+    readonly urls: readonly string[],
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(listeners: readonly string[], deps: HttpDeps, modules: readonly HttpModule[]): Promise<HttpServer> {
+    const apps: FastifyInstance[] = []
+    const urls: string[] = []
+    try {
+      for (const listener of listeners) {
+        const { host, port } = parseHttpListener(listener)
+        const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: deps.config.get('message.max.bytes') * 2 })
+        app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+          const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+          if (status >= 500) deps.logger.warn('HTTP request failed', { err })
+          void reply.code(status).send({ error_code: status, message: err.message })
+        })
+        app.setNotFoundHandler((req, reply) => {
+          void reply.code(404).send({ error_code: 404, message: `HTTP 404 Not Found: ${req.method} ${req.url.split('?')[0]}` })
+        })
+        for (const m of modules) await m(app, deps)
+        apps.push(app)
+        await app.listen({ host, port })
+        const address = app.server.address()
+        const bound = typeof address === 'object' && address !== null ? address.port : port
+        urls.push(`http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`)
+      }
+    } catch (err) {
+      await Promise.all(apps.map((a) => a.close().catch(() => {})))
+      throw err
+    }
+    deps.logger.info('HTTP listening', { urls })
+    return new HttpServer(apps, urls, deps.logger)
+  }
+
+  /** Stops accepting, closes open streams (their modules' onClose hooks) and the connections. */
+  async close(): Promise<void> {
+    await Promise.all(this.apps.map((a) => a.close()))
+    this.logger.info('HTTP closed', { urls: this.urls })
+  }
+}
