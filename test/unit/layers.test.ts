@@ -19,7 +19,7 @@ const FLOORS: string[][] = [
   ['cluster', 'client'],
   ['replication', 'telemetry'],
   ['coordinator', 'share'],
-  ['handlers'],
+  ['handlers', 'http'],
   ['broker'],
   ['cli', 'index.ts'],
 ]
