@@ -5,7 +5,7 @@
 // instead of two hundred, and `tributary start` answered its first request 224 ms after the spawn
 // instead of 406 ms (docs/benchmarks.md, start-up). npm packages stay outside the bundle, loaded
 // from node_modules as before; the library entry (dist/src/index.js) is not bundled.
-import { rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs'
 import { build } from 'esbuild'
 
 const outdir = 'dist/bin'
@@ -23,3 +23,21 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 })
+
+// The web console (console/): one script for the browser, beside its page and style sheet, in
+// dist/console/, which the HTTP listener serves (src/http/console/routes.ts).
+const consoleDir = 'dist/console'
+rmSync(consoleDir, { recursive: true, force: true })
+mkdirSync(consoleDir, { recursive: true })
+await build({
+  entryPoints: { app: 'console/src/main.ts' },
+  outdir: consoleDir,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+})
+for (const f of ['index.html', 'app.css']) copyFileSync(`console/${f}`, `${consoleDir}/${f}`)

@@ -24,6 +24,7 @@ command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-pip)
 java_major() { java -version 2>&1 | sed -nE 's/.*version "([0-9]+).*/\1/p' | head -1; }
 if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then need_apt+=(openjdk-17-jdk-headless); fi
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,101 @@
+// The console's calls: REST v3 (Confluent REST Proxy's shapes) for the cluster, topics, configs,
+// groups and produce; /console/api for what v3 has no resource for; the SSE endpoint for the tail.
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export async function call<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(path, { ...init, headers: { accept: 'application/json', 'content-type': 'application/json', ...init?.headers } })
+  const text = await res.text()
+  const body = text === '' ? null : JSON.parse(text)
+  if (!res.ok) throw new HttpError(res.status, body?.message ?? `HTTP ${res.status}`)
+  return body as T
+}
+
+export interface Payload {
+  encoding: 'text' | 'base64'
+  data: string
+}
+
+export interface BrowsedRecord {
+  partition: number
+  offset: number
+  timestamp: string
+  key: Payload | null
+  value: Payload | null
+  headers: Array<{ key: string; value: Payload | null }>
+}
+
+export interface Browse {
+  partitions: Array<{ partition: number; earliest: number; latest: number }>
+  scanned: number
+  complete: boolean
+  records: BrowsedRecord[]
+}
+
+export interface TopicDescription {
+  name: string
+  internal: boolean
+  replicationFactor: number
+  sizeBytes: number | null
+  partitions: Array<{
+    partition: number
+    leader: number
+    replicas: number[]
+    isr: number[]
+    earliestOffset: number | null
+    latestOffset: number | null
+    sizeBytes: number | null
+  }>
+  configs: Array<{ name: string; value: string | null; source: string }>
+}
+
+interface List<T> {
+  data: T[]
+}
+
+let clusterId: Promise<string> | undefined
+export function cluster(): Promise<string> {
+  clusterId ??= call<List<{ cluster_id: string }>>('/v3/clusters').then((l) => l.data[0]!.cluster_id)
+  return clusterId
+}
+
+const v3 = async (path: string) => `/v3/clusters/${encodeURIComponent(await cluster())}${path}`
+
+export const api = {
+  brokers: async () => (await call<List<{ broker_id: number; host: string; port: number; rack: string | null }>>(await v3('/brokers'))).data,
+  topics: async () =>
+    (await call<List<{ topic_name: string; is_internal: boolean; partitions_count: number; replication_factor: number }>>(await v3('/topics')))
+      .data,
+  topic: (name: string) => call<TopicDescription>(`/console/api/topics/${encodeURIComponent(name)}`),
+  browse: (name: string, q: Record<string, string>) =>
+    call<Browse>(`/console/api/topics/${encodeURIComponent(name)}/messages?${new URLSearchParams(Object.entries(q).filter(([, v]) => v !== ''))}`),
+  produce: async (name: string, key: string, value: string, partition: string) =>
+    call<{ partition_id: number; offset: number }>(await v3(`/topics/${encodeURIComponent(name)}/records`), {
+      method: 'POST',
+      body: JSON.stringify({
+        ...(partition === '' ? {} : { partition_id: Number(partition) }),
+        ...(key === '' ? {} : { key: { type: 'STRING', data: key } }),
+        value: { type: 'STRING', data: value },
+      }),
+    }),
+  groups: async () =>
+    (await call<List<{ consumer_group_id: string; state: string; is_simple: boolean; partition_assignor: string }>>(await v3('/consumer-groups')))
+      .data,
+  lags: async (group: string) =>
+    (
+      await call<
+        List<{ topic_name: string; partition_id: number; current_offset: number; log_end_offset: number; lag: number; consumer_id: string }>
+      >(await v3(`/consumer-groups/${encodeURIComponent(group)}/lags`))
+    ).data,
+  reset: (group: string, topic: string, to: string) =>
+    call<{ offsets: Array<{ partition: number; offset: number }> }>(`/console/api/groups/${encodeURIComponent(group)}/reset`, {
+      method: 'POST',
+      body: JSON.stringify({ topic, to: /^\d+$/.test(to) ? Number(to) : to }),
+    }),
+}
