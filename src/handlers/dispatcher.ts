@@ -7,7 +7,7 @@
 //
 // Metrics (ports/metrics.ts), when the broker exports them: each decoded request's API — Fetch
 // named FetchConsumer or FetchFollower as Kafka's RequestMetrics name it — its time from decoding
-// to the encoded response, and the response (its error codes are counted by the metrics).
+// until the handler answered (or failed), and the response (its error codes are counted there).
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type RequestSummary, type ResponseChunks } from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'

@@ -80,7 +80,7 @@ export class PromBrokerMetrics implements BrokerMetrics {
     )
     this.totalTime = new Histogram({
       name: 'kafka_network_requestmetrics_totaltime_seconds',
-      help: 'Time from a decoded request to its encoded response, per API (a Fetch long-poll included).',
+      help: 'Time from a decoded request until its handler answered, per API (a Fetch long-poll included).',
       labelNames: ['request'],
       buckets: LATENCY_BUCKETS,
       registers,
