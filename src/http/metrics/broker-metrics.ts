@@ -1,6 +1,7 @@
 // The broker's metrics over prom-client: implements the BrokerMetrics port (ports/metrics.ts) the
 // network layer, the dispatcher and replication report to, and keeps them in one Registry per
-// broker — several brokers run in one test process, so the global default registry is never used.
+// broker — several brokers run in one test process, so the global default registry is never used
+// — and serves them with the process' metrics, kept once per process.
 //
 // Names follow Kafka's JMX names as Prometheus' JMX exporter maps them: the domain, type and name
 // lowercased and joined (kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec →
@@ -45,6 +46,22 @@ interface ListenerChildren {
 }
 
 const brokers = new WeakMap<BrokerServices, PromBrokerMetrics>()
+
+/**
+ * The process' own metrics (CPU, memory, event loop, GC), in a registry of their own, made once
+ * per process: they describe the process, not one broker, and prom-client's collectors (an
+ * event-loop monitor, a GC observer) are never stopped, so a test process starting many brokers
+ * must not add a set per broker.
+ */
+let processRegistry: Registry | undefined
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
 
 export class PromBrokerMetrics implements BrokerMetrics {
   readonly registry = new Registry()
@@ -126,7 +143,13 @@ export class PromBrokerMetrics implements BrokerMetrics {
       'Connections the broker closed for a protocol reason (network/types.ts CloseKind), per listener and kind.',
       ['listener', 'kind'],
     )
-    collectDefaultMetrics({ register: this.registry })
+    processMetrics()
+  }
+
+  /** The exposition /metrics serves: this broker's families, then the process'. */
+  async exposition(): Promise<string> {
+    const [own, proc] = await Promise.all([this.registry.metrics(), processMetrics().metrics()])
+    return own.endsWith('\n') ? own + proc : `${own}\n${proc}`
   }
 
   /** Ties these metrics to the broker whose services they describe (the /metrics module finds them so). */

@@ -31,7 +31,7 @@ export const metricsModule: HttpModule = (app, deps) => {
   app.get('/metrics', async (_req, reply) => {
     gauges.refresh(deps.services)
     metrics.forgetTopics((topic) => deps.services.topics.get(topic) !== undefined)
-    const text = await metrics.registry.metrics()
+    const text = await metrics.exposition()
     return reply.type(metrics.registry.contentType).send(text)
   })
 }
