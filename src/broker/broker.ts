@@ -47,6 +47,7 @@ import {
 } from './cluster-parts.js'
 import { ClientTelemetry } from '../telemetry/client-telemetry.js'
 import type { HttpServer } from '../http/server.js'
+import type { BrokerMetrics } from '../ports/metrics.js'
 import { createShareLeaders, type ShareLeaders } from '../share/share-leaders.js'
 
 /**
@@ -118,6 +119,8 @@ export class Broker {
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
       const configs = new BrokerConfigService(config, store, logger.child('config'))
+      // The metrics /metrics serves, fed by the layers below; none (and no prom-client) without HTTP.
+      const metrics = await loadMetrics(config)
       logs = await LogManager.open({
         fs,
         clock,
@@ -140,6 +143,7 @@ export class Broker {
           return topic ? controller.effectiveConfig(topic)['min.insync.replicas'] : 1
         },
       })
+      replicas.metrics = metrics
       replicas.loadExisting()
       // Until this broker is registered (its ports are known only once the listeners are bound)
       // it places replicas on itself alone.
@@ -411,10 +415,12 @@ export class Broker {
           connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
           maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,
         },
-        dispatcher: new RequestDispatcher(createRegistry(), services),
+        dispatcher: new RequestDispatcher(createRegistry(), services, metrics),
         clock,
         logger: logger.child('network'),
+        metrics,
       })
+      metrics?.attach(services)
       await network.start()
       // Advertised listeners given port 0 take the port actually bound by the listener of that name.
       const bound = network.boundPorts()
@@ -502,6 +508,17 @@ export class Broker {
   }
 }
 
+function httpListeners(config: BrokerConfig): string[] {
+  return config.get('tributary.http.listeners').filter((l) => l.trim() !== '')
+}
+
+/** The metrics behind the HTTP listener's /metrics, when there is one; prom-client is loaded only then. */
+async function loadMetrics(config: BrokerConfig): Promise<(BrokerMetrics & { attach(services: BrokerServices): unknown }) | undefined> {
+  if (httpListeners(config).length === 0) return undefined
+  const { PromBrokerMetrics } = await import('../http/metrics/broker-metrics.js')
+  return new PromBrokerMetrics()
+}
+
 /** The HTTP listener when tributary.http.listeners names one; its code is loaded only then. */
 async function startHttp(
   config: BrokerConfig,
@@ -509,7 +526,7 @@ async function startHttp(
   logger: Logger,
   bootstrap: () => string,
 ): Promise<HttpServer | undefined> {
-  const listeners = config.get('tributary.http.listeners').filter((l) => l.trim() !== '')
+  const listeners = httpListeners(config)
   if (listeners.length === 0) return undefined
   const [{ HttpServer }, { HTTP_MODULES }] = await Promise.all([import('../http/server.js'), import('../http/modules.js')])
   return HttpServer.start(listeners, { services, config, logger: logger.child('http'), bootstrap }, HTTP_MODULES)

@@ -4,6 +4,10 @@
 // Bad input (as Kafka answers bad input): an unknown API key, a version outside the
 // served range, or a body that does not parse closes the connection — except ApiVersions, which
 // answers an unknown version in v0 form with UNSUPPORTED_VERSION and our ranges (KIP-511).
+//
+// Metrics (ports/metrics.ts), when the broker exports them: each decoded request's API — Fetch
+// named FetchConsumer or FetchFollower as Kafka's RequestMetrics name it — its time from decoding
+// until the handler answered (or failed), and the response (its error codes are counted there).
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type RequestSummary, type ResponseChunks } from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'
@@ -13,11 +17,13 @@ import { Writer } from '../protocol/primitives/writer.js'
 import type { RequestContext } from './define.js'
 import type { HandlerRegistry } from './registry.js'
 import type { BrokerServices } from '../ports/broker-services.js'
+import type { RequestMetrics } from '../ports/metrics.js'
 
 export class RequestDispatcher implements Dispatcher {
   constructor(
     private readonly registry: HandlerRegistry,
     private readonly broker: BrokerServices,
+    private readonly metrics?: RequestMetrics,
   ) {}
 
   dispatch(frame: Buffer, conn: ConnectionInfo): Promise<ResponseChunks> | ResponseChunks {
@@ -57,6 +63,9 @@ export class RequestDispatcher implements Dispatcher {
         summary,
       )
     }
+    const metrics = this.metrics
+    const startedMs = metrics ? performance.now() : 0
+    const metricName = metrics ? requestMetricName(handler.request.name, req) : ''
     let after: Array<() => void> | undefined
     const ctx: RequestContext = {
       header,
@@ -70,6 +79,7 @@ export class RequestDispatcher implements Dispatcher {
       for (const fn of after ?? []) fn()
     }
     const respond = (res: unknown): ResponseChunks => {
+      metrics?.requestCompleted(metricName, (performance.now() - startedMs) / 1000, res)
       if (res === null) {
         runAfter()
         return null
@@ -84,6 +94,11 @@ export class RequestDispatcher implements Dispatcher {
     }
     // A failure past this point still names its request in the close log.
     const failed = (err: unknown): never => {
+      metrics?.requestFailed(
+        metricName,
+        (performance.now() - startedMs) / 1000,
+        err instanceof CloseConnection ? err.kind : 'request-failed',
+      )
       if (err instanceof CloseConnection) {
         err.request ??= summary
         throw err
@@ -117,6 +132,13 @@ export class RequestDispatcher implements Dispatcher {
     })
     return w.toChunks()
   }
+}
+
+/** Kafka's RequestMetrics name: Fetch from a replica (replica id ≥ 0; v15+ in replica_state) is FetchFollower. */
+function requestMetricName(apiName: string, req: unknown): string {
+  if (apiName !== 'Fetch') return apiName
+  const r = req as { replicaId?: number; replicaState?: { replicaId?: number } }
+  return (r.replicaState?.replicaId ?? -1) >= 0 || (r.replicaId ?? -1) >= 0 ? 'FetchFollower' : 'FetchConsumer'
 }
 
 /** What can be read of a header that does not parse: the fixed fields, when there are enough bytes. */

@@ -7,7 +7,7 @@
 import { channel } from 'node:diagnostics_channel'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
-import type { CloseKind, RequestSummary } from './types.js'
+import type { CloseKind, NetworkMetrics, RequestSummary } from './types.js'
 
 export const PROTOCOL_CLOSE_CHANNEL = 'tributary:network:protocol-close'
 
@@ -29,6 +29,8 @@ export interface CloseLogOptions {
   burst?: number
   /** Default 60 s. */
   windowMs?: number
+  /** Counts each close by listener and kind (the broker's /metrics). */
+  metrics?: NetworkMetrics
 }
 
 export class ProtocolCloseLog {
@@ -58,6 +60,7 @@ export class ProtocolCloseLog {
 
   record(close: ProtocolClose): void {
     this.counts.set(close.kind, (this.counts.get(close.kind) ?? 0) + 1)
+    this.opts.metrics?.protocolClose(close.listener, close.kind)
     if (this.channel.hasSubscribers) this.channel.publish(close)
     const now = this.opts.clock.monotonic()
     if (now - this.windowStartMs >= this.windowMs) {

@@ -8,7 +8,7 @@ import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { ProtocolCloseLog } from './close-log.js'
 import { Connection } from './connection.js'
-import { DEFAULT_NETWORK_CONFIG, type Dispatcher, type ListenerConfig, type NetworkConfig } from './types.js'
+import { DEFAULT_NETWORK_CONFIG, type Dispatcher, type ListenerConfig, type NetworkConfig, type NetworkMetrics } from './types.js'
 
 export interface NetworkServerOptions {
   listeners: ListenerConfig[]
@@ -16,6 +16,8 @@ export interface NetworkServerOptions {
   dispatcher: Dispatcher
   clock: Clock
   logger: Logger
+  /** Connections opened and closed per listener, and protocol closes (the broker's /metrics). */
+  metrics?: NetworkMetrics
 }
 
 interface Bound {
@@ -37,7 +39,7 @@ export class NetworkServer {
   constructor(private readonly opts: NetworkServerOptions) {
     validate(opts)
     this.log = opts.logger
-    this.protocolCloses = new ProtocolCloseLog({ clock: opts.clock, logger: opts.logger })
+    this.protocolCloses = new ProtocolCloseLog({ clock: opts.clock, logger: opts.logger, metrics: opts.metrics })
   }
 
   /** Binds every listener; rejects (and unbinds those already bound) if one cannot be bound. */
@@ -117,6 +119,7 @@ export class NetworkServer {
       onClose: (c) => this.onConnectionClosed(c),
     })
     this.connections.add(conn)
+    this.opts.metrics?.connectionOpened(listener.name)
     this.log.debug('connection accepted', {
       conn: conn.info.id,
       listener: listener.name,
@@ -126,6 +129,7 @@ export class NetworkServer {
 
   private onConnectionClosed(conn: Connection): void {
     this.connections.delete(conn)
+    this.opts.metrics?.connectionClosed(conn.info.listenerName)
     this.log.debug('connection closed', { conn: conn.info.id })
     if (this.connections.size === 0 && this.allClosed !== undefined) {
       this.allClosed()

@@ -79,6 +79,18 @@ export class CloseConnection extends Error {
   }
 }
 
+/**
+ * What the network layer reports to the broker's metrics (ports/metrics.ts extends it; the HTTP
+ * listener's /metrics implements it). Optional: a server without one pays a null check per
+ * connection, nothing per request.
+ */
+export interface NetworkMetrics {
+  connectionOpened(listener: string): void
+  connectionClosed(listener: string): void
+  /** A connection closed for a protocol reason (close-log.ts), by kind. */
+  protocolClose(listener: string, kind: CloseKind): void
+}
+
 export interface ListenerConfig {
   name: string
   /** Interface to bind; "0.0.0.0" for all IPv4 interfaces, "::" for all, "::1" without brackets. */

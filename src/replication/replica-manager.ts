@@ -27,6 +27,7 @@ import type { LogManager } from '../storage/log-manager.js'
 import { readBuffers } from '../storage/read-buffers.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import type { ReplicationMetrics } from '../ports/metrics.js'
 import type { ActiveProducer, AppendPolicy, AppendResult, PartitionRead, ReplicaService } from '../ports/replicas.js'
 import type { TxnMarker } from '../ports/transactions.js'
 import { AppendWaiters } from './append-waiters.js'
@@ -71,6 +72,8 @@ export class ReplicaManager implements ReplicaService {
   private readonly minInsyncReplicas: (topic: string) => number
   /** Called after a follower's fetch moved its position (the ISR may grow; replica-sync.ts listens). */
   onFollowerProgress: ((p: Partition, replicaId: number) => void) | undefined
+  /** Bytes and messages in and out per topic, and ISR changes (replica-sync.ts), when the broker exports metrics. */
+  metrics: ReplicationMetrics | undefined
 
   constructor(
     private readonly logs: LogManager,
@@ -186,6 +189,12 @@ export class ReplicaManager implements ReplicaService {
     if (!info.duplicate) {
       p.maybeAdvanceHighWatermark()
       this.waiters.notify(p.key)
+      if (this.metrics) {
+        // Kafka's MessagesInPerSec counts records: the batch headers say how many, per batch.
+        let messages = 0
+        for (const b of valid.batches) messages += b.recordCount
+        this.metrics.appended(p.topic, valid.records.length, messages)
+      }
     }
     if (acksAll) {
       await p.waitForHighWatermark(info.lastOffset + 1, policy.timeoutMs ?? 30_000, this.clock)
@@ -219,6 +228,7 @@ export class ReplicaManager implements ReplicaService {
     const hw = p.log.highWatermark
     if (readCommitted) {
       const res = await p.log.readCommitted(fetchOffset, maxBytes, minOneBatch)
+      this.metrics?.readByConsumer(p.topic, res.records.length)
       return {
         records: res.records,
         highWatermark: hw,
@@ -230,6 +240,7 @@ export class ReplicaManager implements ReplicaService {
     }
     const lso = p.log.lastStableOffset
     const res = await p.log.read(fetchOffset, maxBytes, hw, minOneBatch)
+    this.metrics?.readByConsumer(p.topic, res.records.length)
     return {
       records: res.records,
       highWatermark: hw,
@@ -257,6 +268,7 @@ export class ReplicaManager implements ReplicaService {
     if (p.maybeAdvanceHighWatermark()) this.waiters.notify(p.key)
     this.onFollowerProgress?.(p, replicaId)
     const records = maxBytes > 0 ? (await p.log.read(fetchOffset, maxBytes, Number.MAX_SAFE_INTEGER, true)).records : EMPTY
+    this.metrics?.readByFollower(p.topic, records.length)
     return {
       records,
       highWatermark: p.log.highWatermark,

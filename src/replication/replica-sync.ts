@@ -202,6 +202,7 @@ export class ReplicaSync {
     logger.info('changing ISR', { partition: p.key, from: state.isr, to: isr, reason })
     store
       .alterPartition({ topic: p.topic, partition: p.index, expected: state, next: { ...state, isr: [...isr] } })
+      .then(() => this.deps.replicas.metrics?.isrChanged(isr.length < state.isr.length))
       .catch((err) => {
         logger.info('ISR change not applied; the partition state moved on', { partition: p.key, err: (err as Error).message })
       })
