@@ -384,6 +384,24 @@ describe('REST API: produce', () => {
     )
   })
 
+  it('a stream of 3000 records (more than wait for answers at once) gets 3000 answers, offsets in order', async () => {
+    await call('POST', `/v3/clusters/${cluster}/topics`, { topic_name: 'rest-many', partitions_count: 1 })
+    const n = 3000
+    const body = Array.from({ length: n }, (_, i) => JSON.stringify({ value: { type: 'STRING', data: `r${i}` } })).join(' ')
+    const r = await call('POST', `/v3/clusters/${cluster}/topics/rest-many/records`, undefined, body)
+    assert.equal(r.status, 200)
+    const answers = r.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    assert.equal(answers.length, n)
+    assert.deepEqual(
+      answers.map((a) => a.offset),
+      Array.from({ length: n }, (_, i) => i),
+    )
+    assert.ok(answers.every((a) => a.error_code === 200 && a.value.size === `r${a.offset}`.length))
+  })
+
   it('a record over the topic max.message.bytes is 413 MESSAGE_TOO_LARGE; the next one is stored', async () => {
     await call('POST', `/v3/clusters/${cluster}/topics`, {
       topic_name: 'rest-small',
@@ -544,6 +562,10 @@ describe('REST API: errors', () => {
       [empty.status, empty.body],
       [422, { error_code: 422, message: 'Payload error. Request body is empty. Data is required.' }],
     )
+    const form = await fetch(`${base}${records}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })
+    assert.deepEqual([form.status, ((await form.json()) as Json).error_code], [415, 415])
+    const huge = await call('POST', records, undefined, JSON.stringify({ value: { type: 'STRING', data: 'x'.repeat(3 * 1024 * 1024) } }))
+    assert.deepEqual([huge.status, huge.body.error_code], [413, 413])
     const badName = await call('POST', `/v3/clusters/${cluster}/topics`, { topic_name: 'bad name!' })
     assert.deepEqual([badName.status, badName.body.error_code, badName.body.kafka_error], [400, 40002, 'INVALID_TOPIC_EXCEPTION'])
   })

@@ -9,24 +9,32 @@
 //
 // Status: with one record, the HTTP status is its answer's (200, 400 for bad JSON or base64, 404
 // 40403 for an unknown partition, 413 for MESSAGE_TOO_LARGE); with several, 200 and each answer
-// carries its own error_code. An unknown topic is 404 40403 for the whole request; an empty body
-// 422; a body over the HTTP server's limit (2 × message.max.bytes) 413 before anything is stored.
+// carries its own error_code, written as soon as it and those before it are known. An unknown
+// topic is 404 40403 for the whole request; an empty body 422; a content type other than
+// application/json 415; a body over the HTTP server's limit (2 × message.max.bytes) 413 before
+// anything is stored. The body is read whole before the first record is produced.
 //
 // Rules: records are produced through Tributary's Producer (client/producer.ts), one per topic
 // per HTTP server (at most MAX_PRODUCERS, the least recently used closed first), acks=all, so
 // partitioning is a Kafka producer's (murmur2 of the key, else sticky) and a cluster is served
-// right. Memory: the body is bounded by the server's bodyLimit, and the producer's buffer.memory
-// holds the records back (waitForSpace) when the brokers are slower than the clients.
+// right. Memory: the body is bounded by the server's bodyLimit; at most WINDOW records of a
+// request await their answers, the producer's buffer.memory holds records back (waitForSpace)
+// when the brokers are slower, and answers are written no faster than the client reads them (a
+// client that goes away ends the request). Each request's end is logged (debug) with its counts.
+import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { ClientError } from '../../client/errors.js'
 import { Producer, type ProducerRecord, type RecordHeader } from '../../client/producer.js'
-import { splitConcatenatedJson } from './concatenated-json.js'
+import { type JsonPiece, splitConcatenatedJson } from './concatenated-json.js'
 import { badRequest, fromKafka, RestCode, RestError, toRestError } from './errors.js'
 import type { RestContext } from './context.js'
 import { base64, object, optionalArray, optionalInt, requiredString } from './input.js'
 
 const MAX_PRODUCERS = 32
 const DELIVERY_TIMEOUT_MS = 30_000
+/** Records of one streaming request that may await their answers at once. */
+const WINDOW = 1000
 
 interface RestRecord extends ProducerRecord {
   delivered(error: ClientError | null, offset: number): void
@@ -170,8 +178,9 @@ const isoTime = (ms: number): string => new Date(ms).toISOString().replace('.000
 type Answer = Record<string, unknown> & { error_code: number }
 
 export function registerProduceRoutes(app: FastifyInstance, ctx: RestContext, pool: ProducerPool): void {
-  // The body is read as text and split here: concatenated JSON is not one JSON document.
-  app.removeContentTypeParser('application/json')
+  // The body is read as text and split here: concatenated JSON is not one JSON document. Only
+  // application/json is taken (anything else is 415, as REST Proxy answers it).
+  app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body))
 
   app.post<{ Params: { cluster_id: string; topic_name: string }; Body: string }>(
@@ -188,61 +197,90 @@ export function registerProduceRoutes(app: FastifyInstance, ctx: RestContext, po
         throw fromKafka('UNKNOWN_TOPIC_OR_PARTITION', null)
       }
       const producer = await pool.get(topic)
-      const answers: Array<Promise<Answer>> = []
-      for (const piece of pieces) {
-        if ('error' in piece) {
-          answers.push(Promise.resolve(badRequest(`Bad Request: ${piece.error}`).toJSON()))
-          break
-        }
+      // Wrapped in an object: awaiting a promise of a promise would wait for the delivery too.
+      const answer = async (piece: JsonPiece): Promise<{ pending: Promise<Answer> }> => {
+        if ('error' in piece) return { pending: Promise.resolve(badRequest(`Bad Request: ${piece.error}`).toJSON()) }
         let parsed: Parsed
         try {
           parsed = parseRecord(piece.text)
         } catch (err) {
-          answers.push(Promise.resolve(toRestError(err).toJSON()))
-          continue
+          return { pending: Promise.resolve(toRestError(err).toJSON()) }
         }
         if (producer.isFull) await producer.waitForSpace()
-        const timestamp = parsed.record.timestamp ?? Date.now()
-        answers.push(
-          new Promise<Answer>((resolve) => {
-            let partition = -1
-            const record: RestRecord = {
-              ...parsed.record,
-              timestamp,
-              delivered: (error, offset) => {
-                if (error) return resolve(toRestError(error).toJSON())
-                resolve({
-                  error_code: 200,
-                  cluster_id: ctx.deps.services.clusterId,
-                  topic_name: topic,
-                  partition_id: partition,
-                  offset,
-                  timestamp: isoTime(timestamp),
-                  key: parsed.key,
-                  value: parsed.value,
-                })
-              },
-            }
-            try {
-              partition = producer.send(record)
-            } catch (err) {
-              resolve(toRestError(err).toJSON())
-            }
-          }),
-        )
+        const pending = deliver(producer, parsed, (partition, offset, timestamp) => ({
+          error_code: 200,
+          cluster_id: ctx.deps.services.clusterId,
+          topic_name: topic,
+          partition_id: partition,
+          offset,
+          timestamp: isoTime(timestamp),
+          key: parsed.key,
+          value: parsed.value,
+        }))
+        return { pending }
       }
-      const done = await Promise.all(answers)
-      const failed = done.filter((a) => a.error_code !== 200).length
-      ctx.deps.logger.debug('REST produce request done', { topic, records: done.length, failed })
       void reply.type('application/json')
-      if (done.length === 1) {
-        const only = done[0]!
-        const status = only.error_code === 200 ? 200 : toStatus(only.error_code)
-        return reply.code(status).send(JSON.stringify(only))
+      if (pieces.length === 1) {
+        const only = await (await answer(pieces[0]!)).pending
+        ctx.deps.logger.debug('REST produce request done', { topic, records: 1, failed: only.error_code === 200 ? 0 : 1 })
+        return reply.code(only.error_code === 200 ? 200 : toStatus(only.error_code)).send(JSON.stringify(only))
       }
-      return reply.code(200).send(`${done.map((a) => JSON.stringify(a)).join('\n')}\n`)
+      // Streaming: answers go out in order as they come, at most WINDOW records awaiting theirs,
+      // and no faster than the client reads them.
+      const out = new PassThrough()
+      let gone = false
+      const closed = new Promise<void>((resolve) =>
+        reply.raw.once('close', () => {
+          gone = !reply.raw.writableFinished
+          resolve()
+        }),
+      )
+      void reply.code(200).send(out)
+      const window: Array<Promise<Answer>> = []
+      let records = 0
+      let failed = 0
+      const emit = async (a: Answer): Promise<void> => {
+        records++
+        if (a.error_code !== 200) failed++
+        if (!gone && !out.write(`${JSON.stringify(a)}\n`)) await Promise.race([once(out, 'drain').catch(() => {}), closed])
+      }
+      for (const piece of pieces) {
+        if (gone) break
+        window.push((await answer(piece)).pending)
+        if (window.length >= WINDOW) await emit(await window.shift()!)
+        if ('error' in piece) break
+      }
+      for (const pending of window) await emit(await pending)
+      out.end()
+      ctx.deps.logger.debug('REST produce stream closed', { topic, records, failed, clientGone: gone })
+      return reply
     },
   )
+}
+
+/**
+ * Sends one record; resolves with its answer once it is stored (success(partition, offset,
+ * timestamp)) or has failed (its error as REST Proxy answers it).
+ */
+function deliver(
+  producer: Producer<RestRecord>,
+  parsed: Parsed,
+  success: (partition: number, offset: number, timestamp: number) => Answer,
+): Promise<Answer> {
+  const timestamp = parsed.record.timestamp ?? Date.now()
+  return new Promise<Answer>((resolve) => {
+    let partition = -1
+    const record: RestRecord = {
+      ...parsed.record,
+      timestamp,
+      delivered: (error, offset) => resolve(error ? toRestError(error).toJSON() : success(partition, offset, timestamp)),
+    }
+    try {
+      partition = producer.send(record)
+    } catch (err) {
+      resolve(toRestError(err).toJSON())
+    }
+  })
 }
 
 /** The HTTP status of a REST Proxy error code (40403 → 404, 413 → 413). */
