@@ -46,12 +46,68 @@ function curl(args: string[]): Promise<{ code: number | null; stdout: string }> 
   })
 }
 
-/** The keys of a documented example, and that each link is {related: url under the cluster}. */
+/**
+ * The scalar fields of REST Proxy's documented examples (its api/v3 openapi, responses
+ * Get*Response), by kind: a response must have the same fields with values of the same JSON types
+ * (ids and numbers differ). Nullable fields (rack, instance_id) may also be null.
+ */
+const DOC_EXAMPLES: Record<string, Json> = {
+  KafkaCluster: { cluster_id: 'cluster-1' },
+  KafkaBroker: { cluster_id: 'cluster-1', broker_id: 1, host: 'localhost', port: 9291, rack: 'rack-1' },
+  KafkaTopic: { cluster_id: 'cluster-1', topic_name: 'topic-1', is_internal: false, replication_factor: 3, partitions_count: 1 },
+  KafkaPartition: { cluster_id: 'cluster-1', topic_name: 'topic-1', partition_id: 1 },
+  KafkaReplica: { cluster_id: 'cluster-1', topic_name: 'topic-1', partition_id: 1, broker_id: 1, is_leader: true, is_in_sync: true },
+  KafkaTopicConfig: {
+    cluster_id: 'cluster-1',
+    topic_name: 'topic-1',
+    name: 'compression.type',
+    value: 'gzip',
+    is_default: false,
+    is_read_only: false,
+    is_sensitive: false,
+    source: 'DYNAMIC_TOPIC_CONFIG',
+  },
+  KafkaConsumerGroup: {
+    cluster_id: 'cluster-1',
+    consumer_group_id: 'consumer-group-1',
+    is_simple: false,
+    partition_assignor: 'org.apache.kafka.clients.consumer.RoundRobinAssignor',
+    state: 'STABLE',
+    type: 'CLASSIC',
+    is_mixed_consumer_group: false,
+  },
+  KafkaConsumer: {
+    cluster_id: 'cluster-1',
+    consumer_group_id: 'consumer-group-1',
+    consumer_id: 'consumer-1',
+    instance_id: 'consumer-instance-1',
+    client_id: 'client-1',
+  },
+  KafkaConsumerLag: {
+    cluster_id: 'cluster-1',
+    consumer_group_id: 'consumer-group-1',
+    topic_name: 'topic-1',
+    partition_id: 1,
+    consumer_id: 'consumer-1',
+    instance_id: 'consumer-instance-1',
+    client_id: 'client-1',
+    current_offset: 1,
+    log_end_offset: 101,
+    lag: 100,
+  },
+}
+const NULLABLE = new Set(['rack', 'instance_id', 'value'])
+
+/** The fields of a documented example with their JSON types, and each link {related: url under the cluster}. */
 function assertShape(actual: Json, kind: string, keys: string[], self: string, resourceName: string | undefined): void {
   assert.equal(actual.kind, kind)
   assert.deepEqual(Object.keys(actual).sort(), [...keys, 'kind', 'metadata'].sort())
   assert.equal(actual.metadata.self, self)
   if (resourceName !== undefined) assert.equal(actual.metadata.resource_name, resourceName)
+  for (const [k, v] of Object.entries(DOC_EXAMPLES[kind] ?? {})) {
+    assert.ok(k in actual, `${kind}.${k} is missing`)
+    if (!(NULLABLE.has(k) && actual[k] === null)) assert.equal(typeof actual[k], typeof v, `${kind}.${k}: ${JSON.stringify(actual[k])}`)
+  }
   for (const [k, v] of Object.entries(actual)) {
     if (v && typeof v === 'object' && 'related' in v) {
       assert.deepEqual(Object.keys(v), ['related'], k)
