@@ -4,10 +4,12 @@
 // field types; ids differ), topics created, altered and deleted over REST as kafkajs admin sees
 // them, records produced over REST read back with kafkajs (keys, values, headers, partitions,
 // offsets; several records in one streaming body), offsets committed by a kafkajs consumer seen
-// as lags, and the error bodies REST Proxy answers.
+// as lags, a KIP-848 consumer group (@platformatic/kafka, group.protocol=consumer) with its
+// consumer and assignments, and the error bodies REST Proxy answers.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
+import { Consumer as PlatformaticConsumer } from '@platformatic/kafka'
 import { Kafka, logLevel } from 'kafkajs'
 import { type RunningBroker, startBroker } from '../../src/broker/start.js'
 import { javaPartition, waitFor } from '../helpers/clients.js'
@@ -582,6 +584,52 @@ describe('REST API: consumer groups and lag', () => {
       )
     } finally {
       await consumer.disconnect()
+    }
+  })
+})
+
+describe('REST API: KIP-848 consumer groups', () => {
+  it('a group.protocol=consumer member (@platformatic/kafka) is a CONSUMER group with its consumer and assignments', async () => {
+    await call('POST', `/v3/clusters/${cluster}/topics`, { topic_name: 'rest-848', partitions_count: 2 })
+    const consumer = new PlatformaticConsumer({
+      clientId: 'it-rest-848',
+      groupId: 'rest-848-group',
+      bootstrapBrokers: [broker.bootstrap],
+      groupProtocol: 'consumer',
+    })
+    const stream = await consumer.consume({ topics: ['rest-848'], mode: 'earliest' })
+    stream.on('data', () => {})
+    try {
+      const g = `/v3/clusters/${cluster}/consumer-groups/rest-848-group`
+      const group = await waitFor(async () => {
+        const x = (await call('GET', g)).body
+        return x.state === 'STABLE' ? x : undefined
+      }, 'a STABLE consumer group')
+      assert.deepEqual([group.kind, group.type, group.is_simple], ['KafkaConsumerGroup', 'CONSUMER', false])
+      assert.equal(typeof group.partition_assignor, 'string')
+      const consumers = await waitFor(async () => {
+        const x = (await call('GET', `${g}/consumers`)).body
+        return x.data?.length === 1 ? x.data : undefined
+      }, 'one consumer')
+      assert.equal(consumers[0].client_id, 'it-rest-848')
+      const assigned = await waitFor(async () => {
+        const x = (await call('GET', `${g}/consumers/${encodeURIComponent(consumers[0].consumer_id)}/assignments`)).body
+        return x.data?.length === 2 ? x.data : undefined
+      }, 'both partitions assigned')
+      assert.deepEqual(
+        assigned.map((a: Json) => [a.topic_name, a.partition_id]),
+        [
+          ['rest-848', 0],
+          ['rest-848', 1],
+        ],
+      )
+      const listed = (await call('GET', `/v3/clusters/${cluster}/consumer-groups`)).body.data.find(
+        (x: Json) => x.consumer_group_id === 'rest-848-group',
+      )
+      assert.equal(listed.type, 'CONSUMER')
+    } finally {
+      await stream.close()
+      await consumer.close()
     }
   })
 })

@@ -5,17 +5,13 @@
 // partitions the group committed an offset for are listed, as REST Proxy lists them. The
 // consumer of a partition is the member it is assigned to (empty strings when none is).
 //
-// Rules: requests go to the group's coordinator (client/admin-groups.ts); share groups are not
-// consumer groups and are left out; a group the coordinator does not know is 404.
+// Rules: requests go to the group's coordinator (client/admin-groups.ts, admin-group-types.ts);
+// classic groups are described with DescribeGroups, KIP-848 consumer groups (type CONSUMER) with
+// ConsumerGroupDescribe; share groups are not consumer groups and are left out; a group the
+// coordinator does not know is 404.
 import type { FastifyInstance } from 'fastify'
-import {
-  describeGroup,
-  fetchCommittedOffsets,
-  type GroupDescription,
-  type GroupListing,
-  listGroups,
-  listOffsetsOf,
-} from '../../client/admin-groups.js'
+import { describeGroup, fetchCommittedOffsets, type GroupDescription, listGroups, listOffsetsOf } from '../../client/admin-groups.js'
+import { describeConsumerGroup, groupTypeOf } from '../../client/admin-group-types.js'
 import type { KafkaClient } from '../../client/client.js'
 import { fromKafka, notFound } from './errors.js'
 import type { RestContext } from './context.js'
@@ -40,10 +36,36 @@ export function restState(state: string): string {
   return state === '' ? 'UNKNOWN' : state.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()
 }
 
-async function group(client: KafkaClient, id: string, listed?: GroupListing): Promise<{ view: GroupView; description: GroupDescription }> {
-  const listing = listed ?? (await listGroups(client)).find((g) => g.groupId === id && g.groupType !== 'share')
-  const d = await describeGroup(client, id)
-  if (!listing && d.state === 'Dead') throw notFound(`Consumer group ${id} cannot be found.`)
+/** A KIP-848 consumer group in the shape of a classic one's description (members with their assignments). */
+async function describeModern(client: KafkaClient, id: string): Promise<GroupDescription> {
+  const d = await describeConsumerGroup(client, id)
+  if (!d) throw notFound(`Consumer group ${id} cannot be found.`)
+  return {
+    groupId: id,
+    state: d.state,
+    protocolType: 'consumer',
+    protocol: d.assignor,
+    coordinator: d.coordinator,
+    members: d.members.map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.instanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      assignment: m.assignment,
+    })),
+  }
+}
+
+/**
+ * The group, described with the API of its type (DescribeGroups for classic groups,
+ * ConsumerGroupDescribe for KIP-848 ones: Kafka answers the other with GROUP_ID_NOT_FOUND).
+ * `type` is the group's ListGroups type when the caller has it.
+ */
+async function group(client: KafkaClient, id: string, type?: string | null): Promise<{ view: GroupView; description: GroupDescription }> {
+  const t = type === undefined ? await groupTypeOf(client, id) : type
+  if (t === null || t === 'share') throw notFound(`Consumer group ${id} cannot be found.`)
+  const d = t === 'consumer' ? await describeModern(client, id) : await describeGroup(client, id)
+  if (d.state === 'Dead') throw notFound(`Consumer group ${id} cannot be found.`)
   return {
     description: d,
     view: {
@@ -51,7 +73,7 @@ async function group(client: KafkaClient, id: string, listed?: GroupListing): Pr
       simple: d.protocolType === '',
       assignor: d.protocol,
       state: restState(d.state),
-      type: (listing?.groupType ?? 'classic').toUpperCase(),
+      type: t.toUpperCase(),
       coordinator: d.coordinator,
     },
   }
@@ -98,7 +120,9 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: RestContext): voi
     const l = ctx.links(req)
     const client = await ctx.client()
     const listed = (await listGroups(client)).filter((g) => g.groupType !== 'share')
-    const data = await Promise.all(listed.map(async (g) => consumerGroupData(l, (await group(client, g.groupId, g)).view)))
+    const data = await Promise.all(
+      listed.map(async (g) => consumerGroupData(l, (await group(client, g.groupId, g.groupType ?? 'classic')).view)),
+    )
     return list('KafkaConsumerGroup', l.url('consumer-groups'), data)
   })
 
