@@ -460,6 +460,20 @@ describe('REST API: produce', () => {
     assert.ok(answers.every((a) => a.error_code === 200 && a.value.size === `r${a.offset}`.length))
   })
 
+  it('producing to 40 topics at once (more than the 32 producers kept) stores every record; the first topic again too', async () => {
+    const topics = Array.from({ length: 40 }, (_, i) => `rest-many-topics-${i}`)
+    for (const t of topics) await call('POST', `/v3/clusters/${cluster}/topics`, { topic_name: t })
+    const first = await Promise.all(
+      topics.map((t) => call('POST', `/v3/clusters/${cluster}/topics/${t}/records`, { value: { type: 'STRING', data: t } })),
+    )
+    assert.deepEqual(
+      first.map((r) => [r.status, r.body.offset]),
+      topics.map(() => [200, 0]),
+    )
+    const again = await call('POST', `/v3/clusters/${cluster}/topics/${topics[0]}/records`, { value: { type: 'STRING', data: 'again' } })
+    assert.deepEqual([again.status, again.body.offset], [200, 1])
+  })
+
   it('a record over the topic max.message.bytes is 413 MESSAGE_TOO_LARGE; the next one is stored', async () => {
     await call('POST', `/v3/clusters/${cluster}/topics`, {
       topic_name: 'rest-small',

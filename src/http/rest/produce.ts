@@ -15,7 +15,8 @@
 // anything is stored. The body is read whole before the first record is produced.
 //
 // Rules: records are produced through Tributary's Producer (client/producer.ts), one per topic
-// per HTTP server (at most MAX_PRODUCERS, the least recently used closed first), acks=all, so
+// per HTTP server (at most MAX_PRODUCERS: the least recently used idle one is flushed and closed
+// first; one in use by a request is never closed under it), acks=all, so
 // partitioning is a Kafka producer's (murmur2 of the key, else sticky) and a cluster is served
 // right. Memory: the body is bounded by the server's bodyLimit; at most WINDOW records of a
 // request await their answers, the producer's buffer.memory holds records back (waitForSpace)
@@ -23,7 +24,7 @@
 // client that goes away ends the request). Each request's end is logged (debug) with its counts.
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ClientError } from '../../client/errors.js'
 import { Producer, type ProducerRecord, type RecordHeader } from '../../client/producer.js'
 import { type JsonPiece, splitConcatenatedJson } from './concatenated-json.js'
@@ -42,25 +43,49 @@ interface RestRecord extends ProducerRecord {
 
 /** The HTTP server's producers, one per topic, created on first use. */
 export class ProducerPool {
-  private readonly producers = new Map<string, Promise<Producer<RestRecord>>>()
+  /** By topic, least recently used first; `users` counts the requests producing with it now. */
+  private readonly producers = new Map<string, { producer: Promise<Producer<RestRecord>>; users: number }>()
 
   constructor(private readonly ctx: RestContext) {}
 
-  async get(topic: string): Promise<Producer<RestRecord>> {
-    let p = this.producers.get(topic)
-    if (p) {
+  /** The topic's producer, for one request; call release() when the request has its answers. */
+  async acquire(topic: string): Promise<{ producer: Producer<RestRecord>; release(): void }> {
+    let entry = this.producers.get(topic)
+    if (entry) {
       this.producers.delete(topic) // re-inserted below: the map's order is least recently used first
     } else {
-      p = this.create(topic)
-      p.catch(() => {
-        if (this.producers.get(topic) === p) this.producers.delete(topic)
+      const producer = this.create(topic)
+      const created = { producer, users: 0 }
+      entry = created
+      producer.catch(() => {
+        if (this.producers.get(topic) === created) this.producers.delete(topic)
       })
     }
-    this.producers.set(topic, p)
-    while (this.producers.size > MAX_PRODUCERS) {
-      const [oldest, op] = this.producers.entries().next().value!
-      this.producers.delete(oldest)
-      void op.then(
+    this.producers.set(topic, entry)
+    entry.users++
+    const e = entry
+    let released = false
+    const release = () => {
+      if (released) return
+      released = true
+      e.users--
+      this.evict()
+    }
+    try {
+      return { producer: await e.producer, release }
+    } catch (err) {
+      release()
+      throw err
+    }
+  }
+
+  /** Closes the least recently used idle producers while there are more than MAX_PRODUCERS. */
+  private evict(): void {
+    for (const [topic, entry] of this.producers) {
+      if (this.producers.size <= MAX_PRODUCERS) return
+      if (entry.users > 0) continue
+      this.producers.delete(topic)
+      void entry.producer.then(
         async (x) => {
           await x.flush()
           x.close()
@@ -68,13 +93,13 @@ export class ProducerPool {
         () => {},
       )
     }
-    return p
   }
 
   forget(topic: string): void {
-    const p = this.producers.get(topic)
+    const entry = this.producers.get(topic)
+    if (!entry || entry.users > 0) return
     this.producers.delete(topic)
-    void p?.then(
+    void entry.producer.then(
       (x) => x.close(),
       () => {},
     )
@@ -99,8 +124,8 @@ export class ProducerPool {
     const all = [...this.producers.values()]
     this.producers.clear()
     await Promise.all(
-      all.map((p) =>
-        p.then(
+      all.map((e) =>
+        e.producer.then(
           async (x) => {
             await x.flush()
             x.close()
@@ -196,64 +221,72 @@ export function registerProduceRoutes(app: FastifyInstance, ctx: RestContext, po
         pool.forget(topic)
         throw fromKafka('UNKNOWN_TOPIC_OR_PARTITION', null)
       }
-      const producer = await pool.get(topic)
-      // Wrapped in an object: awaiting a promise of a promise would wait for the delivery too.
-      const answer = async (piece: JsonPiece): Promise<{ pending: Promise<Answer> }> => {
-        if ('error' in piece) return { pending: Promise.resolve(badRequest(`Bad Request: ${piece.error}`).toJSON()) }
-        let parsed: Parsed
-        try {
-          parsed = parseRecord(piece.text)
-        } catch (err) {
-          return { pending: Promise.resolve(toRestError(err).toJSON()) }
+      const { producer, release } = await pool.acquire(topic)
+      try {
+        return await produce(producer)
+      } finally {
+        release()
+      }
+
+      async function produce(producer: Producer<RestRecord>): Promise<FastifyReply> {
+        // Wrapped in an object: awaiting a promise of a promise would wait for the delivery too.
+        const answer = async (piece: JsonPiece): Promise<{ pending: Promise<Answer> }> => {
+          if ('error' in piece) return { pending: Promise.resolve(badRequest(`Bad Request: ${piece.error}`).toJSON()) }
+          let parsed: Parsed
+          try {
+            parsed = parseRecord(piece.text)
+          } catch (err) {
+            return { pending: Promise.resolve(toRestError(err).toJSON()) }
+          }
+          if (producer.isFull) await producer.waitForSpace()
+          const pending = deliver(producer, parsed, (partition, offset, timestamp) => ({
+            error_code: 200,
+            cluster_id: ctx.deps.services.clusterId,
+            topic_name: topic,
+            partition_id: partition,
+            offset,
+            timestamp: isoTime(timestamp),
+            key: parsed.key,
+            value: parsed.value,
+          }))
+          return { pending }
         }
-        if (producer.isFull) await producer.waitForSpace()
-        const pending = deliver(producer, parsed, (partition, offset, timestamp) => ({
-          error_code: 200,
-          cluster_id: ctx.deps.services.clusterId,
-          topic_name: topic,
-          partition_id: partition,
-          offset,
-          timestamp: isoTime(timestamp),
-          key: parsed.key,
-          value: parsed.value,
-        }))
-        return { pending }
+        void reply.type('application/json')
+        if (pieces.length === 1) {
+          const only = await (await answer(pieces[0]!)).pending
+          ctx.deps.logger.debug('REST produce request done', { topic, records: 1, failed: only.error_code === 200 ? 0 : 1 })
+          return reply.code(only.error_code === 200 ? 200 : toStatus(only.error_code)).send(JSON.stringify(only))
+        }
+        // Streaming: answers go out in order as they come, at most WINDOW records awaiting theirs,
+        // and no faster than the client reads them.
+        const out = new PassThrough()
+        let gone = false
+        const closed = new Promise<void>((resolve) =>
+          reply.raw.once('close', () => {
+            gone = !reply.raw.writableFinished
+            resolve()
+          }),
+        )
+        void reply.code(200).send(out)
+        const window: Array<Promise<Answer>> = []
+        let records = 0
+        let failed = 0
+        const emit = async (a: Answer): Promise<void> => {
+          records++
+          if (a.error_code !== 200) failed++
+          if (!gone && !out.write(`${JSON.stringify(a)}\n`)) await Promise.race([once(out, 'drain').catch(() => {}), closed])
+        }
+        for (const piece of pieces) {
+          if (gone) break
+          window.push((await answer(piece)).pending)
+          if (window.length >= WINDOW) await emit(await window.shift()!)
+          if ('error' in piece) break
+        }
+        for (const pending of window) await emit(await pending)
+        out.end()
+        ctx.deps.logger.debug('REST produce stream closed', { topic, records, failed, clientGone: gone })
+        return reply
       }
-      void reply.type('application/json')
-      if (pieces.length === 1) {
-        const only = await (await answer(pieces[0]!)).pending
-        ctx.deps.logger.debug('REST produce request done', { topic, records: 1, failed: only.error_code === 200 ? 0 : 1 })
-        return reply.code(only.error_code === 200 ? 200 : toStatus(only.error_code)).send(JSON.stringify(only))
-      }
-      // Streaming: answers go out in order as they come, at most WINDOW records awaiting theirs,
-      // and no faster than the client reads them.
-      const out = new PassThrough()
-      let gone = false
-      const closed = new Promise<void>((resolve) =>
-        reply.raw.once('close', () => {
-          gone = !reply.raw.writableFinished
-          resolve()
-        }),
-      )
-      void reply.code(200).send(out)
-      const window: Array<Promise<Answer>> = []
-      let records = 0
-      let failed = 0
-      const emit = async (a: Answer): Promise<void> => {
-        records++
-        if (a.error_code !== 200) failed++
-        if (!gone && !out.write(`${JSON.stringify(a)}\n`)) await Promise.race([once(out, 'drain').catch(() => {}), closed])
-      }
-      for (const piece of pieces) {
-        if (gone) break
-        window.push((await answer(piece)).pending)
-        if (window.length >= WINDOW) await emit(await window.shift()!)
-        if ('error' in piece) break
-      }
-      for (const pending of window) await emit(await pending)
-      out.end()
-      ctx.deps.logger.debug('REST produce stream closed', { topic, records, failed, clientGone: gone })
-      return reply
     },
   )
 }
