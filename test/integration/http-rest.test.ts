@@ -341,6 +341,23 @@ describe('REST API: topics, partitions, configs', () => {
     assert.equal(bad.body.kafka_error, 'INVALID_CONFIG')
   })
 
+  it('PATCH partitions_count adds partitions (kafkajs sees them); fewer is 400 40002 INVALID_PARTITIONS', async () => {
+    await call('POST', `/v3/clusters/${cluster}/topics`, { topic_name: 'rest-grow', partitions_count: 1 })
+    const r = await call('PATCH', `/v3/clusters/${cluster}/topics/rest-grow`, { partitions_count: 4 })
+    assert.equal(r.status, 200, r.text)
+    assert.deepEqual([r.body.kind, r.body.partitions_count], ['KafkaTopic', 4])
+    const admin = kafka().admin()
+    await admin.connect()
+    try {
+      const md = await admin.fetchTopicMetadata({ topics: ['rest-grow'] })
+      assert.equal(md.topics[0]!.partitions.length, 4)
+    } finally {
+      await admin.disconnect()
+    }
+    const fewer = await call('PATCH', `/v3/clusters/${cluster}/topics/rest-grow`, { partitions_count: 2 })
+    assert.deepEqual([fewer.status, fewer.body.error_code, fewer.body.kafka_error], [400, 40002, 'INVALID_PARTITIONS'])
+  })
+
   it('deletes a topic (204); kafkajs no longer lists it; deleting again is 404 40403', async () => {
     await call('POST', `/v3/clusters/${cluster}/topics`, { topic_name: 'rest-doomed' })
     const d = await call('DELETE', `/v3/clusters/${cluster}/topics/rest-doomed`)

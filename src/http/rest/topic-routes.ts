@@ -1,4 +1,5 @@
-// REST Proxy v3's topic resources (rest/index.ts): topics (list, get, create, delete), their
+// REST Proxy v3's topic resources (rest/index.ts): topics (list, get, create, delete, PATCH of
+// partitions_count), their
 // partitions and replicas (ISR as REST Proxy shows it: each replica's is_in_sync and is_leader,
 // the partition linking to its leader's replica), and topic configs (list, get, set one, reset
 // one, alter several with configs:alter).
@@ -8,7 +9,14 @@
 // keeps its error name (errors.ts). Statuses as REST Proxy's: 201 for a created topic, 200 for
 // validate_only, 204 for a deletion or a config change.
 import type { FastifyInstance } from 'fastify'
-import { alterTopicConfigs, type ConfigChange, createTopic, deleteTopics, type TopicOutcome } from '../../client/admin-topics.js'
+import {
+  alterTopicConfigs,
+  type ConfigChange,
+  createPartitions,
+  createTopic,
+  deleteTopics,
+  type TopicOutcome,
+} from '../../client/admin-topics.js'
 import type { KafkaClient } from '../../client/client.js'
 import { ClientError } from '../../client/errors.js'
 import type { TopicInfo } from '../../client/metadata.js'
@@ -97,6 +105,14 @@ export function registerTopicRoutes(app: FastifyInstance, ctx: RestContext): voi
         ? { name, internal: false, partitions: created.numPartitions, replicationFactor: created.replicationFactor }
         : view(await topicInfo(client, name))
     return topicData(ctx.links(req), t)
+  })
+
+  app.patch<{ Params: TopicParams }>('/clusters/:cluster_id/topics/:topic_name', async (req) => {
+    const count = optionalInt(object(req.body), 'partitions_count')
+    if (count === null) throw badRequest('partitions_count is required and must be an integer')
+    const client = await ctx.client()
+    failIfError(await createPartitions(client, req.params.topic_name, count))
+    return topicData(ctx.links(req), view(await topicInfo(client, req.params.topic_name)))
   })
 
   app.delete<{ Params: TopicParams }>('/clusters/:cluster_id/topics/:topic_name', async (req, reply) => {
