@@ -36,6 +36,8 @@ const MAX_PRODUCERS = 32
 const DELIVERY_TIMEOUT_MS = 30_000
 /** Records of one streaming request that may await their answers at once. */
 const WINDOW = 1000
+/** How long the HTTP server's close waits for records still being produced. */
+const CLOSE_FLUSH_MS = 5000
 
 interface RestRecord extends ProducerRecord {
   delivered(error: ClientError | null, offset: number): void
@@ -120,6 +122,7 @@ export class ProducerPool {
     })
   }
 
+  /** Flushes and closes every producer; records not stored within CLOSE_FLUSH_MS are given up. */
   async close(): Promise<void> {
     const all = [...this.producers.values()]
     this.producers.clear()
@@ -127,7 +130,9 @@ export class ProducerPool {
       all.map((e) =>
         e.producer.then(
           async (x) => {
-            await x.flush()
+            let timer: NodeJS.Timeout | undefined
+            await Promise.race([x.flush(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_FLUSH_MS)))])
+            clearTimeout(timer)
             x.close()
           },
           () => {},
