@@ -95,11 +95,12 @@ async function launch(values: Record<string, string | number | boolean>, opts: L
   const broker = await Broker.start({ config, logger: opts.logger, ...(fs ? { fs } : {}) })
   const { listener, host, port } = broker.endpoint
   const dataDir = opts.memory ? MEMORY_DATA_DIR : config.logDirs[0]!
+  // The HTTP URLs first: the "listening on" line is the one that says the broker is up.
+  const http = broker.http?.urls[0]
+  if (http !== undefined) opts.logger.info(`console ${http}/ · REST ${http}/v3 · metrics ${http}/metrics`)
   opts.logger.info(
     `Tributary ${VERSION} node ${config.nodeId} listening on ${listener}://${host}:${port}, data ${opts.memory ? 'in memory' : `in ${dataDir}`}`,
   )
-  const http = broker.http?.urls[0]
-  if (http !== undefined) opts.logger.info(`console ${http}/ · REST ${http}/v3 · metrics ${http}/metrics`)
   return {
     bootstrap: `${host}:${port}`,
     host,

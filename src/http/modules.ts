@@ -2,6 +2,7 @@
 // first: its hooks count the requests of every route registered after it.
 import { registerConsole } from './console/routes.js'
 import { metricsModule } from './metrics/metrics-module.js'
+import { restModule } from './rest/index.js'
 import type { HttpModule } from './server.js'
 
-export const HTTP_MODULES: readonly HttpModule[] = [metricsModule, registerConsole]
+export const HTTP_MODULES: readonly HttpModule[] = [metricsModule, restModule, registerConsole]
