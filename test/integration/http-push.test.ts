@@ -7,6 +7,11 @@
 // - A subscriber that stops reading is cut at tributary.http.stream.max.buffered.bytes (event:
 //   error with its cursor, logged) and resumes from the cursor with nothing lost or repeated.
 // - Two subscribers from latest share one reader (the shared tail, seen in the debug log).
+// - A group stream commits what it delivered (kafkajs admin sees the log end); the group's next
+//   stream starts there.
+// - A paused WebSocket subscriber is closed with 1013, an error message with its cursor, and the
+//   cursor resumes it with nothing lost.
+// PUSH_DEBUG=1 prints every stream close the broker logs.
 // - WebSocket: publish answered with partition and offset, records pushed with cursors, share-group
 //   acks (a released record comes back with deliveryCount 2), bad messages answered with errors.
 // - Bad topic, partition, from, cursor: 4xx JSON before any stream, for SSE and WebSocket.
@@ -184,6 +189,8 @@ describe('HTTP push: SSE and WebSocket', () => {
         { topic: 'stall', numPartitions: 1 },
         { topic: 'live', numPartitions: 2 },
         { topic: 'sockets', numPartitions: 2 },
+        { topic: 'grouped', numPartitions: 2 },
+        { topic: 'ws-stall', numPartitions: 1 },
       ],
     })
     await admin.disconnect()
@@ -303,6 +310,71 @@ describe('HTTP push: SSE and WebSocket', () => {
       assert.deepEqual(got.map((r) => r.value).sort(), [...values].sort())
     }
     assert.equal(logs.filter((m) => m.includes('shared tail started')).length, before + 1)
+  })
+
+  it('commits the offsets a group stream delivered, and a new stream of the group starts there', async () => {
+    const values = Array.from({ length: 1_000 }, (_, i) => `g-${i}`)
+    await produce('grouped', values)
+    await markers('grouped', 2)
+    const first = await readToMarkers(await SseClient.open(url('grouped', '?group=http-readers&from=earliest')), 2)
+    assert.deepEqual(first.map((r) => r.value).sort(), [...values].sort())
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const committed = await waitFor(async () => {
+        const [t] = await admin.fetchOffsets({ groupId: 'http-readers', topics: ['grouped'] })
+        const sum = t!.partitions.reduce((n, p) => n + Number(p.offset), 0)
+        return sum === 1_002 ? t!.partitions : undefined
+      }, 'the commits')
+      const ends = await admin.fetchTopicOffsets('grouped')
+      assert.deepEqual(committed.map((p) => [p.partition, p.offset]).sort(), ends.map((p) => [p.partition, p.offset]).sort())
+    } finally {
+      await admin.disconnect()
+    }
+    const more = Array.from({ length: 10 }, (_, i) => `g-more-${i}`)
+    await produce('grouped', more)
+    await markers('grouped', 2)
+    const second = await readToMarkers(await SseClient.open(url('grouped', '?group=http-readers&from=earliest')), 2)
+    assert.deepEqual(second.map((r) => r.value).sort(), [...more].sort())
+  })
+
+  it('WebSocket: a paused subscriber is closed with 1013 and its cursor; the cursor resumes it', async () => {
+    const base = broker.http!.replace('http', 'ws')
+    const ws = new WebSocket(`${base}/topics/ws-stall/ws`)
+    const inbox: Array<Record<string, any>> = []
+    ws.on('message', (d) => inbox.push(JSON.parse(d.toString())))
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)))
+    await new Promise((r) => ws.once('open', r))
+    const big = 'y'.repeat(300)
+    const values = Array.from({ length: 60_000 }, (_, i) => `${i}:${big}`)
+    await produce('ws-stall', values.slice(0, 10))
+    await waitFor(() => inbox.length > 0, 'the first record')
+    ws.pause()
+    await produce('ws-stall', values.slice(10), 200)
+    await waitFor(() => logs.some((m) => m.includes('WebSocket stream closed: subscriber too slow')), 'the cut', 60_000)
+    ws.resume()
+    assert.equal(await closed, 1013)
+    const error = inbox.at(-1)!
+    const got = inbox.filter((m) => m.type === 'record')
+    assert.equal(error.type, 'error')
+    assert.match(error.reason, /too slow/)
+    assert.equal(error.cursor, got.at(-1)!.cursor)
+    assert.ok(got.length < values.length)
+    await markers('ws-stall', 1)
+    const again = new WebSocket(`${base}/topics/ws-stall/ws?cursor=${error.cursor}`)
+    const rest: Array<Record<string, any>> = []
+    await new Promise<void>((resolve) =>
+      again.on('message', (d) => {
+        const m = JSON.parse(d.toString())
+        if (m.value === 'END') resolve()
+        else rest.push(m)
+      }),
+    )
+    again.close()
+    assert.deepEqual(
+      [...got, ...rest].map((m) => m.value),
+      values,
+    )
   })
 
   it('answers bad requests with 4xx JSON before any stream', async () => {
