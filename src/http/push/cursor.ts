@@ -104,6 +104,18 @@ export function recordEvent(r: ConsumedRecord & { deliveryCount?: number }): Rec
   }
 }
 
+const jsonCache = new WeakMap<ConsumedRecord, string>()
+
+/**
+ * recordEvent as JSON text, made once per record however many subscribers of the shared tail
+ * it goes to (the record objects of one fetch are the same for all of them).
+ */
+export function recordJson(r: ConsumedRecord): string {
+  let text = jsonCache.get(r)
+  if (text === undefined) jsonCache.set(r, (text = JSON.stringify(recordEvent(r))))
+  return text
+}
+
 /** Bytes of a field a client sent: text as UTF-8, or base64 when it says encoding "base64". */
 export function fieldBytes(v: unknown, encoding: unknown, what: string): Buffer | null {
   if (v === null || v === undefined) return null

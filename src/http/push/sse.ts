@@ -8,7 +8,7 @@
 // disconnected after CUT_GRACE_MS. Every close is logged at info with its reason.
 import type { ServerResponse } from 'node:http'
 import type { ConsumedRecord } from '../../client/consumer.js'
-import { recordEvent } from './cursor.js'
+import { recordJson } from './cursor.js'
 import { awaitDrain, type PushSink, type StreamLog, StreamState } from './sink.js'
 
 /** How long a cut subscriber has to read its last events before the connection is dropped. */
@@ -36,7 +36,7 @@ export class SseSink extends StreamState implements PushSink {
 
   send(record: ConsumedRecord, cursor: string): void {
     if (this.state !== 'open') return
-    this.res.write(`id: ${cursor}\ndata: ${JSON.stringify(recordEvent(record))}\n\n`)
+    this.res.write(`id: ${cursor}\ndata: ${recordJson(record)}\n\n`)
     this.queued(cursor)
     if (this.res.writableLength > this.maxBufferedBytes)
       this.end(`subscriber too slow: more than ${this.maxBufferedBytes} bytes waiting to be sent`)

@@ -15,7 +15,7 @@
 import type { WebSocket } from 'ws'
 import type { ConsumedRecord } from '../../client/consumer.js'
 import type { AckKind } from '../../client/share-consumer.js'
-import { decodeCursor, fieldBytes, PushError, recordEvent } from './cursor.js'
+import { decodeCursor, fieldBytes, PushError, recordJson } from './cursor.js'
 import type { Publisher } from './publish.js'
 import type { ShareStream } from './share.js'
 import { awaitDrain, type PushSink, type StreamLog, StreamState } from './sink.js'
@@ -44,7 +44,7 @@ export class WsSink extends StreamState implements PushSink {
 
   send(record: ConsumedRecord, cursor: string): void {
     if (this.state !== 'open') return
-    this.ws.send(JSON.stringify({ type: 'record', cursor, ...recordEvent(record) }))
+    this.ws.send(`{"type":"record","cursor":${JSON.stringify(cursor)},${recordJson(record).slice(1)}`)
     this.queued(cursor)
     if (this.ws.bufferedAmount > this.maxBufferedBytes)
       this.end(1013, 'subscriber too slow', `subscriber too slow: more than ${this.maxBufferedBytes} bytes waiting to be sent`)
