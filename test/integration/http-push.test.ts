@@ -6,11 +6,14 @@
 // - Two subscribers of one share group get every record exactly once between them.
 // - A subscriber that stops reading is cut at tributary.http.stream.max.buffered.bytes (event:
 //   error with its cursor, logged) and resumes from the cursor with nothing lost or repeated.
+// - A stream with a reader of its own stays open while idle, and is cut once its subscriber has
+//   taken nothing for two heartbeats while it waited (error event with the cursor).
 // - Two subscribers from latest share one reader (the shared tail, seen in the debug log).
 // - A group stream commits what it delivered (kafkajs admin sees the log end); the group's next
 //   stream starts there.
 // - A paused WebSocket subscriber is closed with 1013, an error message with its cursor, and the
 //   cursor resumes it with nothing lost.
+// - Streams of a topic deleted under them end with an error event; the broker goes on serving.
 // PUSH_DEBUG=1 prints every stream close the broker logs.
 // - WebSocket: publish answered with partition and offset, records pushed with cursors, share-group
 //   acks (a released record comes back with deliveryCount 2), bad messages answered with errors.
@@ -296,6 +299,38 @@ describe('HTTP push: SSE and WebSocket', () => {
     )
   })
 
+  it('keeps an idle stream of its own open, and cuts one whose subscriber stopped taking anything', async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic: 'idle', numPartitions: 1 }] })
+    await admin.disconnect()
+    await produce('idle', ['i0', 'i1'])
+    const idle = await SseClient.open(url('idle', '?from=earliest'))
+    await idle.readUntil((x) => x.records.length >= 2)
+    // Longer than the stall limit (two heartbeats of 1 s) with nothing to send.
+    await new Promise((r) => setTimeout(r, 2_500))
+    await produce('idle', ['i2'])
+    await idle.readUntil((x) => x.records.length >= 3)
+    idle.close()
+    assert.deepEqual(
+      idle.records.map((r) => r.value),
+      ['i0', 'i1', 'i2'],
+    )
+
+    // The stall topic holds 60,000 records of 300 bytes: far more than any socket takes.
+    const stalled = await SseClient.open(url('stall', '?from=earliest'))
+    await stalled.readUntil((x) => x.records.length > 0)
+    await waitFor(() => logs.some((m) => m.includes('stream closed: subscriber stalled')), 'the stall cut', 60_000)
+    await stalled.readUntil(() => false)
+    const cut = stalled.events.find((e) => e.event === 'error')
+    assert.ok(cut, 'an error event ends the stream')
+    const data = JSON.parse(cut.data) as { reason: string; cursor: string }
+    assert.match(data.reason, /stalled/)
+    assert.equal(data.cursor, stalled.records.at(-1)!.cursor)
+    assertInOrder(stalled.records)
+    assert.equal(stalled.records[0]!.offset, 0)
+  })
+
   it('fans the log end out to subscribers from latest through one shared reader', async () => {
     const before = logs.filter((m) => m.includes('shared tail started')).length
     const a = await SseClient.open(url('live'))
@@ -375,6 +410,30 @@ describe('HTTP push: SSE and WebSocket', () => {
       [...got, ...rest].map((m) => m.value),
       values,
     )
+  })
+
+  it('ends streams of a topic deleted under them with an error event, and goes on serving', async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      await admin.createTopics({ topics: [{ topic: 'doomed', numPartitions: 1 }] })
+      await produce('doomed', ['a', 'b'])
+      const alone = await SseClient.open(url('doomed', '?from=earliest'))
+      const tail = await SseClient.open(url('doomed'))
+      await alone.readUntil((x) => x.records.length >= 2)
+      await admin.deleteTopics({ topics: ['doomed'] })
+      await Promise.all([alone.readUntil(() => false), tail.readUntil(() => false)])
+      for (const c of [alone, tail]) {
+        const err = c.events.find((e) => e.event === 'error')
+        assert.ok(err, 'an error event ends the stream')
+        assert.match((JSON.parse(err.data) as { reason: string }).reason, /UNKNOWN_TOPIC_OR_PARTITION|does not exist/)
+      }
+      const res = await fetch(url('doomed'), { headers: { accept: 'text/event-stream' } })
+      assert.equal(res.status, 404)
+      assert.equal(((await res.json()) as { error_code: number }).error_code, 40403)
+    } finally {
+      await admin.disconnect()
+    }
   })
 
   it('answers bad requests with 4xx JSON before any stream', async () => {

@@ -19,7 +19,7 @@ import { type PushPlan, planPush } from './plan.js'
 import { Publisher } from './publish.js'
 import { runReader, TailHub } from './reader.js'
 import { ShareStream } from './share.js'
-import { PUSH_CLIENT_ID, type PushContext, type PushSink } from './sink.js'
+import { errorText, PUSH_CLIENT_ID, type PushContext, type PushSink } from './sink.js'
 import { SseSink } from './sse.js'
 import { WsSink } from './ws.js'
 
@@ -58,12 +58,17 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
   const tails = new TailHub(ctx)
   const streams = new Set<SseSink | WsSink>()
 
+  /** Feeds a stream until it closes; never rejects (a failure closes the stream with its reason). */
   const startFeed = async (plan: PushPlan, sink: PushSink, ws: WsSink | null): Promise<void> => {
-    if (plan.shareGroup !== null) {
-      const share = new ShareStream(ctx, plan, sink, ws !== null)
-      if (ws) ws.share = share
-      await share.run()
-    } else if (!plan.tail || !(await tails.join(plan, sink))) await runReader(ctx, plan, sink)
+    try {
+      if (plan.shareGroup !== null) {
+        const share = new ShareStream(ctx, plan, sink, ws !== null)
+        if (ws) ws.share = share
+        await share.run()
+      } else if (!plan.tail || !(await tails.join(plan, sink))) await runReader(ctx, plan, sink)
+    } catch (err) {
+      sink.fail(errorText(err))
+    }
   }
 
   const logClose = (kind: string, plan: PushPlan, remote: string | undefined) => (reason: string, fields: Record<string, unknown>) =>

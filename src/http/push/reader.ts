@@ -56,6 +56,7 @@ async function deliverPaced(fp: FetchedPartition, positions: Positions, sink: Pu
 
 /** Streams a plan's partitions from its start positions until the sink closes. */
 export async function runReader(ctx: PushContext, plan: PushPlan, sink: PushSink): Promise<void> {
+  if (!sink.open) return
   const client = await KafkaClient.connect({ bootstrap: [ctx.bootstrap()], clientId: PUSH_CLIENT_ID })
   const abort = new AbortController()
   void sink.closed.then(() => abort.abort())

@@ -19,7 +19,7 @@ export interface PushSink {
   send(record: ConsumedRecord, cursor: string): void
   /** Whether half the limit or more waits to be sent. */
   readonly congested: boolean
-  /** Resolves when nothing waits to be sent, or the stream closed (cut when stalled, see above). */
+  /** Resolves at once unless the last write went past the socket's high-water mark; then at its drain, or when the stream closed (cut when stalled, see above). */
   drained(): Promise<void>
   /** Closes the stream because of the server (an error of the reader), with a reason. */
   fail(reason: string): void

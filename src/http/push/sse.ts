@@ -31,6 +31,8 @@ export class SseSink extends StreamState implements PushSink {
     })
     res.write(': tributary push stream\n\n')
     res.on('close', () => this.markClosed('the client went away'))
+    // The client may have gone while the request was being checked: 'close' came before this.
+    if (res.destroyed || res.socket === null || res.socket.destroyed) queueMicrotask(() => this.markClosed('the client went away'))
     res.on('error', () => this.markClosed('the connection failed'))
   }
 
@@ -47,7 +49,8 @@ export class SseSink extends StreamState implements PushSink {
   }
 
   drained(): Promise<void> {
-    if (this.state !== 'open' || this.res.writableLength === 0) return Promise.resolve()
+    // 'drain' comes only after a write that answered false; below that the bytes are on their way.
+    if (this.state !== 'open' || !this.res.writableNeedDrain) return Promise.resolve()
     return awaitDrain(this.res, this.closed, this.stallMs, () => this.end(`subscriber stalled: nothing taken for ${this.stallMs} ms`))
   }
 

@@ -55,10 +55,11 @@ export class WsSink extends StreamState implements PushSink {
   }
 
   drained(): Promise<void> {
-    if (this.state !== 'open' || this.ws.bufferedAmount === 0) return Promise.resolve()
-    // ws has no drain event of its own: its socket's is the one.
-    const socket = (this.ws as unknown as { _socket?: NodeJS.EventEmitter })._socket
-    if (!socket) return Promise.resolve()
+    if (this.state !== 'open') return Promise.resolve()
+    // ws has no drain event of its own: its socket's is the one, which comes only after a write
+    // that answered false.
+    const socket = (this.ws as unknown as { _socket?: NodeJS.EventEmitter & { writableNeedDrain: boolean } })._socket
+    if (!socket?.writableNeedDrain) return Promise.resolve()
     return awaitDrain(socket, this.closed, this.stallMs, () =>
       this.end(1008, 'subscriber stalled', `subscriber stalled: nothing taken for ${this.stallMs} ms`),
     )
