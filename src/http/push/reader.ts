@@ -1,0 +1,210 @@
+// Record readers of the classic push streams (not share groups: share.ts).
+//
+// - runReader: one Fetcher (client/consumer.ts) on a connection of its own for one stream, from
+//   its start positions (a cursor, a time, earliest, or a group's committed offsets). It paces
+//   itself (sink.ts paced) and, between fetches, waits until the subscriber has taken what was
+//   sent (sink.drained()), so a catching-up reader never runs ahead of its subscriber. With a group it commits the positions delivered
+//   after each such wait (OffsetCommit without a member, admin-groups.ts commitOffsets): the HTTP
+//   stream is the group's only reader, so committing "the partitions streamed" is all a group needs
+//   here — a classic member would also take part in rebalances that an HTTP client cannot see.
+// - TopicTail: the shared reader of every stream that starts at the log end of a topic with no
+//   cursor and no group: one Fetcher over all partitions per topic, fanning each fetch out to the
+//   subscribers, each of which skips what lies before its own start. A slow subscriber does not
+//   hold it back: its sink cuts it at the buffer limit; fetches are capped at a sixteenth of that
+//   limit so that a burst fits a subscriber that keeps up. The tail stops with its last subscriber.
+//   Its partitions are the topic's when it started.
+// Fetches go to each partition's leader through Tributary's client, so this works in a cluster.
+import { KafkaClient } from '../../client/client.js'
+import { Fetcher, type FetchedPartition } from '../../client/consumer.js'
+import { commitOffsets } from '../../client/admin-groups.js'
+import { listOffsets, OffsetSpec } from '../../client/admin.js'
+import { Positions } from './cursor.js'
+import type { PushPlan } from './plan.js'
+import { errorText, PUSH_CLIENT_ID, type PushContext, type PushSink, paced } from './sink.js'
+
+const FETCH_WAIT_MS = 500
+
+/**
+ * Sends a fetched partition's records the subscriber has not had, one per step (a paced caller
+ * waits between steps), moving its positions past each record sent and, at the end, past the
+ * whole fetch. Stops when the sink closes.
+ */
+function* sendUnsent(fp: FetchedPartition, positions: Positions, sink: PushSink): Generator<void> {
+  const from = positions.next.get(fp.partition)
+  if (from === undefined) return
+  for (const r of fp.records) {
+    if (r.offset < from) continue
+    if (!sink.open) return
+    positions.advance(r.partition, r.offset + 1)
+    sink.send(r, positions.encode())
+    yield
+  }
+  if (sink.open) positions.advance(fp.partition, fp.nextOffset)
+}
+
+/** The shared tail's delivery: all at once, it waits for no one; false once the sink closed. */
+function deliver(fp: FetchedPartition, positions: Positions, sink: PushSink): boolean {
+  for (const _ of sendUnsent(fp, positions, sink));
+  return sink.open
+}
+
+/** A private reader's delivery, waiting for a lagging subscriber; false once the sink closed. */
+async function deliverPaced(fp: FetchedPartition, positions: Positions, sink: PushSink): Promise<boolean> {
+  for (const _ of sendUnsent(fp, positions, sink)) if (!(await paced(sink))) break
+  return sink.open
+}
+
+/** Streams a plan's partitions from its start positions until the sink closes. */
+export async function runReader(ctx: PushContext, plan: PushPlan, sink: PushSink): Promise<void> {
+  if (!sink.open) return
+  const client = await KafkaClient.connect({ bootstrap: [ctx.bootstrap()], clientId: PUSH_CLIENT_ID })
+  const abort = new AbortController()
+  void sink.closed.then(() => abort.abort())
+  const positions = new Positions(plan.start)
+  let committed = new Map(plan.start)
+  try {
+    const fetcher = new Fetcher(client, { maxWaitMs: FETCH_WAIT_MS, autoOffsetReset: 'earliest' })
+    fetcher.assign(plan.partitions.map((partition) => ({ topic: plan.topic, partition, offset: plan.start.get(partition)! })))
+    while (sink.open) {
+      let open = true
+      for (const fp of await fetcher.poll(abort.signal)) if (open) open = await deliverPaced(fp, positions, sink)
+      if (!open) break
+      await sink.drained()
+      if (plan.group !== null && sink.open) committed = await commitMoved(ctx, plan, positions, committed)
+    }
+    if (plan.group !== null) await commitMoved(ctx, plan, positions, committed)
+  } catch (err) {
+    sink.fail(errorText(err))
+  } finally {
+    await client.close().catch(() => {})
+  }
+}
+
+async function commitMoved(
+  ctx: PushContext,
+  plan: PushPlan,
+  positions: Positions,
+  committed: Map<number, number>,
+): Promise<Map<number, number>> {
+  const moved = [...positions.next].filter(([p, o]) => committed.get(p) !== o)
+  if (moved.length === 0) return committed
+  const outcomes = await commitOffsets(
+    await ctx.admin(),
+    plan.group!,
+    moved.map(([partition, offset]) => ({ topic: plan.topic, partition, offset })),
+  )
+  const failed = outcomes.find((o) => o.error !== null)
+  if (failed) throw new Error(`committing offsets for group ${plan.group}: ${failed.error}`)
+  return new Map(positions.next)
+}
+
+interface TailSubscriber {
+  sink: PushSink
+  positions: Positions
+}
+
+/** The shared reader of one topic's log end. */
+class TopicTail {
+  private readonly subscribers = new Set<TailSubscriber>()
+  private readonly abort = new AbortController()
+  stopped = false
+
+  private constructor(
+    private readonly ctx: PushContext,
+    readonly topic: string,
+    private readonly client: KafkaClient,
+    private readonly fetcher: Fetcher,
+    /** Next offset of each partition, as far as every subscriber has been sent. */
+    private readonly next: Map<number, number>,
+    private readonly onStop: () => void,
+  ) {}
+
+  static async start(ctx: PushContext, topic: string, onStop: () => void): Promise<TopicTail> {
+    const ends = await listOffsets(await ctx.admin(), topic, null, OffsetSpec.Latest)
+    const client = await KafkaClient.connect({ bootstrap: [ctx.bootstrap()], clientId: PUSH_CLIENT_ID })
+    // Bursts of at most a sixteenth of a subscriber's buffer in record bytes per fetch (events are
+    // bigger than their records: JSON, the cursor): the tail never waits, so a burst must fit a
+    // subscriber that keeps up. A batch bigger than that still comes whole (KIP-74).
+    const maxBytes = Math.max(1024, Math.floor(ctx.maxBufferedBytes / 16))
+    const fetcher = new Fetcher(client, {
+      maxWaitMs: FETCH_WAIT_MS,
+      autoOffsetReset: 'earliest',
+      maxBytes,
+      partitionMaxBytes: Math.max(1024, Math.floor(maxBytes / Math.max(1, ends.size))),
+    })
+    fetcher.assign([...ends].map(([partition, offset]) => ({ topic, partition, offset })))
+    const tail = new TopicTail(ctx, topic, client, fetcher, ends, onStop)
+    ctx.logger.debug('HTTP push: shared tail started', { topic, partitions: ends.size })
+    void tail.run()
+    return tail
+  }
+
+  /** Adds a subscriber of some partitions from the tail's current positions; false when the tail cannot take them. */
+  join(sink: PushSink, partitions: readonly number[]): boolean {
+    if (this.stopped || !partitions.every((p) => this.next.has(p))) {
+      if (this.subscribers.size === 0) this.stop()
+      return false
+    }
+    const sub: TailSubscriber = { sink, positions: new Positions(partitions.map((p) => [p, this.next.get(p)!] as const)) }
+    this.subscribers.add(sub)
+    void sink.closed.then(() => this.leave(sub))
+    return true
+  }
+
+  private leave(sub: TailSubscriber): void {
+    this.subscribers.delete(sub)
+    if (this.subscribers.size === 0) this.stop()
+  }
+
+  private stop(): void {
+    if (this.stopped) return
+    this.stopped = true
+    this.abort.abort()
+    this.onStop()
+  }
+
+  private async run(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const fetched = await this.fetcher.poll(this.abort.signal)
+        for (const fp of fetched) {
+          for (const sub of this.subscribers) if (!deliver(fp, sub.positions, sub.sink)) this.subscribers.delete(sub)
+          this.next.set(fp.partition, fp.nextOffset)
+        }
+      }
+    } catch (err) {
+      for (const sub of this.subscribers) sub.sink.fail(errorText(err))
+      this.stop()
+    } finally {
+      await this.client.close().catch(() => {})
+      this.ctx.logger.debug('HTTP push: shared tail stopped', { topic: this.topic })
+    }
+  }
+}
+
+/** The shared tails, one per topic with subscribers. */
+export class TailHub {
+  private readonly tails = new Map<string, Promise<TopicTail>>()
+
+  constructor(private readonly ctx: PushContext) {}
+
+  /** Joins a sink to the topic's shared tail; false when it cannot (its partitions are newer than the tail). */
+  async join(plan: PushPlan, sink: PushSink): Promise<boolean> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let pending = this.tails.get(plan.topic)
+      if (!pending) {
+        pending = TopicTail.start(this.ctx, plan.topic, () => {
+          if (this.tails.get(plan.topic) === pending) this.tails.delete(plan.topic)
+        })
+        this.tails.set(plan.topic, pending)
+        pending.catch(() => {
+          if (this.tails.get(plan.topic) === pending) this.tails.delete(plan.topic)
+        })
+      }
+      const tail = await pending
+      if (tail.join(sink, plan.partitions)) return true
+      if (!tail.stopped) return false
+    }
+    return false
+  }
+}
