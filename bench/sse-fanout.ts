@@ -5,8 +5,8 @@
 // machine's clock), events received against events expected, streams cut, and the broker's RSS
 // before the subscribers, after they connected, and at the end (from /proc).
 //   node dist/bench/sse-fanout.js [subscribers=1000] [rate=20000] [seconds=20] [--sample=50] [--json]
-// The brief's figure is 1,000 subscribers at 20,000 records/s: 20 million events/s to parse,
-// which one process of a small machine cannot read; say what was run with the numbers.
+// The target load, 1,000 subscribers at 20,000 records/s, is 20 million events/s to parse, which
+// one reading process on a 2-core machine cannot do; report what was run with the numbers.
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'

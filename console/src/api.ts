@@ -17,18 +17,18 @@ export async function call<T>(path: string, init?: RequestInit): Promise<T> {
   return body as T
 }
 
-export interface Payload {
-  encoding: 'text' | 'base64'
-  data: string
-}
-
+/** A record as the push streams and the message browser send it (src/http/push/cursor.ts). */
 export interface BrowsedRecord {
+  topic: string
   partition: number
   offset: number
-  timestamp: string
-  key: Payload | null
-  value: Payload | null
-  headers: Array<{ key: string; value: Payload | null }>
+  /** ms since the epoch */
+  timestamp: number
+  /** How key, value and header values are written: all as text (UTF-8), or all as base64. */
+  encoding: 'text' | 'base64'
+  key: string | null
+  value: string | null
+  headers: Array<{ key: string; value: string | null }>
 }
 
 export interface Browse {

@@ -1,7 +1,7 @@
 // The console: a hash-routed single-page app. #/ the cluster (brokers, topics), #/topics/NAME a
 // topic (partitions, configs, message browser, live tail, produce), #/groups and #/groups/ID the
 // consumer groups with their lag and an offset reset.
-import { api, cluster, type BrowsedRecord, HttpError, type Payload } from './api.js'
+import { api, cluster, type BrowsedRecord, HttpError } from './api.js'
 import { bytes, type Child, h, table } from './dom.js'
 
 const app = document.getElementById('app')!
@@ -18,9 +18,11 @@ function problem(err: unknown): HTMLElement {
 
 // ---- payloads -------------------------------------------------------------------------------
 
-function bytesOf(p: Payload): Uint8Array {
-  if (p.encoding === 'text') return new TextEncoder().encode(p.data)
-  return Uint8Array.from(atob(p.data), (c) => c.charCodeAt(0))
+type Encoding = BrowsedRecord['encoding']
+
+function bytesOf(data: string, encoding: Encoding): Uint8Array {
+  if (encoding === 'text') return new TextEncoder().encode(data)
+  return Uint8Array.from(atob(data), (c) => c.charCodeAt(0))
 }
 
 function hex(b: Uint8Array): string {
@@ -32,11 +34,11 @@ function hex(b: Uint8Array): string {
   return lines.join('\n')
 }
 
-function render(p: Payload | null, asHex: boolean): Child {
-  if (p === null) return h('span', { class: 'muted' }, 'null')
-  if (asHex) return h('pre', {}, hex(bytesOf(p)))
-  if (p.encoding === 'base64') return h('pre', {}, h('span', { class: 'pill' }, 'base64'), ' ', p.data)
-  const t = p.data.trim()
+function render(data: string | null, encoding: Encoding, asHex: boolean): Child {
+  if (data === null) return h('span', { class: 'muted' }, 'null')
+  if (asHex) return h('pre', {}, hex(bytesOf(data, encoding)))
+  if (encoding === 'base64') return h('pre', {}, h('span', { class: 'pill' }, 'base64'), ' ', data)
+  const t = data.trim()
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
       return h('pre', { class: 'json' }, JSON.stringify(JSON.parse(t), null, 2))
@@ -44,17 +46,17 @@ function render(p: Payload | null, asHex: boolean): Child {
       // not JSON: shown as text
     }
   }
-  return h('pre', {}, p.data)
+  return h('pre', {}, data)
 }
 
 function recordRows(records: BrowsedRecord[], asHex: boolean): Child[][] {
   return records.map((r) => [
     r.partition,
     r.offset,
-    h('span', { class: 'mono' }, r.timestamp),
-    render(r.key, asHex),
-    render(r.value, asHex),
-    r.headers.length === 0 ? '' : h('pre', {}, r.headers.map((x) => `${x.key}: ${x.value?.encoding === 'text' ? x.value.data : (x.value?.data ?? 'null')}`).join('\n')),
+    h('span', { class: 'mono' }, new Date(r.timestamp).toISOString()),
+    render(r.key, r.encoding, asHex),
+    render(r.value, r.encoding, asHex),
+    r.headers.length === 0 ? '' : h('pre', {}, r.headers.map((x) => `${x.key}: ${x.value ?? 'null'}`).join('\n')),
   ])
 }
 
@@ -147,7 +149,7 @@ async function topicView(name: string): Promise<void> {
     }
     source = new EventSource(`/topics/${encodeURIComponent(name)}/events?from=latest`)
     source.onmessage = (ev) => {
-      const r = JSON.parse(ev.data) as BrowsedRecord & { key: Payload | null; value: Payload | null }
+      const r = JSON.parse(ev.data) as BrowsedRecord
       const row = recordRows([r], false)[0]!
       tail.prepend(h('tr', {}, ...row.map((c) => h('td', {}, c))))
       while (tail.children.length > 200) tail.lastElementChild?.remove()

@@ -14,8 +14,9 @@
 //   position for every partition of the topic, as kafka-consumer-groups.sh --reset-offsets
 //   --execute does; refused (409) while the group has members, as the tool refuses.
 //
-// Keys and values go out as { encoding: 'text' | 'base64', data }: text when the bytes are valid
-// UTF-8. The files are read once at start; a build without them answers / with 503 saying so.
+// Records go out as the push streams send them (push/cursor.ts, recordEvent): key, value and
+// header values as text when all are UTF-8, else all as base64, said by `encoding`. The files are
+// read once at start; a build without them answers / with 503 saying so.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -25,6 +26,7 @@ import { describeTopics } from '../../client/admin-topics.js'
 import { KafkaClient } from '../../client/client.js'
 import { type ConsumedRecord, Fetcher } from '../../client/consumer.js'
 import { ClientError } from '../../client/errors.js'
+import { recordEvent } from '../push/cursor.js'
 import type { HttpDeps } from '../server.js'
 
 const SCAN_LIMIT = 20_000
@@ -47,22 +49,6 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> | null {
     }
   }
   return null
-}
-
-export interface Payload {
-  encoding: 'text' | 'base64'
-  data: string
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: true })
-
-export function payloadOf(buf: Buffer | null): Payload | null {
-  if (buf === null) return null
-  try {
-    return { encoding: 'text', data: decoder.decode(buf) }
-  } catch {
-    return { encoding: 'base64', data: buf.toString('base64') }
-  }
 }
 
 function fail(reply: FastifyReply, status: number, message: string) {
@@ -226,14 +212,7 @@ async function browse(client: KafkaClient, topic: string, b: Browse) {
     scanned,
     complete: done.size === open.length,
     next: open.map((s) => ({ partition: s.partition, offset: fetcher.position(topic, s.partition) ?? s.end })),
-    records: found.slice(0, b.limit).map((r) => ({
-      partition: r.partition,
-      offset: r.offset,
-      timestamp: new Date(r.timestamp).toISOString(),
-      key: payloadOf(r.key),
-      value: payloadOf(r.value),
-      headers: r.headers.map((h) => ({ key: h.key, value: payloadOf(h.value) })),
-    })),
+    records: found.slice(0, b.limit).map(recordEvent),
   }
 }
 
