@@ -409,7 +409,7 @@ export class Broker {
         shares: shares.service,
       }
       const network = new NetworkServer({
-        listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
+        listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
         config: {
           maxRequestBytes: config.get('socket.request.max.bytes'),
           connectionsMaxIdleMs: config.get('connections.max.idle.ms'),

@@ -58,6 +58,9 @@ import { EtcdMirror, type MirrorChange, type MirrorEntry, MirrorLagError } from 
 import {
   checkCounts,
   checkGroupConfigs,
+  checkSecurityEntries,
+  SECURITY_ENTRY_KINDS,
+  type SecurityEntryKind,
   freezeTopic,
   type MetadataStore,
   type NewTopic,
@@ -78,6 +81,10 @@ const TOPIC_IDS = 'topic-ids/'
 const PARTITIONS = 'partitions/'
 const BROKER_CONFIGS = 'broker-configs/'
 const GROUP_CONFIGS = 'group-configs/'
+/** security/<kind>/<encoded key> → {"value": text} (ACL bindings, SCRAM credentials, quotas). */
+const SECURITY = 'security/'
+/** A security write whose keys moved under it is retried (values are set, not merged). */
+const MAX_SECURITY_ATTEMPTS = 10
 const PRODUCER_IDS = 'producer-ids'
 const DEFAULT_RESOURCE_KEY = 'default'
 
@@ -116,6 +123,7 @@ export class EtcdMetadataStore implements MetadataStore {
   private readonly byId = new Map<string, TopicRecord>()
   private readonly brokerConfigs = new Map<string, Readonly<Record<string, string>>>()
   private readonly groupConfigs = new Map<string, Readonly<Record<string, string>>>()
+  private readonly security = new Map<SecurityEntryKind, Map<string, string>>()
   /** Partitions whose state has been written ("topic:index"); the others follow their topic's assignment. */
   private readonly partitionStates = new Map<string, PartitionState>()
   /** Image changes not yet told to listeners (sent once a whole watch response is applied). */
@@ -368,6 +376,32 @@ export class EtcdMetadataStore implements MetadataStore {
     })
   }
 
+  getSecurityEntries(kind: SecurityEntryKind): ReadonlyMap<string, string> {
+    return this.security.get(kind) ?? NO_ENTRIES
+  }
+
+  setSecurityEntries(kind: SecurityEntryKind, entries: Readonly<Record<string, string | null>>): Promise<void> {
+    return this.serialized(async () => {
+      checkSecurityEntries(kind, entries)
+      const keys = Object.keys(entries).map((k) => `${SECURITY}${kind}/${encodeURIComponent(k)}`)
+      if (keys.length === 0) return
+      const ops = Object.values(entries).map((value, i) => (value === null ? this.del(keys[i]!) : this.put(keys[i]!, { value })))
+      // Compare-and-swap on every key's revision, so a write is applied whole; another broker's
+      // write to the same keys in between makes it retry, last writer winning per key.
+      let revisions = keys.map((k) => this.modRevision(k))
+      for (let attempt = 0; attempt < MAX_SECURITY_ATTEMPTS; attempt++) {
+        const res = await this.commit(
+          keys.map((k, i): Compare => [k, 'Mod', revisions[i]!]),
+          ops,
+          keys,
+        )
+        if (res.ok) return
+        revisions = keys.map((k) => res.revisions.get(k) ?? 0)
+      }
+      throw new KafkaError('REQUEST_TIMED_OUT', `security ${kind} entries kept changing under the write`)
+    })
+  }
+
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return this.serialized(async () => {
       if (!Number.isSafeInteger(size) || size < 1) {
@@ -591,6 +625,28 @@ export class EtcdMetadataStore implements MetadataStore {
         this.groupConfigs.delete(groupId)
       }
       this.emit({ kind: 'groupConfigs', groupId })
+    } else if (key.startsWith(SECURITY)) {
+      const rest = key.slice(SECURITY.length)
+      const slash = rest.indexOf('/')
+      const kind = rest.slice(0, slash) as SecurityEntryKind
+      let entryKey: string
+      try {
+        entryKey = decodeURIComponent(rest.slice(slash + 1))
+      } catch {
+        return 'is not a security entry key'
+      }
+      if (slash <= 0 || entryKey === '' || !(SECURITY_ENTRY_KINDS as readonly string[]).includes(kind)) return 'is not a security entry key'
+      const map = this.security.get(kind) ?? new Map<string, string>()
+      if (entry) {
+        const value = parseSecurityValue(entry.value)
+        if (value === undefined) return 'does not hold a valid security entry'
+        map.set(entryKey, value)
+      } else {
+        map.delete(entryKey)
+      }
+      if (map.size === 0) this.security.delete(kind)
+      else this.security.set(kind, map)
+      this.emit({ kind: 'security', entry: kind, key: entryKey })
     } else if (key === PRODUCER_IDS) {
       const next = entry ? parseProducerIds(entry.value) : 0
       if (next === undefined) return 'does not hold a valid producer id allocator'
@@ -602,6 +658,17 @@ export class EtcdMetadataStore implements MetadataStore {
 
   private emit(change: StoreChange): void {
     this.pending.push(change)
+  }
+}
+
+const NO_ENTRIES: ReadonlyMap<string, string> = new Map()
+
+function parseSecurityValue(raw: Buffer): string | undefined {
+  try {
+    const v = JSON.parse(raw.toString('utf8')) as { value?: unknown }
+    return typeof v?.value === 'string' ? v.value : undefined
+  } catch {
+    return undefined
   }
 }
 

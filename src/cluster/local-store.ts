@@ -15,9 +15,11 @@
 //   tributary-metadata.json    {"version":1,"clusterId","nextProducerId","topics":[…],
 //                              "brokerConfigs":{"": {…}, "<node id>": {…}},
 //                              "partitionStates":{"<topic>:<partition>": {…}},
-//                              "groupConfigs":{"<group id>": {…}}} — brokerConfigs (the dynamic
-//                              broker configs, KIP-226), partitionStates (those written since
-//                              creation) and groupConfigs are optional and left out while empty; a topic's
+//                              "groupConfigs":{"<group id>": {…}},
+//                              "security":{"acl"|"scram"|"quota": {"<key>": "<text>"}}} —
+//                              brokerConfigs (the dynamic broker configs, KIP-226), partitionStates
+//                              (those written since creation), groupConfigs and security (ACLs,
+//                              SCRAM credentials, quotas) are optional and left out while empty; a topic's
 //                              `assignment` too. Files written before they existed read as having
 //                              none: every partition then has this broker as its only replica.
 //   *.tmp                      a write in progress.
@@ -37,11 +39,14 @@ import { formatProperties, parseProperties } from '../util/properties.js'
 import {
   checkCounts,
   checkGroupConfigs,
+  checkSecurityEntries,
   freezeTopic,
   type MetadataStore,
   type NewTopic,
   type PartitionChange,
   type PartitionState,
+  SECURITY_ENTRY_KINDS,
+  type SecurityEntryKind,
   type StoreChange,
   type TopicRecord,
 } from '../ports/metadata-store.js'
@@ -88,6 +93,8 @@ interface Image {
   partitionStates: Map<string, PartitionState>
   /** Group id → frozen group config set. */
   groupConfigs: Map<string, Readonly<Record<string, string>>>
+  /** Security entries by kind (absent kind = none); each map is replaced, never changed in place. */
+  security: Map<SecurityEntryKind, ReadonlyMap<string, string>>
 }
 
 interface FileV1 {
@@ -98,11 +105,13 @@ interface FileV1 {
   brokerConfigs?: Record<string, Record<string, string>>
   partitionStates?: Record<string, PartitionState>
   groupConfigs?: Record<string, Record<string, string>>
+  security?: Partial<Record<SecurityEntryKind, Record<string, string>>>
 }
 
 const stateKey = (topic: string, partition: number) => `${topic}:${partition}`
 
 const NO_CONFIGS: Readonly<Record<string, string>> = Object.freeze({})
+const NO_ENTRIES: ReadonlyMap<string, string> = new Map()
 
 const join = (dir: string, name: string) => (dir.endsWith('/') ? dir + name : `${dir}/${name}`)
 
@@ -158,6 +167,7 @@ export class LocalMetadataStore implements MetadataStore {
           brokerConfigs: new Map(),
           partitionStates: new Map(),
           groupConfigs: new Map(),
+          security: new Map(),
         }
     const store = new LocalMetadataStore(fs, dataDir, opts.clock, opts.random, nodeId, image)
     // meta.properties first: a dir with metadata but no meta.properties gets it back from the data.
@@ -323,6 +333,27 @@ export class LocalMetadataStore implements MetadataStore {
     })
   }
 
+  getSecurityEntries(kind: SecurityEntryKind): ReadonlyMap<string, string> {
+    return this.image.security.get(kind) ?? NO_ENTRIES
+  }
+
+  setSecurityEntries(kind: SecurityEntryKind, entries: Readonly<Record<string, string | null>>): Promise<void> {
+    return this.mutate((img) => {
+      checkSecurityEntries(kind, entries)
+      const next = new Map(img.security.get(kind) ?? NO_ENTRIES)
+      const changes: StoreChange[] = []
+      for (const [key, value] of Object.entries(entries)) {
+        // Removing an absent key changes nothing and is told to nobody (as in the etcd store).
+        if (value === null && !next.delete(key)) continue
+        if (value !== null) next.set(key, value)
+        changes.push({ kind: 'security', entry: kind, key })
+      }
+      if (next.size === 0) img.security.delete(kind)
+      else img.security.set(kind, next)
+      return { result: undefined, changes }
+    })
+  }
+
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return this.mutate((img) => {
       if (!Number.isSafeInteger(size) || size < 1) {
@@ -356,6 +387,7 @@ export class LocalMetadataStore implements MetadataStore {
         brokerConfigs: new Map(this.image.brokerConfigs),
         partitionStates: new Map(this.image.partitionStates),
         groupConfigs: new Map(this.image.groupConfigs),
+        security: new Map(this.image.security),
       }
       const { result, changes } = change(img)
       await this.writeFile(METADATA_FILE, serialize(img))
@@ -402,6 +434,9 @@ function serialize(img: Image): string {
   if (img.brokerConfigs.size > 0) file.brokerConfigs = Object.fromEntries(img.brokerConfigs)
   if (img.partitionStates.size > 0) file.partitionStates = Object.fromEntries(img.partitionStates)
   if (img.groupConfigs.size > 0) file.groupConfigs = Object.fromEntries(img.groupConfigs)
+  if (img.security.size > 0) {
+    file.security = Object.fromEntries([...img.security].map(([kind, entries]) => [kind, Object.fromEntries(entries)]))
+  }
   return `${JSON.stringify(file, null, 2)}\n`
 }
 
@@ -583,5 +618,20 @@ async function readMetadataFile(fs: Fs, path: string, nodeId: number): Promise<I
       if (Object.keys(set).length > 0) groupConfigs.set(groupId, Object.freeze({ ...(set as Record<string, string>) }))
     }
   }
-  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs, partitionStates, groupConfigs }
+  const security = new Map<SecurityEntryKind, ReadonlyMap<string, string>>()
+  if (f.security !== undefined) {
+    const sec = f.security as unknown
+    if (typeof sec !== 'object' || sec === null || Array.isArray(sec)) throw bad('security is not an object')
+    for (const [kind, set] of Object.entries(sec)) {
+      const ok =
+        (SECURITY_ENTRY_KINDS as readonly string[]).includes(kind) &&
+        typeof set === 'object' &&
+        set !== null &&
+        !Array.isArray(set) &&
+        Object.entries(set).every(([k, v]) => k !== '' && typeof v === 'string')
+      if (!ok) throw bad(`invalid security entries ${JSON.stringify(kind)}`)
+      if (Object.keys(set).length > 0) security.set(kind as SecurityEntryKind, new Map(Object.entries(set as Record<string, string>)))
+    }
+  }
+  return { clusterId: f.clusterId, nextProducerId: f.nextProducerId!, topics, byId, brokerConfigs, partitionStates, groupConfigs, security }
 }

@@ -28,12 +28,15 @@ import type { Socket } from 'node:net'
 import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { ProtocolCloseLog } from './close-log.js'
+import type { SecurityProtocol } from './listeners.js'
+import { ANONYMOUS } from './principal.js'
 import { FrameDecoder, FrameSizeError } from './framing.js'
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type ResponseChunks } from './types.js'
 
 export interface ConnectionOptions {
   id: number
   listenerName: string
+  securityProtocol: SecurityProtocol
   maxRequestBytes: number
   connectionsMaxIdleMs: number
   maxInFlightPerConnection: number
@@ -86,6 +89,8 @@ export class Connection {
       remoteAddress: socket.remoteAddress ?? '',
       remotePort: socket.remotePort ?? 0,
       listenerName: opts.listenerName,
+      securityProtocol: opts.securityProtocol,
+      principal: ANONYMOUS,
       closed: this.abort.signal,
     }
     this.log = opts.logger

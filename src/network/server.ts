@@ -107,6 +107,7 @@ export class NetworkServer {
     const conn = new Connection(socket, {
       id: this.nextConnectionId++,
       listenerName: listener.name,
+      securityProtocol: listener.securityProtocol ?? 'PLAINTEXT',
       maxRequestBytes: config.maxRequestBytes,
       connectionsMaxIdleMs: config.connectionsMaxIdleMs,
       maxInFlightPerConnection: config.maxInFlightPerConnection,

@@ -4,6 +4,9 @@
 // what Kafka clients rely on to match responses to requests (they pipeline; correlation ids are only
 // checked, not used to reorder).
 
+import type { SecurityProtocol } from './listeners.js'
+import type { KafkaPrincipal } from './principal.js'
+
 /** What a dispatcher knows about the connection a frame arrived on. */
 export interface ConnectionInfo {
   /** Unique per server, increasing. */
@@ -12,6 +15,13 @@ export interface ConnectionInfo {
   remotePort: number
   /** The listener (e.g. "PLAINTEXT") the connection was accepted on. */
   listenerName: string
+  /** The listener's security protocol. */
+  securityProtocol: SecurityProtocol
+  /**
+   * Who the connection acts for: User:ANONYMOUS until TLS client authentication or SASL says
+   * otherwise (see principal.ts). Set by the security layer, read by authorization and quotas.
+   */
+  principal: KafkaPrincipal
   /** Aborts when the connection closes or the server shuts down, so long-polls (Fetch, JoinGroup) stop waiting. */
   closed: AbortSignal
 }
@@ -97,6 +107,8 @@ export interface ListenerConfig {
   host: string
   /** 0 = any free port (see NetworkServer.boundPorts()). */
   port: number
+  /** Default PLAINTEXT. */
+  securityProtocol?: SecurityProtocol
 }
 
 export interface NetworkConfig {

@@ -77,6 +77,15 @@ export type StoreChange =
   | { kind: 'partition'; topic: string; partition: number }
   | { kind: 'brokerConfigs'; resourceName: string }
   | { kind: 'groupConfigs'; groupId: string }
+  | { kind: 'security'; entry: SecurityEntryKind; key: string }
+
+/**
+ * The kinds of security metadata (ACL bindings, SCRAM credentials, client quotas). The store keeps
+ * them as opaque texts by kind and key; the security layer owns their encoding, and never stores a
+ * secret in clear (SCRAM keeps salted keys only).
+ */
+export const SECURITY_ENTRY_KINDS = ['acl', 'scram', 'quota'] as const
+export type SecurityEntryKind = (typeof SECURITY_ENTRY_KINDS)[number]
 
 export interface MetadataStore {
   clusterId(): string
@@ -120,6 +129,14 @@ export interface MetadataStore {
   getGroupConfigs(groupId: string): Readonly<Record<string, string>>
   /** Replaces the whole config set of a group (an empty set removes it); INVALID_REQUEST for the empty id. */
   setGroupConfigs(groupId: string, configs: Readonly<Record<string, string>>): Promise<void>
+  /** The security entries of one kind: key → value text. Empty when none. */
+  getSecurityEntries(kind: SecurityEntryKind): ReadonlyMap<string, string>
+  /**
+   * Sets (a text) or removes (null) entries of one kind, all in one durable write; listeners hear
+   * one 'security' change per key set or removed (removing an absent key is no change). Last
+   * writer wins per key. INVALID_REQUEST for an empty key.
+   */
+  setSecurityEntries(kind: SecurityEntryKind, entries: Readonly<Record<string, string | null>>): Promise<void>
   /** Durable allocation: producer ids in [start, start + size) are never handed out again. */
   nextProducerIdBlock(size: number): Promise<{ start: number; size: number }>
   close(): Promise<void>
@@ -141,6 +158,17 @@ export function checkGroupConfigs(groupId: string, configs: Readonly<Record<stri
   if (groupId === '') throw new KafkaError('INVALID_REQUEST', 'Group config resource name must not be empty')
   if (Object.values(configs).some((v) => typeof v !== 'string'))
     throw new KafkaError('INVALID_REQUEST', 'Group config values must be strings')
+}
+
+/** Both stores' checks of a security entry write. */
+export function checkSecurityEntries(kind: string, entries: Readonly<Record<string, string | null>>): void {
+  if (!(SECURITY_ENTRY_KINDS as readonly string[]).includes(kind)) {
+    throw new KafkaError('INVALID_REQUEST', `unknown security entry kind ${JSON.stringify(kind)}`)
+  }
+  for (const [key, value] of Object.entries(entries)) {
+    if (key === '') throw new KafkaError('INVALID_REQUEST', 'A security entry key must not be empty')
+    if (value !== null && typeof value !== 'string') throw new KafkaError('INVALID_REQUEST', 'Security entry values must be strings')
+  }
 }
 
 export function freezeTopic(t: TopicRecord): TopicRecord {

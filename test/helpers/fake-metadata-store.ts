@@ -155,6 +155,12 @@ export class FakeMetadataStore implements MetadataStore {
 
   async setGroupConfigs(): Promise<void> {}
 
+  getSecurityEntries(): ReadonlyMap<string, string> {
+    return new Map()
+  }
+
+  async setSecurityEntries(): Promise<void> {}
+
   async nextProducerIdBlock(size: number): Promise<{ start: number; size: number }> {
     return { start: 0, size }
   }

@@ -2,6 +2,7 @@
 // broker.ts wires it (store, dynamic configs, logs, replicas, and the cluster-of-one parts), a
 // connection to stand for the client's, and a call that takes a request through its codec, the
 // handler and back through the response's codec at one version; and `__consumer_offsets` over it.
+import { ANONYMOUS } from '../../src/network/principal.js'
 import assert from 'node:assert/strict'
 import { BrokerConfigService } from '../../src/broker/config-service.js'
 import { logConfigOf } from '../../src/cluster/controller.js'
@@ -93,7 +94,15 @@ export function offsetsTopicOn(
 }
 
 export function testConn(): ConnectionInfo {
-  return { id: 1, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: new AbortController().signal }
+  return {
+    id: 1,
+    remoteAddress: '127.0.0.1',
+    remotePort: 1,
+    listenerName: 'PLAINTEXT',
+    securityProtocol: 'PLAINTEXT',
+    principal: ANONYMOUS,
+    closed: new AbortController().signal,
+  }
 }
 
 /** The request through its codec at `version`, the handler, and the answer through the response codec. */

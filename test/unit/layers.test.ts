@@ -16,7 +16,7 @@ const FLOORS: string[][] = [
   ['protocol'],
   ['storage', 'network', 'config'],
   ['ports'],
-  ['cluster', 'client'],
+  ['cluster', 'client', 'security'],
   ['replication', 'telemetry'],
   ['coordinator', 'share'],
   ['handlers', 'http'],

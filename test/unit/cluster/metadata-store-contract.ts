@@ -214,5 +214,27 @@ export function metadataStoreContract(label: string, makeHarness: () => Promise<
       assert.ok(Object.isFrozen(s2.getGroupConfigs('g')))
       await s2.close()
     })
+
+    it('keeps security entries by kind and key across a reopen, sets and removes several in one write, tells each key', async () => {
+      const s = await h.open()
+      const changes: string[] = []
+      s.onChange((c) => {
+        if (c.kind === 'security') changes.push(`${c.entry}/${c.key}`)
+      })
+      assert.equal(s.getSecurityEntries('acl').size, 0)
+      await s.setSecurityEntries('acl', { 'TOPIC:LITERAL:t/a b': '{"x":1}', 'GROUP:PREFIXED:g': '{"x":2}' })
+      await s.setSecurityEntries('scram', { 'alice/SCRAM-SHA-256': 'salted' })
+      await s.setSecurityEntries('acl', { 'GROUP:PREFIXED:g': null, absent: null })
+      assert.deepEqual([...s.getSecurityEntries('acl')], [['TOPIC:LITERAL:t/a b', '{"x":1}']])
+      assert.deepEqual(changes, ['acl/TOPIC:LITERAL:t/a b', 'acl/GROUP:PREFIXED:g', 'scram/alice/SCRAM-SHA-256', 'acl/GROUP:PREFIXED:g'])
+      await assert.rejects(s.setSecurityEntries('acl', { '': 'v' }), kafkaError('INVALID_REQUEST'))
+      await assert.rejects(s.setSecurityEntries('nope' as 'acl', { k: 'v' }), kafkaError('INVALID_REQUEST'))
+      await s.close()
+      const s2 = await h.open()
+      assert.deepEqual([...s2.getSecurityEntries('acl')], [['TOPIC:LITERAL:t/a b', '{"x":1}']])
+      assert.deepEqual([...s2.getSecurityEntries('scram')], [['alice/SCRAM-SHA-256', 'salted']])
+      assert.equal(s2.getSecurityEntries('quota').size, 0)
+      await s2.close()
+    })
   })
 }

@@ -1,4 +1,5 @@
 // The dispatcher's answers to bad input and its header choices, without sockets.
+import { ANONYMOUS } from '../../../src/network/principal.js'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { RequestDispatcher } from '../../../src/handlers/dispatcher.js'
@@ -18,6 +19,8 @@ const conn: ConnectionInfo = {
   remoteAddress: '127.0.0.1',
   remotePort: 1,
   listenerName: 'PLAINTEXT',
+  securityProtocol: 'PLAINTEXT',
+  principal: ANONYMOUS,
   closed: new AbortController().signal,
 }
 

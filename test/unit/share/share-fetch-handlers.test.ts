@@ -3,6 +3,7 @@
 // and the in-memory persister: sessions and their errors, acquisition and acknowledgement in one
 // request, records answered as whole batches, long polls woken by an append and by a release, the
 // final epoch and a closed connection releasing what the member held, and the partition errors.
+import { ANONYMOUS } from '../../../src/network/principal.js'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -46,7 +47,15 @@ async function call<Req, Res>(
   const ctx: RequestContext = {
     header: { apiKey: handler.request.apiKey, apiVersion: version, correlationId: 1, clientId: 't', bodyOffset: 0 },
     apiVersion: version,
-    conn: { id: c.id, remoteAddress: '127.0.0.1', remotePort: 1, listenerName: 'PLAINTEXT', closed: c.abort.signal },
+    conn: {
+      id: c.id,
+      remoteAddress: '127.0.0.1',
+      remotePort: 1,
+      listenerName: 'PLAINTEXT',
+      securityProtocol: 'PLAINTEXT',
+      principal: ANONYMOUS,
+      closed: c.abort.signal,
+    },
     broker,
     apis: [],
     afterResponse: (fn) => after.push(fn),
