@@ -15,6 +15,7 @@
 // Metadata is cached per topic for metadataMaxAgeMs (Kafka's metadata.max.age.ms); topics whose
 // entry carries an error are always fetched again, and { refresh: true } forces a fetch (after
 // NOT_LEADER_OR_FOLLOWER, say).
+import type { ClientSecurity } from './security.js'
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metadata.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import type { Encodable, Message } from '../protocol/schema.js'
@@ -34,6 +35,8 @@ export interface KafkaClientOptions {
   connectTimeoutMs?: number
   /** Cached metadata older than this is fetched again. Default 300000. */
   metadataMaxAgeMs?: number
+  /** TLS and SASL for every connection (security.ts). Default PLAINTEXT. */
+  security?: ClientSecurity
 }
 
 export interface RequestOptions {

@@ -15,6 +15,7 @@
 // Writes: the frame's size prefix is reserved at the start of the Writer and patched once the
 // length is known; record batches spliced into a request (Writer.splice) go to the socket as they
 // are, without being copied, in one corked writev with the header.
+import type { ClientSecurity } from './security.js'
 import { connect, type Socket } from 'node:net'
 import { FrameDecoder, FrameSizeError } from '../network/framing.js'
 import { decodeResponseHeader, encodeRequestHeader, responseHeaderVersion } from '../protocol/header.js'
@@ -38,6 +39,8 @@ export interface ConnectionOptions {
   requestTimeoutMs?: number
   /** Default 10000. */
   connectTimeoutMs?: number
+  /** TLS and SASL (security.ts). Default PLAINTEXT. */
+  security?: ClientSecurity
 }
 
 /** A request in wire terms: the header fields and how to encode and decode its body. */
