@@ -80,7 +80,8 @@ const rssConnected = rssMiB(broker.pid)
 
 const producer = await Producer.create(client, { topic: TOPIC, lingerMs: 2 })
 const total = rate * seconds
-const tickMs = 10
+// At least one record per tick: below 100 records/s a tick is longer than 10 ms.
+const tickMs = Math.max(10, 1000 / rate)
 const perTick = Math.max(1, Math.round((rate * tickMs) / 1000))
 const started = now()
 let sent = 0

@@ -55,6 +55,15 @@ export interface TopicDescription {
   configs: Array<{ name: string; value: string | null; source: string }>
 }
 
+/** A share group as /console/api/share-groups/{group} describes it (src/http/console/share-routes.ts). */
+export interface ShareGroup {
+  group_id: string
+  state: string
+  members: Array<{ member_id: string; client_id: string; host: string; partitions: string[] }>
+  offsets: Array<{ topic: string; partition: number; start_offset: number; lag: number; error: string | null }>
+  total_lag: number
+}
+
 interface List<T> {
   data: T[]
 }
@@ -93,6 +102,13 @@ export const api = {
         List<{ topic_name: string; partition_id: number; current_offset: number; log_end_offset: number; lag: number; consumer_id: string }>
       >(await v3(`/consumer-groups/${encodeURIComponent(group)}/lags`))
     ).data,
+  shareGroups: () => call<Array<{ group_id: string; state: string; members: number }>>('/console/api/share-groups'),
+  shareGroup: (group: string) => call<ShareGroup>(`/console/api/share-groups/${encodeURIComponent(group)}`),
+  shareReset: (group: string, topic: string, to: string) =>
+    call<{ offsets: Array<{ partition: number; offset: number }> }>(`/console/api/share-groups/${encodeURIComponent(group)}/reset`, {
+      method: 'POST',
+      body: JSON.stringify({ topic, to: /^\d+$/.test(to) ? Number(to) : to }),
+    }),
   reset: (group: string, topic: string, to: string) =>
     call<{ offsets: Array<{ partition: number; offset: number }> }>(`/console/api/groups/${encodeURIComponent(group)}/reset`, {
       method: 'POST',

@@ -1,6 +1,6 @@
 // The console: a hash-routed single-page app. #/ the cluster (brokers, topics), #/topics/NAME a
-// topic (partitions, configs, message browser, live tail, produce), #/groups and #/groups/ID the
-// consumer groups with their lag and an offset reset.
+// topic (partitions, configs, message browser, live tail, produce), #/groups the consumer and share
+// groups, #/groups/ID and #/share-groups/ID a group with its lag, members and an offset reset.
 import { api, cluster, type BrowsedRecord, HttpError } from './api.js'
 import { bytes, type Child, h, table } from './dom.js'
 
@@ -218,12 +218,13 @@ async function topicView(name: string): Promise<void> {
 }
 
 async function groupsView(): Promise<void> {
-  const groups = await api.groups()
+  const [groups, shareGroups] = await Promise.all([api.groups(), api.shareGroups()])
   show(
-    h('h1', {}, 'Consumer groups'),
+    h('h1', {}, 'Groups'),
     h(
       'section',
       { id: 'groups' },
+      h('h2', {}, 'Consumer groups'),
       groups.length === 0
         ? h('p', { class: 'muted' }, 'no consumer groups')
         : table(
@@ -231,14 +232,60 @@ async function groupsView(): Promise<void> {
             groups.map((g) => [h('a', { href: `#/groups/${encodeURIComponent(g.consumer_group_id)}` }, g.consumer_group_id), g.state, g.partition_assignor || '–']),
           ),
     ),
+    h(
+      'section',
+      { id: 'share-groups' },
+      h('h2', {}, 'Share groups (queues)'),
+      shareGroups.length === 0
+        ? h('p', { class: 'muted' }, 'no share groups')
+        : table(
+            ['group', 'state', 'members'],
+            shareGroups.map((g) => [h('a', { href: `#/share-groups/${encodeURIComponent(g.group_id)}` }, g.group_id), g.state, g.members]),
+            [2],
+          ),
+    ),
   )
 }
 
-async function groupView(id: string): Promise<void> {
-  const [lags, topics] = await Promise.all([api.lags(id), api.topics()])
-  const total = lags.reduce((n, l) => n + Math.max(0, l.lag), 0)
+/** The offset reset form of a group page; `reset` commits (consumer groups) or sets start offsets (share groups). */
+function resetSection(names: string[], reset: (topic: string, to: string) => Promise<{ offsets: Array<{ partition: number; offset: number }> }>): HTMLElement {
   const outcome = h('p', { id: 'reset-result', class: 'muted' })
-  const names = [...new Set([...lags.map((l) => l.topic_name), ...topics.filter((t) => !t.is_internal).map((t) => t.topic_name)])]
+  return h(
+    'section',
+    {},
+    h('h2', {}, 'Reset offsets'),
+    h('p', { class: 'muted' }, 'The group must have no active members.'),
+    h(
+      'form',
+      {
+        id: 'reset',
+        onsubmit: async (e: Event) => {
+          e.preventDefault()
+          const f = new FormData(e.target as HTMLFormElement)
+          try {
+            const r = await reset(String(f.get('topic')), String(f.get('to')))
+            outcome.className = 'ok'
+            outcome.textContent = `committed ${r.offsets.map((o) => `${o.partition}:${o.offset}`).join(' ')}`
+            setTimeout(route, 300)
+          } catch (err) {
+            outcome.replaceChildren(problem(err))
+          }
+        },
+      },
+      h('label', {}, 'topic', h('select', { name: 'topic' }, ...names.map((n) => h('option', { value: n }, n)))),
+      h('label', {}, 'to', h('input', { name: 'to', value: 'earliest', title: 'earliest, latest or an offset' })),
+      h('button', { type: 'submit' }, 'Reset'),
+    ),
+    outcome,
+  )
+}
+
+const userTopics = async () => (await api.topics()).filter((t) => !t.is_internal).map((t) => t.topic_name)
+
+async function groupView(id: string): Promise<void> {
+  const [lags, topics] = await Promise.all([api.lags(id), userTopics()])
+  const total = lags.reduce((n, l) => n + Math.max(0, l.lag), 0)
+  const names = [...new Set([...lags.map((l) => l.topic_name), ...topics])]
   show(
     h('h1', {}, 'Group ', h('span', { class: 'mono' }, id)),
     h(
@@ -251,34 +298,39 @@ async function groupView(id: string): Promise<void> {
         [1, 2, 3, 4],
       ),
     ),
+    resetSection(names, (topic, to) => api.reset(id, topic, to)),
+  )
+}
+
+async function shareGroupView(id: string): Promise<void> {
+  const [g, topics] = await Promise.all([api.shareGroup(id), userTopics()])
+  const names = [...new Set([...g.offsets.map((o) => o.topic), ...topics])]
+  show(
+    h('h1', {}, 'Share group ', h('span', { class: 'mono' }, id), ' ', h('span', { class: 'muted' }, g.state)),
     h(
       'section',
-      {},
-      h('h2', {}, 'Reset offsets'),
-      h('p', { class: 'muted' }, 'The group must have no active members.'),
-      h(
-        'form',
-        {
-          id: 'reset',
-          onsubmit: async (e: Event) => {
-            e.preventDefault()
-            const f = new FormData(e.target as HTMLFormElement)
-            try {
-              const r = await api.reset(id, String(f.get('topic')), String(f.get('to')))
-              outcome.className = 'ok'
-              outcome.textContent = `committed ${r.offsets.map((o) => `${o.partition}:${o.offset}`).join(' ')}`
-              setTimeout(route, 300)
-            } catch (err) {
-              outcome.replaceChildren(problem(err))
-            }
-          },
-        },
-        h('label', {}, 'topic', h('select', { name: 'topic' }, ...names.map((n) => h('option', { value: n }, n)))),
-        h('label', {}, 'to', h('input', { name: 'to', value: 'earliest', title: 'earliest, latest or an offset' })),
-        h('button', { type: 'submit' }, 'Reset'),
-      ),
-      outcome,
+      { id: 'share-lags' },
+      h('h2', {}, `Lag ${g.total_lag}`),
+      g.offsets.length === 0
+        ? h('p', { class: 'muted' }, 'the group has read no partition yet')
+        : table(
+            ['topic', 'partition', 'start offset', 'lag'],
+            g.offsets.map((o) => [o.topic, o.partition, o.start_offset, o.lag < 0 ? '–' : o.lag]),
+            [1, 2, 3],
+          ),
     ),
+    h(
+      'section',
+      { id: 'share-members' },
+      h('h2', {}, `Members ${g.members.length}`),
+      g.members.length === 0
+        ? h('p', { class: 'muted' }, 'no members')
+        : table(
+            ['member', 'client', 'host', 'partitions'],
+            g.members.map((m) => [h('span', { class: 'mono' }, m.member_id), m.client_id, m.host, m.partitions.join(' ')]),
+          ),
+    ),
+    resetSection(names, (topic, to) => api.shareReset(id, topic, to)),
   )
 }
 
@@ -289,6 +341,7 @@ async function route(): Promise<void> {
   try {
     if (parts[0] === 'topics' && parts[1]) await topicView(parts[1])
     else if (parts[0] === 'groups' && parts[1]) await groupView(parts[1])
+    else if (parts[0] === 'share-groups' && parts[1]) await shareGroupView(parts[1])
     else if (parts[0] === 'groups') await groupsView()
     else await overview()
   } catch (err) {

@@ -2,7 +2,7 @@
 // shapes of Kafka's AdminClient: classic groups (DescribeGroups, in admin-groups.ts), consumer
 // groups of KIP-848 (describeConsumerGroups: ConsumerGroupDescribe 69) and share groups of KIP-932
 // (describeShareGroups: ShareGroupDescribe 77; listShareGroupOffsets: DescribeShareGroupOffsets 90,
-// whose v1 adds the lag).
+// whose v1 adds the lag; alterShareGroupOffsets: AlterShareGroupOffsets 91).
 //
 // A group's type comes from ListGroups v5 (KIP-848 added the types) asked of its coordinator; a
 // coordinator without v5 knows only classic groups. Kafka answers a describe of the wrong type
@@ -11,6 +11,7 @@
 import type { ErrorName } from '../protocol/errors.js'
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../protocol/messages/69-consumer-group-describe.js'
 import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../protocol/messages/77-share-group-describe.js'
+import { AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse } from '../protocol/messages/91-alter-share-group-offsets.js'
 import {
   DescribeShareGroupOffsetsRequest,
   DescribeShareGroupOffsetsResponse,
@@ -198,6 +199,51 @@ export async function listShareGroupOffsets(client: KafkaClient, groupId: string
           leaderEpoch: p.leaderEpoch,
           lag: p.lag,
           error: p.errorCode === 0 ? null : errorName(p.errorCode),
+        })
+      }
+    }
+    return out.sort(byTopicPartition)
+  })
+}
+
+export interface ShareGroupOffsetChange extends TopicPartition {
+  error: ErrorName | null
+  message: string | null
+}
+
+/**
+ * Sets a share group's start offsets (AlterShareGroupOffsets 91), as kafka-share-groups.sh
+ * --reset-offsets --execute does; the group must have no members (NON_EMPTY_GROUP otherwise,
+ * thrown with the other group-level errors). Per-partition outcomes, sorted.
+ */
+export async function alterShareGroupOffsets(
+  client: KafkaClient,
+  groupId: string,
+  offsets: ReadonlyArray<TopicPartition & { startOffset: number }>,
+): Promise<ShareGroupOffsetChange[]> {
+  const byTopic = new Map<string, Array<{ partitionIndex: number; startOffset: number }>>()
+  for (const o of offsets) {
+    let list = byTopic.get(o.topic)
+    if (!list) byTopic.set(o.topic, (list = []))
+    list.push({ partitionIndex: o.partition, startOffset: o.startOffset })
+  }
+  return retryingCoordinator(client, async () => {
+    const nodeId = await findCoordinator(client, groupId)
+    const res = await client.request(
+      AlterShareGroupOffsetsRequest,
+      AlterShareGroupOffsetsResponse,
+      { groupId, topics: [...byTopic].map(([topicName, partitions]) => ({ topicName, partitions })) },
+      { nodeId },
+    )
+    throwIfError(res.errorCode, `AlterShareGroupOffsets ${groupId}`, res.errorMessage)
+    const out: ShareGroupOffsetChange[] = []
+    for (const t of res.responses) {
+      for (const p of t.partitions) {
+        out.push({
+          topic: t.topicName,
+          partition: p.partitionIndex,
+          error: p.errorCode === 0 ? null : errorName(p.errorCode),
+          message: p.errorMessage,
         })
       }
     }

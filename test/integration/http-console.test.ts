@@ -3,7 +3,8 @@
 // then the app itself in a real headless browser — Debian's Chromium driven by puppeteer-core,
 // no browser download: every page loads without a console error, the landing page lists the
 // topic, the message browser finds a record by its key, the live tail shows a record produced
-// after the page opened, and an offset reset commits. Screenshots go to a temporary directory, or
+// after the page opened, an offset reset commits, and a share group (a queue) is listed, described
+// with its lag and reset from its page. Screenshots go to a temporary directory, or
 // to docs/images/ with UPDATE_SCREENSHOTS=1 (those the README shows). Missing chromium fails the
 // file (`apt-get install chromium`, scripts/install-test-deps.sh installs it).
 import assert from 'node:assert/strict'
@@ -14,10 +15,14 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { KafkaClient } from '../../src/client/client.js'
+import { ShareConsumer } from '../../src/client/share-consumer.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { setGroupConfigs } from '../helpers/share-broker.js'
 
 const TOPIC = 'console-orders'
 const GROUP = 'console-billing'
+const QUEUE = 'console-queue'
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? fileURLToPath(new URL('../../../docs/images/', import.meta.url))
@@ -58,6 +63,20 @@ describe('the web console', () => {
       })
     })
     await consumer.disconnect()
+    // A share group (a queue) that took every record and left.
+    const client = await KafkaClient.connect({ bootstrap: [b.bootstrap] })
+    await setGroupConfigs(client, QUEUE, { 'share.auto.offset.reset': 'earliest' })
+    await client.close()
+    const worker = new ShareConsumer({ bootstrap: [b.bootstrap], groupId: QUEUE, maxWaitMs: 100 })
+    await worker.subscribe([TOPIC])
+    for (let taken = 0; taken < 30; ) {
+      for (const r of await worker.poll()) {
+        worker.acknowledge(r, 'accept')
+        taken++
+      }
+    }
+    await worker.commit()
+    await worker.close()
   })
 
   after(async () => {
@@ -156,6 +175,55 @@ describe('the web console', () => {
     }
   })
 
+  it('share groups: listed, described with start offsets and lag, reset without members; refused with a member', async () => {
+    const listed = await get('/console/api/share-groups')
+    assert.equal(listed.status, 200)
+    assert.deepEqual(listed.body, [{ group_id: QUEUE, state: 'Empty', members: 0 }])
+    const before = await get(`/console/api/share-groups/${QUEUE}`)
+    assert.equal(before.status, 200)
+    assert.equal(before.body.offsets.length, 3)
+    assert.equal(before.body.total_lag, 0, JSON.stringify(before.body.offsets))
+    assert.equal((await get('/console/api/share-groups/no-such-queue')).status, 404)
+
+    const r = await fetch(`${b.http}/console/api/share-groups/${QUEUE}/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: TOPIC, to: 'earliest' }),
+    })
+    assert.equal(r.status, 200, await r.clone().text())
+    const after = await get(`/console/api/share-groups/${QUEUE}`)
+    assert.deepEqual(
+      after.body.offsets.map((o: { start_offset: number }) => o.start_offset),
+      [0, 0, 0],
+    )
+    assert.equal(after.body.total_lag, 30)
+    const bad = await fetch(`${b.http}/console/api/share-groups/${QUEUE}/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: TOPIC, to: -1 }),
+    })
+    assert.equal(bad.status, 400)
+
+    const member = new ShareConsumer({ bootstrap: [b.bootstrap], groupId: QUEUE, maxWaitMs: 100 })
+    try {
+      await member.subscribe([TOPIC])
+      let live = { status: 0, body: {} as any }
+      for (let i = 0; i < 50 && live.status !== 409; i++) {
+        await member.poll()
+        const res = await fetch(`${b.http}/console/api/share-groups/${QUEUE}/reset`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ topic: TOPIC, to: 'latest' }),
+        })
+        live = { status: res.status, body: await res.json() }
+      }
+      assert.equal(live.status, 409)
+      assert.match(live.body.message ?? '', /active members/)
+    } finally {
+      await member.close()
+    }
+  })
+
   describe('in a headless browser', () => {
     let browser: Browser
     let page: Page
@@ -228,6 +296,29 @@ describe('the web console', () => {
       const ends = await admin.fetchTopicOffsets(TOPIC)
       assert.deepEqual(committed[0]!.partitions.map((x) => [x.partition, x.offset]).sort(), ends.map((x) => [x.partition, x.high]).sort())
       await page.screenshot({ path: join(SHOTS, 'console-group.png'), fullPage: true })
+      assert.deepEqual(errors, [])
+    })
+
+    it('lists share groups beside consumer groups and resets a share group from its page', async () => {
+      await page.goto(`${b.http}/#/groups`, { waitUntil: 'networkidle0' })
+      await page.waitForSelector('#share-groups table a')
+      await page.click('#share-groups table a')
+      await page.waitForSelector('#share-lags')
+      assert.ok(await page.$('#share-lags table'), (await page.$eval('#app', (e) => e.textContent)) ?? '')
+      assert.match((await page.$eval('#share-members', (e) => e.textContent)) ?? '', /Members 0/)
+      await page.select('#reset select[name=topic]', TOPIC)
+      await page.$eval('#reset input[name=to]', (e) => {
+        ;(e as unknown as { value: string }).value = 'latest'
+      })
+      await page.click('#reset button[type=submit]')
+      await page.waitForFunction("(document.querySelector('#reset-result')?.textContent ?? '').startsWith('committed')")
+      const ends = await admin.fetchTopicOffsets(TOPIC)
+      const g = await get(`/console/api/share-groups/${QUEUE}`)
+      assert.deepEqual(
+        g.body.offsets.map((o: { partition: number; start_offset: number }) => [o.partition, o.start_offset]).sort(),
+        ends.map((x) => [x.partition, Number(x.high)]).sort(),
+      )
+      await page.screenshot({ path: join(SHOTS, 'console-share-group.png'), fullPage: true })
       assert.deepEqual(errors, [])
     })
   })

@@ -361,7 +361,9 @@ export class ShareCoordinator implements ShareStatePersister {
           stateEpoch,
           leaderEpoch: s?.leaderEpoch ?? -1,
           startOffset,
-          deliveryCompleteCount: -1,
+          // As Kafka: unknown (-1) while the start offset is; an altered start offset has nothing
+          // delivered past it yet (0), so the lag counts from there.
+          deliveryCompleteCount: startOffset === UNINITIALIZED_START_OFFSET ? -1 : 0,
           createTimestamp: now,
           writeTimestamp: now,
           stateBatches: [],

@@ -13,6 +13,7 @@
 // - POST /console/api/groups/{group}/reset {topic, to: earliest|latest|<offset>}: commits that
 //   position for every partition of the topic, as kafka-consumer-groups.sh --reset-offsets
 //   --execute does; refused (409) while the group has members, as the tool refuses.
+// - /console/api/share-groups: share groups with their lag and an offset reset (share-routes.ts).
 //
 // Records go out as the push streams send them (push/cursor.ts, recordEvent): key, value and
 // header values as text when all are UTF-8, else all as base64, said by `encoding`. The files are
@@ -27,6 +28,7 @@ import { KafkaClient } from '../../client/client.js'
 import { type ConsumedRecord, Fetcher } from '../../client/consumer.js'
 import { ClientError } from '../../client/errors.js'
 import { recordEvent } from '../push/cursor.js'
+import { registerShareGroupRoutes, resetRequest, resetTargets } from './share-routes.js'
 import type { HttpDeps } from '../server.js'
 
 const SCAN_LIMIT = 20_000
@@ -124,10 +126,8 @@ export function registerConsole(app: FastifyInstance, deps: HttpDeps): void {
   app.post<{ Params: { group: string }; Body: { topic?: unknown; to?: unknown } }>(
     '/console/api/groups/:group/reset',
     async (req, reply) => {
-      const { topic, to } = req.body ?? {}
-      if (typeof topic !== 'string' || topic === '') return fail(reply, 400, 'topic is required')
-      if (to !== 'earliest' && to !== 'latest' && !(typeof to === 'number' && Number.isInteger(to) && to >= 0))
-        return fail(reply, 400, 'to must be "earliest", "latest" or an offset')
+      const r = resetRequest(req.body)
+      if (typeof r === 'string') return fail(reply, 400, r)
       try {
         const c = await kafka()
         const group = await describeGroup(c, req.params.group)
@@ -137,28 +137,19 @@ export function registerConsole(app: FastifyInstance, deps: HttpDeps): void {
             409,
             `group ${req.params.group} has ${group.members.length} active members: stop them before resetting its offsets`,
           )
-        const [earliest, latest] = await Promise.all([
-          listOffsets(c, topic, null, OffsetSpec.Earliest),
-          listOffsets(c, topic, null, OffsetSpec.Latest),
-        ])
-        const offsets = [...latest.keys()]
-          .sort((a, b) => a - b)
-          .map((p) => {
-            const lo = earliest.get(p) ?? 0
-            const hi = latest.get(p) ?? lo
-            const at = to === 'earliest' ? lo : to === 'latest' ? hi : Math.min(Math.max(to, lo), hi)
-            return { topic, partition: p, offset: at }
-          })
+        const offsets = await resetTargets(c, r.topic, r.to)
         const outcomes = await commitOffsets(c, req.params.group, offsets)
         const failed = outcomes.filter((o) => o.error !== null)
         if (failed.length > 0)
           return fail(reply, 409, `commit refused: ${failed.map((f) => `${f.topic}-${f.partition} ${f.error}`).join(', ')}`)
-        return { group: req.params.group, topic, offsets: offsets.map(({ partition, offset }) => ({ partition, offset })) }
+        return { group: req.params.group, topic: r.topic, offsets: offsets.map(({ partition, offset }) => ({ partition, offset })) }
       } catch (err) {
         return fail(reply, statusOf(err), err instanceof Error ? err.message : String(err))
       }
     },
   )
+
+  registerShareGroupRoutes(app, { kafka, fail, statusOf })
 }
 
 interface Browse {

@@ -167,10 +167,16 @@ class TopicTail {
     try {
       while (!this.stopped) {
         const fetched = await this.fetcher.poll(this.abort.signal)
-        for (const fp of fetched) {
-          for (const sub of this.subscribers) if (!deliver(fp, sub.positions, sub.sink)) this.subscribers.delete(sub)
-          this.next.set(fp.partition, fp.nextOffset)
+        if (fetched.length === 0) continue
+        // A subscriber's events of one fetch leave in one write of its socket, not one per record.
+        for (const sub of this.subscribers) {
+          let open = true
+          sub.sink.cork?.()
+          for (const fp of fetched) if (open) open = deliver(fp, sub.positions, sub.sink)
+          sub.sink.uncork?.()
+          if (!open) this.subscribers.delete(sub)
         }
+        for (const fp of fetched) this.next.set(fp.partition, fp.nextOffset)
       }
     } catch (err) {
       for (const sub of this.subscribers) sub.sink.fail(errorText(err))

@@ -25,6 +25,9 @@ export interface PushSink {
   fail(reason: string): void
   /** Settles once the stream is closed. */
   readonly closed: Promise<void>
+  /** Holds the sends that follow until uncork(), to write them together (optional). */
+  cork?(): void
+  uncork?(): void
 }
 
 /** Logs a stream's close with its reason. */

@@ -44,6 +44,15 @@ export class SseSink extends StreamState implements PushSink {
       this.end(`subscriber too slow: more than ${this.maxBufferedBytes} bytes waiting to be sent`)
   }
 
+  cork(): void {
+    this.res.cork()
+  }
+
+  uncork(): void {
+    // end() (a cut) has flushed and closed the response already.
+    if (!this.res.writableEnded) this.res.uncork()
+  }
+
   get congested(): boolean {
     return this.res.writableLength * 2 >= this.maxBufferedBytes
   }

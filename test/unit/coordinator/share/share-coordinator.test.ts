@@ -97,6 +97,18 @@ const write = (first: number, leaderEpoch = 0) => ({
 })
 
 describe('ShareCoordinator', () => {
+  it('initializes a start offset with nothing delivered past it (lag from there), an uninitialized one with the count unknown', async () => {
+    const c = coordinatorOn(new MemoryShareLog())
+    await elected(c)
+    await c.initialize(KEY, 0, 12)
+    const s = await c.readSummary(KEY, 0)
+    assert.deepEqual([s.startOffset, s.deliveryCompleteCount], [12, 0])
+    const other = { ...KEY, partition: 1 }
+    await c.initialize(other, 0, -1)
+    const u = await c.readSummary(other, 0)
+    assert.deepEqual([u.startOffset, u.deliveryCompleteCount], [-1, -1])
+  })
+
   it('writes a snapshot first, then updates, then a snapshot again every updatesPerSnapshot updates', async () => {
     const log = new MemoryShareLog()
     const c = coordinatorOn(log, new ManualClock(), 3)
