@@ -191,6 +191,7 @@ describe('HTTP push: SSE and WebSocket', () => {
         { topic: 'jobs', numPartitions: 2 },
         { topic: 'stall', numPartitions: 1 },
         { topic: 'live', numPartitions: 2 },
+        { topic: 'handoff', numPartitions: 2 },
         { topic: 'sockets', numPartitions: 2 },
         { topic: 'grouped', numPartitions: 2 },
         { topic: 'ws-stall', numPartitions: 1 },
@@ -335,16 +336,42 @@ describe('HTTP push: SSE and WebSocket', () => {
     const before = logs.filter((m) => m.includes('shared tail started')).length
     const a = await SseClient.open(url('live'))
     const b = await SseClient.open(url('live', '?from=latest'))
+    // One partition of the same tail: its events and cursors name that partition only.
+    const one = await SseClient.open(url('live', '?partition=1'))
     await waitFor(() => logs.filter((m) => m.includes('shared tail started')).length > before, 'the tail')
     const values = Array.from({ length: 1_000 }, (_, i) => `live-${i}`)
     await produce('live', values, 100)
     await markers('live', 2)
-    const [ra, rb] = await Promise.all([readToMarkers(a, 2), readToMarkers(b, 2)])
+    const [ra, rb, r1] = await Promise.all([readToMarkers(a, 2), readToMarkers(b, 2), readToMarkers(one, 1)])
     for (const got of [ra, rb]) {
       assertInOrder(got)
       assert.deepEqual(got.map((r) => r.value).sort(), [...values].sort())
     }
+    assertInOrder(r1)
+    assert.deepEqual(
+      r1.map((r) => r.value),
+      ra.filter((r) => r.partition === 1).map((r) => r.value),
+    )
+    for (const r of r1) assert.deepEqual(Object.keys(JSON.parse(Buffer.from(r.cursor, 'base64url').toString())), ['1'])
+    assert.deepEqual(Object.keys(JSON.parse(Buffer.from(ra.at(-1)!.cursor, 'base64url').toString())), ['0', '1'])
     assert.equal(logs.filter((m) => m.includes('shared tail started')).length, before + 1)
+  })
+
+  it('moves a stream from earliest to the shared tail once it caught up, with nothing lost or repeated', async () => {
+    const first = Array.from({ length: 300 }, (_, i) => `early-${i}`)
+    await produce('handoff', first)
+    const moved = () => logs.filter((m) => m.includes('moved to the shared tail')).length
+    const before = moved()
+    const c = await SseClient.open(url('handoff', '?from=earliest'))
+    await waitFor(() => moved() > before, 'the hand-off to the shared tail')
+    const later = Array.from({ length: 300 }, (_, i) => `later-${i}`)
+    await produce('handoff', later, 50)
+    await markers('handoff', 2)
+    const got = await readToMarkers(c, 2)
+    assertInOrder(got)
+    const values = got.map((r) => r.value)
+    assert.equal(new Set(values).size, values.length, 'no record twice')
+    for (const v of [...first, ...later]) assert.ok(values.includes(v), `${v} arrived`)
   })
 
   it('commits the offsets a group stream delivered, and a new stream of the group starts there', async () => {

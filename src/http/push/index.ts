@@ -65,7 +65,11 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
         const share = new ShareStream(ctx, plan, sink, ws !== null)
         if (ws) ws.share = share
         await share.run()
-      } else if (!plan.tail || !(await tails.join(plan, sink))) await runReader(ctx, plan, sink)
+      } else if (!plan.tail || !(await tails.join(plan, sink))) {
+        // A stream of its own (a cursor, a time, earliest) moves to the shared tail once caught up.
+        const handOff = plan.group === null ? (at: ReadonlyMap<number, number>) => tails.join(plan, sink, at) : undefined
+        await runReader(ctx, plan, sink, handOff)
+      }
     } catch (err) {
       sink.fail(errorText(err))
     }

@@ -9,7 +9,8 @@
 //   here — a classic member would also take part in rebalances that an HTTP client cannot see.
 // - TopicTail: the shared reader of every stream that starts at the log end of a topic with no
 //   cursor and no group: one Fetcher over all partitions per topic, fanning each fetch out to the
-//   subscribers, each of which skips what lies before its own start. A slow subscriber does not
+//   subscribers, each of which skips what lies before its own start; subscribers at the same
+//   positions share one encoding of each fetch (fanOut). A slow subscriber does not
 //   hold it back: its sink cuts it at the buffer limit; fetches are capped at a sixteenth of that
 //   limit so that a burst fits a subscriber that keeps up. The tail stops with its last subscriber.
 //   Its partitions are the topic's when it started.
@@ -20,7 +21,7 @@ import { commitOffsets } from '../../client/admin-groups.js'
 import { listOffsets, OffsetSpec } from '../../client/admin.js'
 import { Positions } from './cursor.js'
 import type { PushPlan } from './plan.js'
-import { errorText, PUSH_CLIENT_ID, type PushContext, type PushSink, paced } from './sink.js'
+import { type EncodedBatch, errorText, PUSH_CLIENT_ID, type PushContext, type PushSink, paced } from './sink.js'
 
 const FETCH_WAIT_MS = 500
 
@@ -54,8 +55,17 @@ async function deliverPaced(fp: FetchedPartition, positions: Positions, sink: Pu
   return sink.open
 }
 
-/** Streams a plan's partitions from its start positions until the sink closes. */
-export async function runReader(ctx: PushContext, plan: PushPlan, sink: PushSink): Promise<void> {
+/**
+ * Streams a plan's partitions from its start positions until the sink closes — or, with
+ * `handOff`, until a poll finds nothing new and the shared tail takes the stream over from its
+ * positions (it does when it has sent nothing past them: see TopicTail.join).
+ */
+export async function runReader(
+  ctx: PushContext,
+  plan: PushPlan,
+  sink: PushSink,
+  handOff?: (positions: ReadonlyMap<number, number>) => Promise<boolean>,
+): Promise<void> {
   if (!sink.open) return
   const client = await KafkaClient.connect({ bootstrap: [ctx.bootstrap()], clientId: PUSH_CLIENT_ID })
   const abort = new AbortController()
@@ -67,8 +77,13 @@ export async function runReader(ctx: PushContext, plan: PushPlan, sink: PushSink
     fetcher.assign(plan.partitions.map((partition) => ({ topic: plan.topic, partition, offset: plan.start.get(partition)! })))
     while (sink.open) {
       let open = true
-      for (const fp of await fetcher.poll(abort.signal)) if (open) open = await deliverPaced(fp, positions, sink)
+      const fetched = await fetcher.poll(abort.signal)
+      for (const fp of fetched) if (open) open = await deliverPaced(fp, positions, sink)
       if (!open) break
+      if (fetched.every((fp) => fp.records.length === 0) && handOff && sink.open && (await handOff(positions.next))) {
+        ctx.logger.debug('HTTP push: a caught-up stream moved to the shared tail', { topic: plan.topic })
+        return
+      }
       await sink.drained()
       if (plan.group !== null && sink.open) committed = await commitMoved(ctx, plan, positions, committed)
     }
@@ -101,6 +116,28 @@ async function commitMoved(
 interface TailSubscriber {
   sink: PushSink
   positions: Positions
+  /** Its partitions, sorted and joined: subscribers with the same ones at the same positions get the same events. */
+  readonly partitionSet: string
+}
+
+/**
+ * A fetch's events for every subscriber of one sink kind and partition set at the tail's own
+ * positions, encoded once (sink.encode), and the positions after them.
+ */
+function encodeFetch(fetched: readonly FetchedPartition[], from: Positions, sink: PushSink): { batch: EncodedBatch; after: Positions } {
+  const positions = new Positions(from.next)
+  const events: string[] = []
+  for (const fp of fetched) {
+    const start = positions.next.get(fp.partition)
+    if (start === undefined) continue
+    for (const r of fp.records) {
+      if (r.offset < start) continue
+      positions.advance(r.partition, r.offset + 1)
+      events.push(sink.encode!(r, positions.encode()))
+    }
+    positions.advance(fp.partition, fp.nextOffset)
+  }
+  return { batch: { events, lastCursor: positions.encode() }, after: positions }
 }
 
 /** The shared reader of one topic's log end. */
@@ -139,13 +176,22 @@ class TopicTail {
     return tail
   }
 
-  /** Adds a subscriber of some partitions from the tail's current positions; false when the tail cannot take them. */
-  join(sink: PushSink, partitions: readonly number[]): boolean {
-    if (this.stopped || !partitions.every((p) => this.next.has(p))) {
+  /**
+   * Adds a subscriber of some partitions from the tail's current positions, or from `from` — which
+   * it takes only where the tail has sent nothing past them (from ≥ its positions: what lies
+   * before a subscriber's start is skipped, nothing after it is missed). False when it cannot.
+   */
+  join(sink: PushSink, partitions: readonly number[], from?: ReadonlyMap<number, number>): boolean {
+    const fits = (p: number) => this.next.has(p) && (from === undefined || (from.get(p) ?? -1) >= this.next.get(p)!)
+    if (this.stopped || !partitions.every(fits)) {
       if (this.subscribers.size === 0) this.stop()
       return false
     }
-    const sub: TailSubscriber = { sink, positions: new Positions(partitions.map((p) => [p, this.next.get(p)!] as const)) }
+    const sub: TailSubscriber = {
+      sink,
+      positions: new Positions(partitions.map((p) => [p, from?.get(p) ?? this.next.get(p)!] as const)),
+      partitionSet: [...partitions].sort((a, b) => a - b).join(','),
+    }
     this.subscribers.add(sub)
     void sink.closed.then(() => this.leave(sub))
     return true
@@ -163,19 +209,43 @@ class TopicTail {
     this.onStop()
   }
 
+  /**
+   * Gives a fetch to every subscriber. Those at the tail's positions (all of them once they had
+   * one fetch) share one encoding per sink kind and partition set; a subscriber's events of one
+   * fetch leave in one write of its socket, not one per record.
+   */
+  private fanOut(fetched: readonly FetchedPartition[]): void {
+    const shared = new Map<string, { batch: EncodedBatch; after: Positions }>()
+    for (const sub of this.subscribers) {
+      const { sink } = sub
+      if (sink.kind !== undefined && sink.encode && sink.sendEncoded && this.atTail(sub.positions)) {
+        const key = `${sink.kind}|${sub.partitionSet}`
+        let enc = shared.get(key)
+        if (!enc) shared.set(key, (enc = encodeFetch(fetched, sub.positions, sink)))
+        sink.sendEncoded(enc.batch)
+        if (sink.open) sub.positions = new Positions(enc.after.next)
+      } else {
+        let open = true
+        sink.cork?.()
+        for (const fp of fetched) if (open) open = deliver(fp, sub.positions, sink)
+        sink.uncork?.()
+      }
+      if (!sink.open) this.subscribers.delete(sub)
+    }
+  }
+
+  /** Whether a subscriber's positions are the tail's own for each of its partitions. */
+  private atTail(positions: Positions): boolean {
+    for (const [p, o] of positions.next) if (this.next.get(p) !== o) return false
+    return true
+  }
+
   private async run(): Promise<void> {
     try {
       while (!this.stopped) {
         const fetched = await this.fetcher.poll(this.abort.signal)
         if (fetched.length === 0) continue
-        // A subscriber's events of one fetch leave in one write of its socket, not one per record.
-        for (const sub of this.subscribers) {
-          let open = true
-          sub.sink.cork?.()
-          for (const fp of fetched) if (open) open = deliver(fp, sub.positions, sub.sink)
-          sub.sink.uncork?.()
-          if (!open) this.subscribers.delete(sub)
-        }
+        this.fanOut(fetched)
         for (const fp of fetched) this.next.set(fp.partition, fp.nextOffset)
       }
     } catch (err) {
@@ -194,8 +264,11 @@ export class TailHub {
 
   constructor(private readonly ctx: PushContext) {}
 
-  /** Joins a sink to the topic's shared tail; false when it cannot (its partitions are newer than the tail). */
-  async join(plan: PushPlan, sink: PushSink): Promise<boolean> {
+  /**
+   * Joins a sink to the topic's shared tail, at the tail's positions or at `from`; false when it
+   * cannot (its partitions are newer than the tail, or the tail is past `from`).
+   */
+  async join(plan: PushPlan, sink: PushSink, from?: ReadonlyMap<number, number>): Promise<boolean> {
     for (let attempt = 0; attempt < 2; attempt++) {
       let pending = this.tails.get(plan.topic)
       if (!pending) {
@@ -208,7 +281,7 @@ export class TailHub {
         })
       }
       const tail = await pending
-      if (tail.join(sink, plan.partitions)) return true
+      if (tail.join(sink, plan.partitions, from)) return true
       if (!tail.stopped) return false
     }
     return false

@@ -28,6 +28,22 @@ export interface PushSink {
   /** Holds the sends that follow until uncork(), to write them together (optional). */
   cork?(): void
   uncork?(): void
+  /**
+   * Sharing one encoding among the shared tail's subscribers that are at the same positions
+   * (optional): `kind` names the wire form (sinks of one kind encode alike), encode() gives one
+   * event's text, and sendEncoded() queues a batch made by encode() as send() would each event.
+   */
+  readonly kind?: string
+  encode?(record: ConsumedRecord, cursor: string): string
+  sendEncoded?(batch: EncodedBatch): void
+}
+
+/** Events encoded once for every subscriber at the same positions: their texts and the last cursor. */
+export interface EncodedBatch {
+  readonly events: readonly string[]
+  readonly lastCursor: string
+  /** The events as one buffer, made by the first sink that writes them whole. */
+  joined?: Buffer
 }
 
 /** Logs a stream's close with its reason. */
@@ -60,10 +76,10 @@ export abstract class StreamState {
     return this.state === 'open'
   }
 
-  /** Records one event queued with its cursor. */
-  protected queued(cursor: string): void {
+  /** Records events queued, the last with this cursor. */
+  protected queued(cursor: string, events = 1): void {
     this.lastCursor = cursor
-    this.sent++
+    this.sent += events
   }
 
   protected markClosed(reason: string): void {

@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http'
 import type { ConsumedRecord } from '../../client/consumer.js'
 import { recordJson } from './cursor.js'
-import { awaitDrain, type PushSink, type StreamLog, StreamState } from './sink.js'
+import { awaitDrain, type EncodedBatch, type PushSink, type StreamLog, StreamState } from './sink.js'
 
 /** How long a cut subscriber has to read its last events before the connection is dropped. */
 const CUT_GRACE_MS = 30_000
@@ -36,10 +36,28 @@ export class SseSink extends StreamState implements PushSink {
     res.on('error', () => this.markClosed('the connection failed'))
   }
 
+  readonly kind = 'sse'
+
+  encode(record: ConsumedRecord, cursor: string): string {
+    return `id: ${cursor}\ndata: ${recordJson(record)}\n\n`
+  }
+
   send(record: ConsumedRecord, cursor: string): void {
     if (this.state !== 'open') return
-    this.res.write(`id: ${cursor}\ndata: ${recordJson(record)}\n\n`)
+    this.res.write(this.encode(record, cursor))
     this.queued(cursor)
+    this.checkLimit()
+  }
+
+  sendEncoded(batch: EncodedBatch): void {
+    if (this.state !== 'open' || batch.events.length === 0) return
+    batch.joined ??= Buffer.from(batch.events.join(''))
+    this.res.write(batch.joined)
+    this.queued(batch.lastCursor, batch.events.length)
+    this.checkLimit()
+  }
+
+  private checkLimit(): void {
     if (this.res.writableLength > this.maxBufferedBytes)
       this.end(`subscriber too slow: more than ${this.maxBufferedBytes} bytes waiting to be sent`)
   }
