@@ -529,7 +529,8 @@ async function startHttp(
   const listeners = httpListeners(config)
   if (listeners.length === 0) return undefined
   const [{ HttpServer }, { HTTP_MODULES }] = await Promise.all([import('../http/server.js'), import('../http/modules.js')])
-  return HttpServer.start(listeners, { services, config, logger: logger.child('http'), bootstrap }, HTTP_MODULES)
+  const clientOptions = (clientId: string) => ({ bootstrap: [bootstrap()], clientId })
+  return HttpServer.start(listeners, { services, config, logger: logger.child('http'), bootstrap, clientOptions }, HTTP_MODULES)
 }
 
 /** The etcd cluster when etcd.endpoints is set; the etcd client is loaded only then. */

@@ -31,6 +31,7 @@
 // SHARE_SESSION_NOT_FOUND and INVALID_SHARE_SESSION_EPOCH start a new session; other retriable
 // errors and lost connections back off and retry (a session whose request got no answer starts
 // again). A fatal error from the coordinator or a non-retriable fetch error is thrown from poll().
+import type { ClientSecurity } from './security.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ErrorName } from '../protocol/errors.js'
 import { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from '../protocol/messages/79-share-acknowledge.js'
@@ -56,6 +57,8 @@ export type { ShareRecord } from './share-records.js'
 
 export interface ShareConsumerOptions {
   bootstrap: string[]
+  /** TLS and SASL for its connections (security.ts). Default PLAINTEXT. */
+  security?: ClientSecurity
   groupId: string
   /** Default 'tributary-share-consumer'. */
   clientId?: string
@@ -271,6 +274,7 @@ export class ShareConsumer {
     const base = {
       bootstrap: this.opts.bootstrap,
       clientId: this.opts.clientId ?? 'tributary-share-consumer',
+      ...(this.opts.security !== undefined ? { security: this.opts.security } : {}),
       ...(this.opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: this.opts.requestTimeoutMs } : {}),
     }
     const fetchClient = await KafkaClient.connect(base)

@@ -8,6 +8,7 @@
 // Errors are JSON, {"error_code": N, "message": "..."}, as REST Proxy answers them; a route that
 // knows the Kafka error answers its code (rest/errors.ts). Every connection that closes with
 // streams on it is logged by the module that owns the stream; the server logs its own start and stop.
+import type { KafkaClientOptions } from '../client/client.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BrokerConfig } from '../config/config.js'
 import type { BrokerServices } from '../ports/broker-services.js'
@@ -17,8 +18,13 @@ export interface HttpDeps {
   readonly services: BrokerServices
   readonly config: BrokerConfig
   readonly logger: Logger
-  /** host:port of this broker's first client listener, for the routes' own Kafka client. */
+  /** host:port of this broker's first client listener (REST's links name it without a Host header). */
   bootstrap(): string
+  /**
+   * How the routes' own Kafka clients reach this broker: its client listener, with the security
+   * that listener asks for. Every KafkaClient of the HTTP modules is made from these.
+   */
+  clientOptions(clientId: string): KafkaClientOptions
 }
 
 /** One part of the HTTP surface: registers its routes (and its onClose hooks) on an app. */

@@ -213,7 +213,13 @@ const emptyBroker = {
 
 describe('open push streams in /metrics', () => {
   it('counts SSE responses and WebSocket upgrades while they are open, whoever serves them', async () => {
-    const deps: HttpDeps = { services: emptyBroker, config: defaultBrokerConfig(), logger: silentLogger, bootstrap: () => '' }
+    const deps: HttpDeps = {
+      services: emptyBroker,
+      config: defaultBrokerConfig(),
+      logger: silentLogger,
+      bootstrap: () => '',
+      clientOptions: (clientId) => ({ bootstrap: [''], clientId }),
+    }
     const server = await HttpServer.start(['http://127.0.0.1:0'], deps, [metricsModule, pushRoutes])
     const base = server.urls[0]!
     const streams = async () => {

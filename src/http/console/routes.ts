@@ -83,7 +83,7 @@ export function registerConsole(app: FastifyInstance, deps: HttpDeps): void {
 
   let client: Promise<KafkaClient> | undefined
   const kafka = () => {
-    client ??= KafkaClient.connect({ bootstrap: [deps.bootstrap()], clientId: 'tributary-console' }).catch((err) => {
+    client ??= KafkaClient.connect(deps.clientOptions('tributary-console')).catch((err) => {
       client = undefined
       throw err
     })

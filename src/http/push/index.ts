@@ -46,11 +46,11 @@ function errorBody(err: unknown): { status: number; body: { error_code: number; 
 }
 
 export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => {
-  const admin = lazy(() => KafkaClient.connect({ bootstrap: [deps.bootstrap()], clientId: PUSH_CLIENT_ID }))
-  const publisher = lazy(() => Publisher.connect(deps.bootstrap()))
+  const admin = lazy(() => KafkaClient.connect(deps.clientOptions(PUSH_CLIENT_ID)))
+  const publisher = lazy(() => Publisher.connect(deps.clientOptions(PUSH_CLIENT_ID)))
   const ctx: PushContext = {
     logger: deps.logger,
-    bootstrap: () => deps.bootstrap(),
+    clientOptions: () => deps.clientOptions(PUSH_CLIENT_ID),
     admin: () => admin.get(),
     maxBufferedBytes: deps.config.get('tributary.http.stream.max.buffered.bytes'),
     heartbeatMs: deps.config.get('tributary.http.stream.heartbeat.ms'),

@@ -4,11 +4,10 @@
 //
 // Rules: acks=all, as Kafka's producer defaults; a producer whose buffer is full (buffer.memory)
 // refuses a publish at once (429) instead of queueing without bound.
-import { KafkaClient } from '../../client/client.js'
+import { KafkaClient, type KafkaClientOptions } from '../../client/client.js'
 import { Producer } from '../../client/producer.js'
 import type { ProducerRecord } from '../../client/producer-batch.js'
 import { PushError } from './cursor.js'
-import { PUSH_CLIENT_ID } from './sink.js'
 
 interface PublishedRecord extends ProducerRecord {
   done(partition: number, offset: number): void
@@ -20,8 +19,8 @@ export class Publisher {
 
   private constructor(private readonly client: KafkaClient) {}
 
-  static async connect(bootstrap: string): Promise<Publisher> {
-    return new Publisher(await KafkaClient.connect({ bootstrap: [bootstrap], clientId: PUSH_CLIENT_ID }))
+  static async connect(options: KafkaClientOptions): Promise<Publisher> {
+    return new Publisher(await KafkaClient.connect(options))
   }
 
   async publish(topic: string, record: ProducerRecord): Promise<{ partition: number; offset: number }> {

@@ -21,7 +21,7 @@ import { commitOffsets } from '../../client/admin-groups.js'
 import { listOffsets, OffsetSpec } from '../../client/admin.js'
 import { Positions } from './cursor.js'
 import type { PushPlan } from './plan.js'
-import { type EncodedBatch, errorText, PUSH_CLIENT_ID, type PushContext, type PushSink, paced } from './sink.js'
+import { type EncodedBatch, errorText, type PushContext, type PushSink, paced } from './sink.js'
 
 const FETCH_WAIT_MS = 500
 
@@ -67,7 +67,7 @@ export async function runReader(
   handOff?: (positions: ReadonlyMap<number, number>) => Promise<boolean>,
 ): Promise<void> {
   if (!sink.open) return
-  const client = await KafkaClient.connect({ bootstrap: [ctx.bootstrap()], clientId: PUSH_CLIENT_ID })
+  const client = await KafkaClient.connect(ctx.clientOptions())
   const abort = new AbortController()
   void sink.closed.then(() => abort.abort())
   const positions = new Positions(plan.start)
@@ -158,7 +158,7 @@ class TopicTail {
 
   static async start(ctx: PushContext, topic: string, onStop: () => void): Promise<TopicTail> {
     const ends = await listOffsets(await ctx.admin(), topic, null, OffsetSpec.Latest)
-    const client = await KafkaClient.connect({ bootstrap: [ctx.bootstrap()], clientId: PUSH_CLIENT_ID })
+    const client = await KafkaClient.connect(ctx.clientOptions())
     // Bursts of at most a sixteenth of a subscriber's buffer in record bytes per fetch (events are
     // bigger than their records: JSON, the cursor): the tail never waits, so a burst must fit a
     // subscriber that keeps up. A batch bigger than that still comes whole (KIP-74).

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { type AckKind, ShareConsumer, type ShareRecord } from '../../client/share-consumer.js'
 import { encodeCursor, PushError } from './cursor.js'
 import type { PushPlan } from './plan.js'
-import { errorText, PUSH_CLIENT_ID, type PushContext, type PushSink, paced } from './sink.js'
+import { errorText, type PushContext, type PushSink, paced } from './sink.js'
 
 const DEFAULT_LOCK_MS = 30_000
 /** Most records one ShareFetch acquires for a stream. */
@@ -42,9 +42,8 @@ export class ShareStream {
     private readonly explicit: boolean,
   ) {
     this.consumer = new ShareConsumer({
-      bootstrap: [ctx.bootstrap()],
+      ...ctx.clientOptions(),
       groupId: plan.shareGroup!,
-      clientId: PUSH_CLIENT_ID,
       maxWaitMs: 500,
       maxRecords: MAX_RECORDS,
     })

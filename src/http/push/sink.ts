@@ -9,7 +9,7 @@
 // is stalled and its stream is cut, so a stalled stream never holds a reader, a connection and a
 // full buffer forever. The shared tail cannot wait for one subscriber: its bursts are kept small
 // instead (reader.ts). `closed` settles once the stream is gone for whatever reason.
-import type { KafkaClient } from '../../client/client.js'
+import type { KafkaClient, KafkaClientOptions } from '../../client/client.js'
 import type { ConsumedRecord } from '../../client/consumer.js'
 import type { Logger } from '../../util/logger.js'
 
@@ -93,8 +93,8 @@ export abstract class StreamState {
 
 export interface PushContext {
   readonly logger: Logger
-  /** host:port of this broker's Kafka listener. */
-  bootstrap(): string
+  /** How the streams' Kafka clients reach this broker (HttpDeps.clientOptions). */
+  clientOptions(): KafkaClientOptions
   /** A client shared by the routes for metadata, offsets and commits (never for long polls). */
   admin(): Promise<KafkaClient>
   readonly maxBufferedBytes: number

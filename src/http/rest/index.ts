@@ -28,7 +28,7 @@ export const restModule: HttpModule = (app, deps) => {
   const ctx: RestContext = {
     deps,
     client() {
-      connecting ??= KafkaClient.connect({ bootstrap: [deps.bootstrap()], clientId: `tributary-rest-${deps.services.nodeId}` })
+      connecting ??= KafkaClient.connect(deps.clientOptions(`tributary-rest-${deps.services.nodeId}`))
       return connecting.catch((err: unknown) => {
         connecting = undefined
         throw err
