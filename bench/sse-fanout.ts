@@ -3,7 +3,8 @@
 // records/s in total for S seconds. Reports produce-to-event latency (p50/p99 over every
 // `sample`-th record of every subscriber; the record value is its send time, both ends on this
 // machine's clock), events received against events expected, streams cut, and the broker's RSS
-// before the subscribers, after they connected, and at the end (from /proc).
+// before the subscribers, after they connected, and at the end, and the broker's CPU time per event
+// delivered (all from /proc).
 //   node dist/bench/sse-fanout.js [subscribers=1000] [rate=20000] [seconds=20] [--sample=50] [--json]
 // The target load, 1,000 subscribers at 20,000 records/s, is 20 million events/s to parse, which
 // one reading process on a 2-core machine cannot do; report what was run with the numbers.
@@ -14,6 +15,7 @@ import { KafkaClient } from '../src/client/client.js'
 import { createTopic } from '../src/client/admin-topics.js'
 import { Producer } from '../src/client/producer.js'
 import { startBrokerProcess, stopAndCheck } from '../test/helpers/broker-process.js'
+import { cpuSecondsOf } from './harness/util.js'
 
 const args = process.argv.slice(2)
 const json = args.includes('--json')
@@ -79,6 +81,7 @@ await sleep(1000)
 const rssConnected = rssMiB(broker.pid)
 
 const producer = await Producer.create(client, { topic: TOPIC, lingerMs: 2 })
+const cpu0 = cpuSecondsOf(broker.pid)
 const total = rate * seconds
 // At least one record per tick: below 100 records/s a tick is longer than 10 ms.
 const tickMs = Math.max(10, 1000 / rate)
@@ -97,6 +100,7 @@ while (sent < total) {
 await producer.flush()
 const produceSeconds = (now() - started) / 1000
 await sleep(2000)
+const brokerCpuSeconds = cpuSecondsOf(broker.pid) - cpu0
 const rssEnd = rssMiB(broker.pid)
 for (const r of requests) r.destroy()
 producer.close()
@@ -115,6 +119,9 @@ const result = {
   eventsReceived: events,
   streamsCut: cuts,
   latencyMs: { p50: pct(0.5), p99: pct(0.99), samples: latencies.length },
+  // What the fan-out costs the broker whatever else runs on the machine: CPU time per event sent.
+  brokerCpuSeconds: Number(brokerCpuSeconds.toFixed(2)),
+  brokerCpuMicrosecondsPerEvent: Number(((brokerCpuSeconds * 1e6) / Math.max(1, events)).toFixed(2)),
   brokerRssMiB: { start: rss0, subscribed: rssConnected, end: rssEnd, growth: rssEnd - rss0 },
 }
 if (json) console.log(JSON.stringify(result))
