@@ -85,6 +85,8 @@ function checkPort(p: string, whole: string): number {
 export class KafkaClient {
   readonly clientId: string
   readonly requestTimeoutMs: number
+  /** TLS and SASL of every connection this client opens (security.ts). */
+  readonly security: ClientSecurity | undefined
   private readonly connectTimeoutMs: number
   private readonly metadataMaxAgeMs: number
   private readonly bootstrapAddresses: Address[]
@@ -102,6 +104,7 @@ export class KafkaClient {
     this.bootstrapAddresses = opts.bootstrap.map(parseAddress)
     this.clientId = opts.clientId ?? 'tributary'
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    this.security = opts.security
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000
     this.metadataMaxAgeMs = opts.metadataMaxAgeMs ?? 300_000
   }
@@ -271,6 +274,7 @@ export class KafkaClient {
       clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs,
       connectTimeoutMs: this.connectTimeoutMs,
+      ...(this.security ? { security: this.security } : {}),
     })
     if (this.closed) {
       conn.close()

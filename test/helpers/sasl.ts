@@ -21,3 +21,27 @@ export function saslBrokerOverrides(mechanisms = ['PLAIN'], extra: Record<string
   }
   return o
 }
+
+import { KafkaClient } from '../../src/client/client.js'
+import { upsertScramUser } from '../../src/client/scram-users.js'
+
+/** Our own client, logged in with PLAIN as the broker's admin user. */
+export function adminClient(bootstrap: string, user = 'admin'): Promise<KafkaClient> {
+  return KafkaClient.connect({
+    bootstrap: [bootstrap],
+    clientId: 'it-sasl-admin',
+    security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: user, password: PLAIN_USERS[user as 'admin'] } },
+  })
+}
+
+/** Creates SCRAM users (every mechanism given) through AlterUserScramCredentials. */
+export async function createScramUsers(bootstrap: string, users: Record<string, string>, mechanisms: string[]): Promise<void> {
+  const client = await adminClient(bootstrap)
+  try {
+    for (const [user, password] of Object.entries(users)) {
+      for (const mechanism of mechanisms) await upsertScramUser(client, user, { mechanism, password })
+    }
+  } finally {
+    await client.close()
+  }
+}
