@@ -82,6 +82,13 @@ function checkPort(p: string, whole: string): number {
   return port
 }
 
+/** The SASL answers that end a connection attempt (no other broker is tried). */
+const AUTHENTICATION_ERRORS: ReadonlySet<string> = new Set([
+  'SASL_AUTHENTICATION_FAILED',
+  'UNSUPPORTED_SASL_MECHANISM',
+  'ILLEGAL_SASL_STATE',
+])
+
 export class KafkaClient {
   readonly clientId: string
   readonly requestTimeoutMs: number
@@ -261,6 +268,8 @@ export class KafkaClient {
       try {
         return await this.open(a)
       } catch (err) {
+        // A refused login is not a broker being away: Kafka's clients fail at once with it.
+        if (err instanceof ClientError && AUTHENTICATION_ERRORS.has(err.code)) throw err
         failures.push(err instanceof ClientError ? err.detail : (err as Error).message)
       }
     }
