@@ -24,6 +24,7 @@
 // (config-dynamic.ts says which keys may be dynamic).
 import { type ParsedListener, parseListeners, parseSecurityProtocolMap } from '../network/listeners.js'
 import { type Fs, nodeFs } from '../storage/fs.js'
+import { listenerScopedKey, parseListenerScopedKey } from './listener-scoped.js'
 import { PropertiesSyntaxError, parsePropertiesEntries } from '../util/properties.js'
 import { BROKER_CONFIG_DEFS, type BrokerConfigName, type BrokerConfigValue, type ConfigKeyDef } from './config-defs.js'
 import {
@@ -195,6 +196,28 @@ export class BrokerConfig {
     const s = this.settings.get(name)
     if (!s) throw new Error(`unknown broker config ${name}`)
     return s.value as BrokerConfigValue<N>
+  }
+
+  /**
+   * A key's value for one listener, and mechanism (listener-scoped.ts): the most specific of
+   * listener.name.<l>.<mechanism>.<key>, listener.name.<l>.<key> and <key> that is set.
+   */
+  listenerValue<N extends BrokerConfigName>(listener: string, name: N, mechanism?: string): BrokerConfigValue<N> {
+    const keys = mechanism ? [listenerScopedKey(listener, name, mechanism)] : []
+    keys.push(listenerScopedKey(listener, name))
+    for (const k of keys) {
+      const s = this.settings.get(k)
+      if (s) return s.value as BrokerConfigValue<N>
+    }
+    return this.get(name)
+  }
+
+  /** The key listenerValue() took its value from (for error messages). */
+  listenerKey(listener: string, name: BrokerConfigName, mechanism?: string): string {
+    if (mechanism && this.settings.has(listenerScopedKey(listener, name, mechanism))) {
+      return listenerScopedKey(listener, name, mechanism)
+    }
+    return this.settings.has(listenerScopedKey(listener, name)) ? listenerScopedKey(listener, name) : name
   }
 
   /** True when the key was given by a file, the environment, the program or an override. */
@@ -478,7 +501,9 @@ export function buildBrokerConfig(
   const warnings: string[] = []
   const explicit = new Map<string, ConfigSetting>()
   for (const r of raws) {
-    const def = brokerConfigDef(r.key)
+    // listener.name.<l>.[<mechanism>.]<key> is kept under its full name, parsed as <key>.
+    const scoped = parseListenerScopedKey(r.key)?.def
+    const def = brokerConfigDef(r.key) ?? (scoped && { ...scoped, name: r.key })
     if (!def) {
       const t = topicConfigDef(r.key)
       const hint = t?.brokerSynonyms?.length ? ` (the broker-wide setting is ${t.brokerSynonyms[0]!.name})` : ''

@@ -6,7 +6,9 @@
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import type { AuthenticationService } from './authentication.js'
 import type { ConfigService } from './configs.js'
+import type { ScramCredentialService } from './scram-credentials.js'
 import type { GroupService } from './groups.js'
 import type { LogDirService } from './log-dirs.js'
 import type { PartitionAdminService } from './partition-admin.js'
@@ -65,4 +67,11 @@ export interface BrokerServices {
   readonly shareCoordinator: ShareCoordinatorService
   /** The share-partition leaders' ShareFetch/ShareAcknowledge (KIP-932). */
   readonly shares: ShareFetchService
+  /**
+   * SASL authentication (SaslHandshake, SaslAuthenticate, the dispatcher's gate). Absent in test
+   * fakes: then a SASL listener's connections are closed at their first request.
+   */
+  readonly authentication?: AuthenticationService
+  /** SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials); absent in test fakes. */
+  readonly scramCredentials?: ScramCredentialService
 }
