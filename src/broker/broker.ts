@@ -27,6 +27,7 @@ import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
+import { interBrokerSecurity, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -101,6 +102,8 @@ export class Broker {
     // With etcd.endpoints the metadata lives in etcd and the broker joins a cluster; without, it
     // is a cluster of one on its local store. Either way the same parts follow the metadata.
     const rack = config.get('broker.rack') ?? null
+    // TLS listeners' key and trust stores, read and checked before anything starts (a bad one fails start-up).
+    const tlsContexts = listenerTlsContexts(config, logger.child('tls'))
     const backend: ClusterBackend =
       (await openEtcd(config, fs, logDir!, clock, logger)) ??
       localClusterBackend(await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }), {
@@ -152,7 +155,7 @@ export class Broker {
         parts.sync.settled(topic),
       )
       configs.onChange((c) => controller.updateBrokerConfig(c))
-      const parts = startClusterParts(backend, config, replicas, controller, clock, logger)
+      const parts = startClusterParts(backend, config, replicas, controller, clock, logger, interBrokerSecurity(config, tlsContexts))
       cluster = parts
       await parts.sync.start()
       // Retention reads each topic's current effective config at every run (dynamic changes apply).
@@ -409,7 +412,10 @@ export class Broker {
         shares: shares.service,
       }
       const network = new NetworkServer({
-        listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
+        listeners: config.listeners.map((l) => {
+          const tls = tlsContexts.get(l.name)
+          return { name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol, ...(tls ? { tls } : {}) }
+        }),
         config: {
           maxRequestBytes: config.get('socket.request.max.bytes'),
           connectionsMaxIdleMs: config.get('connections.max.idle.ms'),

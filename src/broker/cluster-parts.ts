@@ -18,6 +18,7 @@ import { ReplicaSync } from '../replication/replica-sync.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
+import type { BrokerAddress, ClientSecurity } from '../client/security.js'
 
 /**
  * The group coordinator takes over the groups of the `__consumer_offsets` partitions this broker
@@ -74,8 +75,8 @@ export interface ClusterParts {
   readonly sync: ReplicaSync
   /** Leader elections (runs its sweep only while this broker is the controller). */
   readonly election: LeaderElection
-  /** A registered broker's address on the inter-broker listener (undefined when unknown). */
-  endpointOf(nodeId: number): { host: string; port: number } | undefined
+  /** A registered broker's address on the inter-broker listener, with its security (undefined when unknown). */
+  endpointOf(nodeId: number): BrokerAddress | undefined
   /** Once registered: fetch from leaders' registered endpoints, take part in leader election. */
   attach(membership: Membership): void
   close(): Promise<void>
@@ -88,14 +89,18 @@ export function startClusterParts(
   controller: Controller,
   clock: Clock,
   logger: Logger,
+  /** The inter-broker listener's security (its current TLS material); default PLAINTEXT. */
+  interBrokerSecurity: () => ClientSecurity | undefined = () => undefined,
 ): ClusterParts {
   const store = backend.store
   const nodeId = config.nodeId
-  const interBroker = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name
-  const endpointOf = (id: number) => {
+  const interBroker = config.interBrokerListenerName
+  const endpointOf = (id: number): BrokerAddress | undefined => {
     const b = backend.membership?.brokers().find((x) => x.nodeId === id)
     const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
-    return e ? { host: e.host, port: e.port } : undefined
+    if (!e) return undefined
+    const security = interBrokerSecurity()
+    return { host: e.host, port: e.port, ...(security ? { security } : {}) }
   }
   const fetchers = new FetcherManager({
     nodeId,

@@ -87,6 +87,7 @@ export class KafkaClient {
   readonly requestTimeoutMs: number
   private readonly connectTimeoutMs: number
   private readonly metadataMaxAgeMs: number
+  private readonly security: ClientSecurity | undefined
   private readonly bootstrapAddresses: Address[]
   private bootstrapConn: Connection | undefined
   private readonly nodes = new Map<number, Promise<Connection>>()
@@ -104,6 +105,7 @@ export class KafkaClient {
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000
     this.metadataMaxAgeMs = opts.metadataMaxAgeMs ?? 300_000
+    this.security = opts.security
   }
 
   /** Connects to the first reachable bootstrap server and negotiates API versions with it. */
@@ -271,6 +273,7 @@ export class KafkaClient {
       clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs,
       connectTimeoutMs: this.connectTimeoutMs,
+      ...(this.security ? { security: this.security } : {}),
     })
     if (this.closed) {
       conn.close()

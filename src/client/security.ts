@@ -20,7 +20,9 @@ export interface ClientTlsOptions {
   /** PEM certificate chain and private key, for mTLS (ssl.keystore.certificate.chain / ssl.keystore.key). */
   cert?: string
   key?: string
-  /** ssl.key.password, for an encrypted key. */
+  /** A PKCS12 key store instead of cert/key (ssl.keystore.type=PKCS12). */
+  pfx?: Buffer
+  /** ssl.key.password, for an encrypted key (or the PKCS12 store's password). */
   passphrase?: string
   /** ssl.endpoint.identification.algorithm=https (the default) checks the broker's host name. */
   checkHostname?: boolean
@@ -30,4 +32,12 @@ export interface ClientSecurity {
   protocol: SecurityProtocol
   sasl?: ClientSaslOptions
   tls?: ClientTlsOptions
+}
+
+/** Where a broker is and how to connect to it: what a broker's connections to other brokers take. */
+export interface BrokerAddress {
+  host: string
+  port: number
+  /** The inter-broker listener's security; default PLAINTEXT. */
+  security?: ClientSecurity
 }

@@ -26,6 +26,7 @@ import { type ParsedListener, parseListeners, parseSecurityProtocolMap } from '.
 import { type Fs, nodeFs } from '../storage/fs.js'
 import { PropertiesSyntaxError, parsePropertiesEntries } from '../util/properties.js'
 import { BROKER_CONFIG_DEFS, type BrokerConfigName, type BrokerConfigValue, type ConfigKeyDef } from './config-defs.js'
+import { LISTENER_SSL_KEYS } from './ssl-keys.js'
 import {
   BROKER_DEFAULTS,
   brokerConfigDef,
@@ -195,6 +196,22 @@ export class BrokerConfig {
     const s = this.settings.get(name)
     if (!s) throw new Error(`unknown broker config ${name}`)
     return s.value as BrokerConfigValue<N>
+  }
+
+  /**
+   * A listener's value of a key Kafka lets each listener override (`listener.name.<listener>.<key>`,
+   * the listener name in lower case, as Kafka's ListenerName.configPrefix writes it), else the
+   * broker-wide value.
+   */
+  listenerGet<N extends BrokerConfigName>(listener: string, name: N): BrokerConfigValue<N> {
+    const s = this.settings.get(listenerConfigKey(listener, name))
+    return s ? (s.value as BrokerConfigValue<N>) : this.get(name)
+  }
+
+  /** Where listenerGet's value comes from: the listener's own key, or the broker-wide one. */
+  listenerKeyOf(listener: string, name: BrokerConfigName): string {
+    const key = listenerConfigKey(listener, name)
+    return this.settings.has(key) ? key : name
   }
 
   /** True when the key was given by a file, the environment, the program or an override. */
@@ -417,6 +434,13 @@ export interface LoadedBrokerConfig {
 
 export const ENV_PREFIX = 'TRIBUTARY_'
 
+const LISTENER_KEY = /^listener\.name\.([A-Za-z0-9_-]+)\.(.+)$/
+
+/** `listener.name.<listener in lower case>.<key>`, the name of a per-listener setting. */
+export function listenerConfigKey(listener: string, name: string): string {
+  return `listener.name.${listener.toLowerCase()}.${name}`
+}
+
 /** TRIBUTARY_LOG_RETENTION_HOURS → log.retention.hours; `__` → `_`, `___` → `-`. Undefined if not ours. */
 export function envVarToConfigKey(name: string): string | undefined {
   if (!name.startsWith(ENV_PREFIX) || name.length === ENV_PREFIX.length) return undefined
@@ -478,6 +502,13 @@ export function buildBrokerConfig(
   const warnings: string[] = []
   const explicit = new Map<string, ConfigSetting>()
   for (const r of raws) {
+    const perListener = LISTENER_KEY.exec(r.key)
+    if (perListener && LISTENER_SSL_KEYS.has(perListener[2]!)) {
+      // listener.name.<listener>.<key>: parsed and checked as <key>, kept under the full name.
+      const p = parseConfigValue(brokerConfigDef(perListener[2]!)!, r.raw, r.where)
+      explicit.set(listenerConfigKey(perListener[1]!, perListener[2]!), { value: p.value, text: p.text, origin: r.origin })
+      continue
+    }
     const def = brokerConfigDef(r.key)
     if (!def) {
       const t = topicConfigDef(r.key)

@@ -7,13 +7,14 @@
 // connection and refuses new ones.
 import { connectNegotiated } from '../client/api-versions.js'
 import type { Connection } from '../client/connection.js'
+import type { BrokerAddress } from '../client/security.js'
 
 export interface BrokerConnectionsOptions {
   /** Names the connections (the client id is `${clientIdPrefix}-${nodeId}`). */
   clientIdPrefix: string
   nodeId: number
   /** The broker's address on the inter-broker listener; undefined when it is not registered. */
-  endpointOf: (nodeId: number) => { host: string; port: number } | undefined
+  endpointOf: (nodeId: number) => BrokerAddress | undefined
   requestTimeoutMs: number
 }
 
@@ -34,6 +35,7 @@ export class BrokerConnections {
         port: at.port,
         clientId: `${this.opts.clientIdPrefix}-${this.opts.nodeId}`,
         requestTimeoutMs: this.opts.requestTimeoutMs,
+        ...(at.security ? { security: at.security } : {}),
       }).then((conn) => {
         conn.onClose(() => {
           if (this.conns.get(nodeId) === c) this.conns.delete(nodeId)

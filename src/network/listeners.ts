@@ -5,13 +5,19 @@
 // as Kafka's ListenerName.normalised does. Each name maps to a security protocol through
 // `listener.security.protocol.map` (NAME:PROTOCOL,...); when that property is absent the four
 // protocol names map to themselves, and when it is given it replaces that default, as in Kafka.
-// Only PLAINTEXT is served for now; TLS and SASL come later.
+// PLAINTEXT, SSL and SASL_SSL are served (the last two are TLS listeners, server.ts; SASL_SSL's
+// authentication is SASL's); SASL_PLAINTEXT not yet.
 
 import { isIPv6 } from 'node:net'
 
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number]
-const SERVED: ReadonlySet<string> = new Set<SecurityProtocol>(['PLAINTEXT'])
+const SERVED: ReadonlySet<string> = new Set<SecurityProtocol>(['PLAINTEXT', 'SSL', 'SASL_SSL'])
+
+/** The protocols whose transport is TLS. */
+export function isTlsProtocol(protocol: SecurityProtocol): boolean {
+  return protocol === 'SSL' || protocol === 'SASL_SSL'
+}
 
 export interface ParsedListener {
   name: string
@@ -98,7 +104,7 @@ function parseEntry(entry: string, protocols: Map<string, SecurityProtocol>): Pa
     throw bad(`no security protocol for listener ${name}: add ${name}:PLAINTEXT to listener.security.protocol.map`)
   }
   if (!SERVED.has(securityProtocol)) {
-    throw bad(`listener ${name} uses ${securityProtocol}, but only PLAINTEXT is supported for now`)
+    throw bad(`listener ${name} uses ${securityProtocol}, which is not supported yet (PLAINTEXT, SSL and SASL_SSL are)`)
   }
   return { name, host, port, securityProtocol }
 }

@@ -21,6 +21,7 @@
 // same pause.
 import { connectNegotiated } from '../client/api-versions.js'
 import type { Connection } from '../client/connection.js'
+import type { BrokerAddress } from '../client/security.js'
 import { ErrorCode, KafkaError } from '../protocol/errors.js'
 import { FetchRequest, FetchResponse } from '../protocol/messages/01-fetch.js'
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/02-list-offsets.js'
@@ -51,7 +52,7 @@ export interface FetcherDeps {
   logger: Logger
   config: FetcherConfig
   /** Where a broker listens for other brokers (inter-broker listener); undefined when not registered. */
-  endpointOf(nodeId: number): { host: string; port: number } | undefined
+  endpointOf(nodeId: number): BrokerAddress | undefined
   /** A follower's log grew or its high watermark moved (long-polling readers may wake). */
   onProgress?(p: Partition): void
 }
@@ -194,6 +195,7 @@ class ReplicaFetcher {
       port: at.port,
       clientId: `tributary-replica-fetcher-${this.deps.nodeId}`,
       requestTimeoutMs: this.deps.config.socketTimeoutMs + this.deps.config.maxWaitMs,
+      ...(at.security ? { security: at.security } : {}),
     })
     this.conn = conn
     return conn

@@ -33,9 +33,10 @@ describe('parseListeners', () => {
     assert.throws(() => parseListeners('PLAINTEXT://:9092', 'INTERNAL:PLAINTEXT'), /PLAINTEXT:PLAINTEXT|no security protocol/)
   })
 
-  it('refuses protocols other than PLAINTEXT with a clear message', () => {
-    assert.throws(() => parseListeners('SSL://:9093'), /SSL.*only PLAINTEXT/)
-    assert.throws(() => parseListeners('EXTERNAL://:9093', 'EXTERNAL:SASL_SSL'), /SASL_SSL.*only PLAINTEXT/)
+  it('serves SSL and SASL_SSL (TLS listeners) and refuses SASL_PLAINTEXT with a clear message', () => {
+    assert.deepEqual(parseListeners('SSL://:9093'), [{ name: 'SSL', host: '0.0.0.0', port: 9093, securityProtocol: 'SSL' }])
+    assert.equal(parseListeners('EXTERNAL://:9093', 'EXTERNAL:SASL_SSL')[0]!.securityProtocol, 'SASL_SSL')
+    assert.throws(() => parseListeners('SASL_PLAINTEXT://:9094'), /SASL_PLAINTEXT.*not supported yet/)
   })
 
   const bad: Array<[string, RegExp]> = [
