@@ -104,6 +104,7 @@ export class Broker {
     const rack = config.get('broker.rack') ?? null
     // TLS listeners' key and trust stores, read and checked before anything starts (a bad one fails start-up).
     const tlsContexts = listenerTlsContexts(config, logger.child('tls'))
+    const brokerSecurity = interBrokerSecurity(config, tlsContexts)
     const backend: ClusterBackend =
       (await openEtcd(config, fs, logDir!, clock, logger)) ??
       localClusterBackend(await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }), {
@@ -155,7 +156,7 @@ export class Broker {
         parts.sync.settled(topic),
       )
       configs.onChange((c) => controller.updateBrokerConfig(c))
-      const parts = startClusterParts(backend, config, replicas, controller, clock, logger, interBrokerSecurity(config, tlsContexts))
+      const parts = startClusterParts(backend, config, replicas, controller, clock, logger, brokerSecurity)
       cluster = parts
       await parts.sync.start()
       // Retention reads each topic's current effective config at every run (dynamic changes apply).
@@ -357,7 +358,8 @@ export class Broker {
         persister: shareStatePersister,
         settings: (groupId) => configs.shareGroupSettings(groupId),
         brokers: (listenerName) => services.brokers(listenerName),
-        interBrokerListener: config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name ?? '',
+        interBrokerListener: config.interBrokerListenerName,
+        interBrokerSecurity: brokerSecurity,
         clock,
         logger: logger.child('shares'),
         fetchMaxBytes: config.get('fetch.max.bytes'),
@@ -444,8 +446,10 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
+      // The HTTP modules' own clients connect without TLS or SASL: to a PLAINTEXT listener when there is one.
+      const plaintext = config.advertisedListeners.find((l) => l.securityProtocol === 'PLAINTEXT')?.name
       http = await startHttp(config, services, logger, () => {
-        const first = advertised.values().next().value
+        const first = (plaintext !== undefined ? advertised.get(plaintext) : undefined) ?? advertised.values().next().value
         return first ? `${first.host}:${first.port}` : ''
       }).catch(async (err) => {
         await network.close()

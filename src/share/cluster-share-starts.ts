@@ -8,6 +8,7 @@
 import { listGroups } from '../client/admin-groups.js'
 import { listShareGroupOffsets } from '../client/admin-group-types.js'
 import { KafkaClient } from '../client/client.js'
+import type { ClientSecurity } from '../client/security.js'
 
 export class ClusterShareStarts {
   private client: Promise<KafkaClient> | undefined
@@ -15,6 +16,8 @@ export class ClusterShareStarts {
   constructor(
     private readonly bootstrap: () => string[],
     private readonly clientId: string,
+    /** The inter-broker listener's security (TLS); default PLAINTEXT. */
+    private readonly security: () => ClientSecurity | undefined = () => undefined,
   ) {}
 
   /** The smallest stored start offset of any share group on topic-partition; +Infinity when none has state there. */
@@ -39,7 +42,8 @@ export class ClusterShareStarts {
   }
 
   private connect(): Promise<KafkaClient> {
-    this.client ??= KafkaClient.connect({ bootstrap: this.bootstrap(), clientId: this.clientId })
+    const security = this.security()
+    this.client ??= KafkaClient.connect({ bootstrap: this.bootstrap(), clientId: this.clientId, ...(security ? { security } : {}) })
     return this.client.catch((err) => {
       this.client = undefined
       throw err

@@ -18,6 +18,7 @@
 // leads is appended to directly (acks=all, the topic's min.insync.replicas); another leader's is
 // produced to through Tributary's own client.
 import { KafkaClient } from '../client/client.js'
+import type { ClientSecurity } from '../client/security.js'
 import { partitionForKey } from '../client/partitioner.js'
 import { Producer } from '../client/producer.js'
 import type { ProducerRecord } from '../client/producer-batch.js'
@@ -43,6 +44,8 @@ export interface BrokerDeadLetterSinkOptions {
   messageMaxBytes: number
   /** host:port of this cluster's brokers, for writing to a partition led elsewhere. */
   bootstrap: () => string[]
+  /** How to connect to them (the inter-broker listener's security); default PLAINTEXT. */
+  security?: () => ClientSecurity | undefined
   /** errors.deadletterqueue.topic.name.prefix, read when used (a dynamic broker config). */
   topicPrefix: () => string
   /** errors.deadletterqueue.auto.create.topics.enable, read when used. */
@@ -187,7 +190,12 @@ export class BrokerDeadLetterSink implements DeadLetterSink {
   }
 
   private async produceRemote(topic: string, partition: number, records: ProducerRecord[]): Promise<void> {
-    this.client ??= KafkaClient.connect({ bootstrap: this.o.bootstrap(), clientId: `tributary-dlq-${this.o.nodeId}` })
+    const security = this.o.security?.()
+    this.client ??= KafkaClient.connect({
+      bootstrap: this.o.bootstrap(),
+      clientId: `tributary-dlq-${this.o.nodeId}`,
+      ...(security ? { security } : {}),
+    })
     const client = await this.client.catch((err) => {
       this.client = undefined
       throw err
