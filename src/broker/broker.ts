@@ -27,6 +27,7 @@ import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
+import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
 import { interBrokerSecurity, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
@@ -547,8 +548,10 @@ async function openEtcd(config: BrokerConfig, fs: Fs, dataDir: string, clock: Cl
   const endpoints = config.get('etcd.endpoints')
   if (!endpoints || endpoints.length === 0) return undefined
   const { openEtcdCluster } = await import('../cluster/etcd-broker.js')
+  const tls = etcdTlsFromConfig(config)
   return openEtcdCluster({
     endpoints,
+    ...(tls ? { tls } : {}),
     prefix: config.get('etcd.prefix'),
     sessionTimeoutMs: config.get('broker.session.timeout.ms'),
     nodeId: config.nodeId,

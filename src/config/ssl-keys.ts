@@ -129,5 +129,30 @@ export const SSL_KEYS = [
   },
 ] as const satisfies readonly ConfigKeyDef[]
 
+/** TLS to etcd (etcd.endpoints given as https:// URLs): Tributary's own, as etcd has no Kafka name. */
+export const ETCD_TLS_KEYS = [
+  {
+    name: 'tributary.etcd.ssl.ca.location',
+    type: 'string',
+    default: null,
+    scope: 'broker',
+    doc: 'PEM file of the CA certificates etcd’s server certificate must chain to (etcdctl’s --cacert). Setting any tributary.etcd.ssl.* key makes the broker speak TLS to etcd; etcd.endpoints must then be https:// URLs. Unset with https:// endpoints: Node’s bundled CA certificates.',
+  },
+  {
+    name: 'tributary.etcd.ssl.certificate.location',
+    type: 'string',
+    default: null,
+    scope: 'broker',
+    doc: 'PEM client certificate (chain) the broker presents to etcd (etcdctl’s --cert), with tributary.etcd.ssl.key.location, when etcd runs with --client-cert-auth.',
+  },
+  {
+    name: 'tributary.etcd.ssl.key.location',
+    type: 'string',
+    default: null,
+    scope: 'broker',
+    doc: 'PEM private key (unencrypted) of tributary.etcd.ssl.certificate.location (etcdctl’s --key).',
+  },
+] as const satisfies readonly ConfigKeyDef[]
+
 /** The keys that may be set per listener as listener.name.<listener>.<key>. */
 export const LISTENER_SSL_KEYS: ReadonlySet<string> = new Set(SSL_KEYS.map((k) => k.name))
