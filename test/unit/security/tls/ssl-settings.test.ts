@@ -1,6 +1,7 @@
 // A listener's ssl.* settings: what is accepted, and what fails start-up with a ConfigError naming
 // the key (and never showing a password); listener.name.<listener>.ssl.* wins over the broker's.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { createPrivateKey } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -132,5 +133,32 @@ describe('TLS listener settings', () => {
       assert.equal(d.value, null, name)
     }
     assert.equal(c.describe('ssl.keystore.location')!.value, certs.brokerKeystore)
+  })
+})
+
+describe('PKCS12 key stores', () => {
+  test('a PKCS12 key store with ssl.keystore.password is read; a wrong password fails naming the location', async () => {
+    const certs = await makeCerts()
+    try {
+      const p12 = join(certs.dir, 'broker.p12')
+      execFileSync('openssl', [
+        'pkcs12',
+        '-export',
+        '-in',
+        certs.brokerCert,
+        '-inkey',
+        certs.brokerKey,
+        '-out',
+        p12,
+        '-passout',
+        'pass:store-pw',
+      ])
+      const values = { ...sslSettings(certs), 'ssl.keystore.type': 'PKCS12', 'ssl.keystore.location': p12 }
+      const s = readSslSettings(config({ ...values, 'ssl.keystore.password': 'store-pw' }), 'SSL')
+      assert.ok(s.material.pfx && s.material.pfx.length > 0)
+      refused({ ...values, 'ssl.keystore.password': 'not-it' }, 'ssl.keystore.location')
+    } finally {
+      certs.remove()
+    }
   })
 })
