@@ -4,7 +4,7 @@
 // refused; the principal of an mTLS connection follows ssl.principal.mapping.rules (seen in the
 // broker's debug log); and a broker certificate replaced on disk is what new connections see.
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls'
@@ -146,6 +146,27 @@ describe('TLS listener with kafkajs', () => {
     })
   })
 
+  describe('ssl.client.auth=requested', () => {
+    let broker: RunningBroker
+    before(async () => {
+      broker = await start(sslSettings(certs, { 'ssl.client.auth': 'requested' }))
+    })
+    after(async () => broker?.close())
+
+    test('a client without a certificate gets in as User:ANONYMOUS; one with a trusted certificate as its DN', async () => {
+      assert.deepEqual(await roundTrip(kafka(broker, { ca: [certs.pem.ca] }), 'tls-requested-anon'), ['one', 'two'])
+      assert.ok(lines.some((l) => l.includes('connection accepted') && l.includes(`listener=SSL`) && l.includes('User:ANONYMOUS')))
+      const k = kafka(broker, { ca: [certs.pem.ca], cert: certs.pem.clientCert, key: certs.pem.clientKey })
+      assert.deepEqual(await roundTrip(k, 'tls-requested-cert'), ['one', 'two'])
+      assert.ok(lines.some((l) => l.includes('connection accepted') && l.includes('User:CN=client')))
+    })
+
+    test('a client with a certificate from another CA is refused', async () => {
+      const admin = kafka(broker, { ca: [certs.pem.ca], cert: other.pem.clientCert, key: other.pem.clientKey }).admin()
+      await assert.rejects(admin.connect())
+    })
+  })
+
   test('a broker certificate replaced on disk is what new connections see', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tributary-reload-'))
     const first = await generateDevCerts({ dir })
@@ -164,6 +185,10 @@ describe('TLS listener with kafkajs', () => {
       )
       assert.notEqual(after, before)
       assert.ok(lines.some((l) => l.includes('TLS material reloaded')))
+      // A broken key store on disk is logged and the material in use kept.
+      writeFileSync(first.brokerKeystore, 'not a key store\n')
+      await waitFor(() => lines.some((l) => l.includes('keeping the previous')), 'the bad key store logged', 15_000)
+      assert.equal((await peerCertificate(broker, ca)).serialNumber, after)
     } finally {
       await broker.close()
     }
