@@ -88,7 +88,7 @@ export const SSL_KEYS = [
     default: 'none',
     validator: { oneOf: ['required', 'requested', 'none'] },
     scope: 'broker',
-    doc: 'Client authentication on TLS listeners: required (a client without a certificate trusted by the trust store is refused), requested (a certificate is asked for but optional; one that is not trusted is refused) or none.',
+    doc: 'Client authentication on TLS listeners: required (a client without a certificate trusted by the trust store is refused), requested (a certificate is asked for but optional; one that is not trusted is refused) or none. SASL_SSL listeners take only their own listener.name.<listener>.ssl.client.auth (KIP-684).',
   },
   {
     name: 'ssl.principal.mapping.rules',

@@ -42,7 +42,10 @@ export class ListenerTlsContext implements ListenerTls {
   ) {
     this.settings = readSslSettings(config, listener)
     this.material = this.settings.material
-    this.clientAuth = this.settings.clientAuth
+    // KIP-684: on SASL_SSL listeners only the listener's own ssl.client.auth counts; the
+    // broker-wide one is for SSL listeners.
+    const ownClientAuth = config.listenerKeyOf(listener, 'ssl.client.auth') !== 'ssl.client.auth'
+    this.clientAuth = protocol === 'SASL_SSL' && !ownClientAuth ? 'none' : this.settings.clientAuth
     let mapper: PrincipalMapper
     try {
       mapper = new PrincipalMapper(this.settings.principalMappingRules)

@@ -162,3 +162,23 @@ describe('PKCS12 key stores', () => {
     }
   })
 })
+
+describe('ssl.client.auth on SASL_SSL listeners (KIP-684)', () => {
+  test('only the listener-prefixed value applies; the broker-wide one is for SSL listeners', async () => {
+    const certs = await makeCerts()
+    try {
+      const values = { ...sslSettings(certs), listeners: 'SSL://127.0.0.1:0,SASL_SSL://127.0.0.1:0', 'ssl.client.auth': 'required' }
+      const broad = listenerTlsContexts(buildBrokerConfig({ values }).config, silentLogger)
+      assert.equal(broad.get('SSL')!.clientAuth, 'required')
+      assert.equal(broad.get('SASL_SSL')!.clientAuth, 'none')
+      const own = listenerTlsContexts(
+        buildBrokerConfig({ values: { ...values, 'listener.name.sasl_ssl.ssl.client.auth': 'requested' } }).config,
+        silentLogger,
+      )
+      assert.equal(own.get('SASL_SSL')!.clientAuth, 'requested')
+      assert.equal(own.get('SASL_SSL')!.principalOf, undefined, 'SASL sets the principal of a SASL_SSL connection')
+    } finally {
+      certs.remove()
+    }
+  })
+})
