@@ -28,7 +28,10 @@ import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
 import { StoreScramCredentials } from '../security/sasl/scram-credentials.js'
-import { createSaslAuthenticator, interBrokerSecurity } from '../security/sasl/setup.js'
+import { createSaslAuthenticator } from '../security/sasl/setup.js'
+import { interBrokerSecurity } from '../security/inter-broker.js'
+import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
+import { listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -103,6 +106,9 @@ export class Broker {
     // With etcd.endpoints the metadata lives in etcd and the broker joins a cluster; without, it
     // is a cluster of one on its local store. Either way the same parts follow the metadata.
     const rack = config.get('broker.rack') ?? null
+    // TLS listeners' key and trust stores, read and checked before anything starts (a bad one fails start-up).
+    const tlsContexts = listenerTlsContexts(config, logger.child('tls'))
+    const brokerSecurity = interBrokerSecurity(config, tlsContexts)
     const backend: ClusterBackend =
       (await openEtcd(config, fs, logDir!, clock, logger)) ??
       localClusterBackend(await LocalMetadataStore.open({ fs, dataDir: logDir!, clock, nodeId, clusterId: config.get('cluster.id') }), {
@@ -154,7 +160,7 @@ export class Broker {
         parts.sync.settled(topic),
       )
       configs.onChange((c) => controller.updateBrokerConfig(c))
-      const parts = startClusterParts(backend, config, replicas, controller, clock, logger)
+      const parts = startClusterParts(backend, config, replicas, controller, clock, logger, brokerSecurity)
       cluster = parts
       await parts.sync.start()
       // Retention reads each topic's current effective config at every run (dynamic changes apply).
@@ -348,8 +354,6 @@ export class Broker {
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)
 
       const advertised = new Map<string, { host: string; port: number }>()
-      const interBrokerListener = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name ?? ''
-      const interBrokerLogin = interBrokerSecurity(config, interBrokerListener)
       // The share-partition leaders (KIP-932), keeping their durable state through the persister.
       shares = createShareLeaders({
         nodeId,
@@ -358,8 +362,8 @@ export class Broker {
         persister: shareStatePersister,
         settings: (groupId) => configs.shareGroupSettings(groupId),
         brokers: (listenerName) => services.brokers(listenerName),
-        interBrokerListener,
-        ...(interBrokerLogin ? { interBrokerSecurity: interBrokerLogin } : {}),
+        interBrokerListener: config.interBrokerListenerName,
+        interBrokerSecurity: brokerSecurity,
         clock,
         logger: logger.child('shares'),
         fetchMaxBytes: config.get('fetch.max.bytes'),
@@ -416,7 +420,10 @@ export class Broker {
         scramCredentials: new StoreScramCredentials(store),
       }
       const network = new NetworkServer({
-        listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
+        listeners: config.listeners.map((l) => {
+          const tls = tlsContexts.get(l.name)
+          return { name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol, ...(tls ? { tls } : {}) }
+        }),
         config: {
           maxRequestBytes: config.get('socket.request.max.bytes'),
           saslMaxReceiveBytes: config.get('sasl.server.max.receive.size'),
@@ -446,8 +453,10 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
+      // The HTTP modules' own clients connect without TLS or SASL: to a PLAINTEXT listener when there is one.
+      const plaintext = config.advertisedListeners.find((l) => l.securityProtocol === 'PLAINTEXT')?.name
       http = await startHttp(config, services, logger, () => {
-        const first = advertised.values().next().value
+        const first = (plaintext !== undefined ? advertised.get(plaintext) : undefined) ?? advertised.values().next().value
         return first ? `${first.host}:${first.port}` : ''
       }).catch(async (err) => {
         await network.close()
@@ -546,8 +555,10 @@ async function openEtcd(config: BrokerConfig, fs: Fs, dataDir: string, clock: Cl
   const endpoints = config.get('etcd.endpoints')
   if (!endpoints || endpoints.length === 0) return undefined
   const { openEtcdCluster } = await import('../cluster/etcd-broker.js')
+  const tls = etcdTlsFromConfig(config)
   return openEtcdCluster({
     endpoints,
+    ...(tls ? { tls } : {}),
     prefix: config.get('etcd.prefix'),
     sessionTimeoutMs: config.get('broker.session.timeout.ms'),
     nodeId: config.nodeId,

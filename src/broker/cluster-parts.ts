@@ -5,7 +5,6 @@
 // that of its __transaction_state partitions, and of the share coordinator to that of its
 // __share_group_state partitions. The same on the local store and on etcd.
 import type { InterBrokerEndpoint } from '../client/security.js'
-import { interBrokerSecurity } from '../security/sasl/setup.js'
 import type { Controller } from '../cluster/controller.js'
 import { LeaderElection } from '../cluster/leader-election.js'
 import type { ClusterBackend, Membership } from '../cluster/membership.js'
@@ -20,6 +19,7 @@ import { ReplicaSync } from '../replication/replica-sync.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
+import type { ClientSecurity } from '../client/security.js'
 
 /**
  * The group coordinator takes over the groups of the `__consumer_offsets` partitions this broker
@@ -90,16 +90,18 @@ export function startClusterParts(
   controller: Controller,
   clock: Clock,
   logger: Logger,
+  /** The inter-broker listener's security (its current TLS material); default PLAINTEXT. */
+  interBrokerSecurity: () => ClientSecurity | undefined = () => undefined,
 ): ClusterParts {
   const store = backend.store
   const nodeId = config.nodeId
-  const interBroker = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name
-  // Every connection to another broker authenticates as this broker (sasl.mechanism.inter.broker.protocol).
-  const security = interBrokerSecurity(config, interBroker)
+  const interBroker = config.interBrokerListenerName
   const endpointOf = (id: number): InterBrokerEndpoint | undefined => {
     const b = backend.membership?.brokers().find((x) => x.nodeId === id)
     const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
-    return e ? { host: e.host, port: e.port, ...(security ? { security } : {}) } : undefined
+    if (!e) return undefined
+    const security = interBrokerSecurity()
+    return { host: e.host, port: e.port, ...(security ? { security } : {}) }
   }
   const fetchers = new FetcherManager({
     nodeId,

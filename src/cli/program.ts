@@ -3,6 +3,7 @@
 //
 //   tributary start [server.properties] [--config <file>] [--override key=value ...]
 //   tributary perf produce | consume | e2e [options]   (see perf/command.ts)
+//   tributary dev-certs --dir DIR [--host H ...]     (development TLS certificates, dev-certs.ts)
 //   tributary --version
 //
 // `start` takes its config file either positionally, as kafka-server-start.sh does
@@ -45,7 +46,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
   // The client-side commands (and the client library under them) are loaded only when the command
   // line may name one: `tributary start` does not pay for them (a third of its start-up time).
   if (argv[2] !== 'start') {
-    const [topic, produce, consume, group, cluster, perf, producers, transactions, user] = await Promise.all([
+    const [topic, produce, consume, group, cluster, perf, producers, transactions, user, devCerts] = await Promise.all([
       import('./topic.js'),
       import('./produce.js'),
       import('./consume.js'),
@@ -55,6 +56,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
       import('./producers.js'),
       import('./transactions.js'),
       import('./user.js'),
+      import('./dev-certs.js'),
     ])
     topic.registerTopicCommand(program, deps)
     produce.registerProduceCommand(program, deps)
@@ -65,6 +67,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
     producers.registerProducersCommand(program, deps)
     transactions.registerTransactionsCommand(program, deps)
     user.registerUserCommand(program, deps)
+    devCerts.registerDevCertsCommand(program, deps)
   }
 
   try {

@@ -15,8 +15,14 @@
 // Writes: the frame's size prefix is reserved at the start of the Writer and patched once the
 // length is known; record batches spliced into a request (Writer.splice) go to the socket as they
 // are, without being copied, in one corked writev with the header.
-import type { ClientSecurity } from './security.js'
-import { connect, type Socket } from 'node:net'
+//
+// TLS (security.protocol SSL or SASL_SSL): the socket is a TLS socket (TLS 1.2 or 1.3) verified
+// against security.tls.ca (or Node's bundled CA certificates), presenting cert/key for mTLS, with
+// the broker's host name checked unless checkHostname is false; the connection is handed out only
+// once the handshake is done, so a refused handshake fails connect().
+import { connect, isIP, type Socket } from 'node:net'
+import { connect as connectTls, type ConnectionOptions as TlsConnectOptions } from 'node:tls'
+import type { ClientSecurity, ClientTlsOptions } from './security.js'
 import { FrameDecoder, FrameSizeError } from '../network/framing.js'
 import { decodeResponseHeader, encodeRequestHeader, responseHeaderVersion } from '../protocol/header.js'
 import { Reader } from '../protocol/primitives/reader.js'
@@ -103,8 +109,11 @@ export class Connection {
   static connect(opts: ConnectionOptions): Promise<Connection> {
     const timeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     const address = `${opts.host}:${opts.port}`
+    const tls = opts.security?.protocol === 'SSL' || opts.security?.protocol === 'SASL_SSL'
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: opts.host, port: opts.port, noDelay: true })
+      const socket = tls
+        ? connectTls(tlsConnectOptions(opts.host, opts.port, opts.security?.tls ?? {}))
+        : connect({ host: opts.host, port: opts.port, noDelay: true })
       const timer = setTimeout(() => {
         socket.destroy()
         reject(new ClientError('NETWORK_EXCEPTION', `connect to ${address} timed out after ${timeoutMs} ms`))
@@ -115,10 +124,11 @@ export class Connection {
         reject(new ClientError('NETWORK_EXCEPTION', `connect to ${address} failed: ${err.message}`, { cause: err }))
       }
       socket.once('error', onError)
-      socket.once('connect', () => {
+      socket.once(tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
         socket.off('error', onError)
         socket.setKeepAlive(true)
+        if (tls) socket.setNoDelay(true)
         resolve(new Connection(socket, opts))
       })
     })
@@ -325,5 +335,22 @@ export class Connection {
     this.pending.clear()
     for (const p of pending) p.reject(err)
     for (const fn of this.closeListeners.splice(0)) fn(err)
+  }
+}
+
+/** tls.connect's options for a broker at host:port. */
+function tlsConnectOptions(host: string, port: number, t: ClientTlsOptions): TlsConnectOptions {
+  return {
+    host,
+    port,
+    // SNI takes a host name, never an address.
+    ...(isIP(host) === 0 ? { servername: host } : {}),
+    minVersion: 'TLSv1.2',
+    ...(t.ca !== undefined ? { ca: t.ca } : {}),
+    ...(t.cert !== undefined ? { cert: t.cert } : {}),
+    ...(t.key !== undefined ? { key: t.key } : {}),
+    ...(t.pfx !== undefined ? { pfx: t.pfx } : {}),
+    ...(t.passphrase !== undefined ? { passphrase: t.passphrase } : {}),
+    ...(t.checkHostname === false ? { checkServerIdentity: () => undefined } : {}),
   }
 }

@@ -20,7 +20,9 @@ export interface ClientTlsOptions {
   /** PEM certificate chain and private key, for mTLS (ssl.keystore.certificate.chain / ssl.keystore.key). */
   cert?: string
   key?: string
-  /** ssl.key.password, for an encrypted key. */
+  /** A PKCS12 key store instead of cert/key (ssl.keystore.type=PKCS12). */
+  pfx?: Buffer
+  /** ssl.key.password, for an encrypted key (or the PKCS12 store's password). */
   passphrase?: string
   /** ssl.endpoint.identification.algorithm=https (the default) checks the broker's host name. */
   checkHostname?: boolean

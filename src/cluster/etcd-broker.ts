@@ -36,6 +36,15 @@ export interface EtcdClusterOptions {
   clock: Clock
   logger: Logger
   connectTimeoutMs?: number
+  /** TLS to etcd (the tributary.etcd.ssl.* files, read). */
+  tls?: EtcdTls
+}
+
+/** PEM texts for TLS to etcd: the CA to trust (default: Node's bundled ones), a client certificate and key. */
+export interface EtcdTls {
+  ca?: Buffer
+  cert?: Buffer
+  key?: Buffer
 }
 
 /** join() registers under a lease and enters the controller election; close() revokes the lease first. */
@@ -46,7 +55,7 @@ export interface EtcdCluster extends ClusterBackend {
 }
 
 export async function openEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdCluster> {
-  const client = await connectEtcd(opts.endpoints, opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS)
+  const client = await connectEtcd(opts.endpoints, opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, opts.tls)
   let store: EtcdMetadataStore | undefined
   try {
     store = await EtcdMetadataStore.open({
@@ -95,13 +104,27 @@ export async function openEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdClu
 }
 
 /** An etcd client as brokers use it (a broken watch is re-opened within 2 s). */
-export function newEtcdClient(endpoints: readonly string[], dialTimeoutMs = CONNECT_TIMEOUT_MS): Etcd3 {
-  return new Etcd3({ hosts: [...endpoints], dialTimeout: dialTimeoutMs, faultHandling: { watchBackoff: watchBackoff(0) } })
+export function newEtcdClient(endpoints: readonly string[], dialTimeoutMs = CONNECT_TIMEOUT_MS, tls?: EtcdTls): Etcd3 {
+  return new Etcd3({
+    hosts: [...endpoints],
+    dialTimeout: dialTimeoutMs,
+    faultHandling: { watchBackoff: watchBackoff(0) },
+    // gRPC takes a null CA as "its bundled roots"; etcd3's type wants a Buffer.
+    ...(tls
+      ? {
+          credentials: {
+            rootCertificate: tls.ca as Buffer,
+            ...(tls.key ? { privateKey: tls.key } : {}),
+            ...(tls.cert ? { certChain: tls.cert } : {}),
+          },
+        }
+      : {}),
+  })
 }
 
 /** An etcd client whose first request answered within the timeout. */
-export async function connectEtcd(endpoints: readonly string[], timeoutMs: number): Promise<Etcd3> {
-  const client = newEtcdClient(endpoints, timeoutMs)
+export async function connectEtcd(endpoints: readonly string[], timeoutMs: number, tls?: EtcdTls): Promise<Etcd3> {
+  const client = newEtcdClient(endpoints, timeoutMs, tls)
   try {
     await client.get('/').options({ deadline: Date.now() + timeoutMs })
     return client

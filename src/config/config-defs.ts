@@ -27,6 +27,7 @@ import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
 import { SASL_KEYS } from './sasl-keys.js'
+import { ETCD_TLS_KEYS, SSL_KEYS } from './ssl-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 export * from './config-key.js'
@@ -39,6 +40,8 @@ export const BROKER_CONFIG_DEFS = [
   ...SERVICE_KEYS,
   ...SHARE_GROUP_KEYS,
   ...SHARE_COORDINATOR_KEYS,
+  ...SSL_KEYS,
+  ...ETCD_TLS_KEYS,
   ...HTTP_KEYS,
   ...SASL_KEYS,
 ] as const

@@ -1,7 +1,7 @@
 // Every connection the broker closes for a protocol reason is logged and counted: a client cut off
 // without a word is the hardest failure to diagnose from either side. Each close is counted by kind
 // (the counts are exported with the broker's metrics) and published on the diagnostics channel
-// `tributary:network:protocol-close`, and logged at WARN with the peer, the client id, the API and
+// `tributary:network:protocol-close`, and logged (at WARN; failed TLS handshakes at INFO) with the peer, the client id, the API and
 // version and the reason — at most `burst` lines per `windowMs`, so a misbehaving client cannot
 // flood the log; what was held back is summed up in one line when the next window opens.
 import { channel } from 'node:diagnostics_channel'
@@ -20,6 +20,8 @@ export interface ProtocolClose {
   request?: RequestSummary
   /** The error behind a request-failed close (its stack is logged). */
   cause?: unknown
+  /** Default warn; failed TLS handshakes are info, as Kafka logs failed authentications. */
+  level?: 'warn' | 'info'
 }
 
 export interface CloseLogOptions {
@@ -94,7 +96,8 @@ export class ProtocolCloseLog {
     }
     fields.reason = close.reason
     if (close.cause !== undefined) fields.err = errorText(close.cause)
-    this.opts.logger.warn('closing connection', fields)
+    if (close.level === 'info') this.opts.logger.info('closing connection', fields)
+    else this.opts.logger.warn('closing connection', fields)
   }
 }
 

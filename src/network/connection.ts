@@ -32,7 +32,7 @@ import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { ProtocolCloseLog } from './close-log.js'
 import type { SecurityProtocol } from './listeners.js'
-import { ANONYMOUS } from './principal.js'
+import { ANONYMOUS, type KafkaPrincipal } from './principal.js'
 import { FrameDecoder, FrameSizeError } from './framing.js'
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type ResponseChunks } from './types.js'
 
@@ -40,6 +40,8 @@ export interface ConnectionOptions {
   id: number
   listenerName: string
   securityProtocol: SecurityProtocol
+  /** Who the connection acts for from the start (a TLS client certificate's); default User:ANONYMOUS. */
+  principal?: KafkaPrincipal
   maxRequestBytes: number
   /** sasl.server.max.receive.size: the frame limit before authentication. */
   saslMaxReceiveBytes: number
@@ -95,7 +97,7 @@ export class Connection {
       remotePort: socket.remotePort ?? 0,
       listenerName: opts.listenerName,
       securityProtocol: opts.securityProtocol,
-      principal: ANONYMOUS,
+      principal: opts.principal ?? ANONYMOUS,
       authenticated: !opts.securityProtocol.startsWith('SASL_'),
       closed: this.abort.signal,
     }

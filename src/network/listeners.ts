@@ -5,13 +5,17 @@
 // as Kafka's ListenerName.normalised does. Each name maps to a security protocol through
 // `listener.security.protocol.map` (NAME:PROTOCOL,...); when that property is absent the four
 // protocol names map to themselves, and when it is given it replaces that default, as in Kafka.
-// PLAINTEXT and SASL_PLAINTEXT are served (SASL: src/security/sasl/); SSL and SASL_SSL need TLS.
+// All four are served: SSL and SASL_SSL are TLS listeners (server.ts), and SASL_PLAINTEXT and
+// SASL_SSL authenticate with SASL (src/security/sasl/).
 
 import { isIPv6 } from 'node:net'
 
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number]
-const SERVED: ReadonlySet<string> = new Set<SecurityProtocol>(['PLAINTEXT', 'SASL_PLAINTEXT'])
+/** The protocols whose transport is TLS. */
+export function isTlsProtocol(protocol: SecurityProtocol): boolean {
+  return protocol === 'SSL' || protocol === 'SASL_SSL'
+}
 
 export interface ParsedListener {
   name: string
@@ -96,9 +100,6 @@ function parseEntry(entry: string, protocols: Map<string, SecurityProtocol>): Pa
   const securityProtocol = protocols.get(name)
   if (securityProtocol === undefined) {
     throw bad(`no security protocol for listener ${name}: add ${name}:PLAINTEXT to listener.security.protocol.map`)
-  }
-  if (!SERVED.has(securityProtocol)) {
-    throw bad(`listener ${name} uses ${securityProtocol}, but only PLAINTEXT and SASL_PLAINTEXT are supported for now`)
   }
   return { name, host, port, securityProtocol }
 }

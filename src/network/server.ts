@@ -2,13 +2,35 @@
 // Connection. It keeps the set of live connections so close() can shut them down gracefully and
 // report when the last one is gone. Nothing here knows Kafka's messages; requests go to the
 // Dispatcher it was built with.
+//
+// SSL and SASL_SSL listeners are TLS servers (node:tls) set up by the listener's ListenerTls: a
+// connection becomes a Connection only once its handshake is done and its principal known (an
+// SSL listener's client certificate, mapped by ssl.principal.mapping.rules), so no request is
+// dispatched before. A handshake that fails or does not finish within HANDSHAKE_TIMEOUT_MS is
+// logged (rate-limited, close-log.ts) and closed; until then OpenSSL holds at most one handshake
+// flight per socket, so the pre-handshake phase buffers a bounded amount. When the listener's
+// files change, new connections get the new material (setSecureContext); open ones keep theirs.
 
+import type { X509Certificate } from 'node:crypto'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { ProtocolCloseLog } from './close-log.js'
 import { Connection } from './connection.js'
-import { DEFAULT_NETWORK_CONFIG, type Dispatcher, type ListenerConfig, type NetworkConfig, type NetworkMetrics } from './types.js'
+import { isTlsProtocol } from './listeners.js'
+import { ANONYMOUS, formatPrincipal, type KafkaPrincipal } from './principal.js'
+import {
+  DEFAULT_NETWORK_CONFIG,
+  type Dispatcher,
+  type ListenerConfig,
+  type ListenerTls,
+  type NetworkConfig,
+  type NetworkMetrics,
+} from './types.js'
+
+/** How long a TLS client has to finish its handshake. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000
 
 export interface NetworkServerOptions {
   listeners: ListenerConfig[]
@@ -23,11 +45,15 @@ export interface NetworkServerOptions {
 interface Bound {
   listener: ListenerConfig
   server: Server
+  /** Stops watching a TLS listener's files. */
+  unwatch?: () => void
 }
 
 export class NetworkServer {
   private readonly bound: Bound[] = []
   private readonly connections = new Set<Connection>()
+  /** TLS sockets whose handshake is under way (destroyed on close). */
+  private readonly handshaking = new Set<Socket>()
   private readonly log: Logger
   /** Connections closed for a protocol reason, logged and counted by kind. */
   readonly protocolCloses: ProtocolCloseLog
@@ -48,20 +74,81 @@ export class NetworkServer {
     this.started = true
     try {
       for (const listener of this.opts.listeners) {
-        const server = createServer({ allowHalfOpen: true })
-        server.on('connection', (socket) => this.accept(socket, listener))
+        const server = listener.tls ? this.tlsServer(listener, listener.tls) : createServer({ allowHalfOpen: true })
+        if (!listener.tls) server.on('connection', (socket) => this.accept(socket, listener, ANONYMOUS))
         await listen(server, listener)
         // After a successful bind, errors (e.g. EMFILE on accept) are logged, never thrown.
         server.on('error', (err) => this.log.error('listener error', { listener: listener.name, err }))
-        this.bound.push({ listener, server })
+        const tls = listener.tls
+        const unwatch = tls?.watch(() => {
+          ;(server as TlsServer).setSecureContext(tls.contextOptions())
+          this.log.info('TLS material reloaded; new connections use it', { listener: listener.name })
+        })
+        this.bound.push({ listener, server, ...(unwatch ? { unwatch } : {}) })
         const port = (server.address() as AddressInfo).port
         this.log.debug('listening', { listener: listener.name, host: listener.host, port })
       }
     } catch (err) {
+      for (const b of this.bound) b.unwatch?.()
       await Promise.all(this.bound.map(({ server }) => closeServer(server)))
       this.bound.length = 0
       throw err
     }
+  }
+
+  /** A TLS server for an SSL or SASL_SSL listener: connections are accepted once their handshake is done. */
+  private tlsServer(listener: ListenerConfig, tls: ListenerTls): TlsServer {
+    const server = createTlsServer({
+      ...tls.contextOptions(),
+      allowHalfOpen: true,
+      requestCert: tls.clientAuth !== 'none',
+      // requested: a client without a certificate is let in; one with an untrusted one is refused below.
+      rejectUnauthorized: tls.clientAuth === 'required',
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    })
+    server.on('connection', (raw: Socket) => {
+      if (this.closing !== undefined) {
+        raw.destroy()
+        return
+      }
+      this.handshaking.add(raw)
+      raw.once('close', () => this.handshaking.delete(raw))
+    })
+    server.on('secureConnection', (socket: TLSSocket) => {
+      const principal = this.tlsPrincipal(socket, listener, tls)
+      if (principal) this.accept(socket, listener, principal)
+    })
+    server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
+      this.tlsRefused(listener, socket, err.code ?? err.message)
+      socket.destroy()
+    })
+    return server
+  }
+
+  /** The principal of a connection just past its handshake, or undefined when it is refused (and closed). */
+  private tlsPrincipal(socket: TLSSocket, listener: ListenerConfig, tls: ListenerTls): KafkaPrincipal | undefined {
+    let cert: X509Certificate | undefined
+    try {
+      cert = socket.getPeerX509Certificate()
+      if (cert && !socket.authorized) throw new Error(`client certificate not trusted: ${String(socket.authorizationError)}`)
+      if (!cert || !tls.principalOf) return ANONYMOUS
+      return tls.principalOf(cert)
+    } catch (err) {
+      this.tlsRefused(listener, socket, (err as Error).message)
+      socket.destroy()
+      return undefined
+    }
+  }
+
+  private tlsRefused(listener: ListenerConfig, socket: Socket, reason: string): void {
+    this.protocolCloses.record({
+      kind: 'tls-handshake',
+      conn: 0,
+      listener: listener.name,
+      remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      reason,
+      level: 'info',
+    })
   }
 
   /** Listener name → the port actually bound (useful with port 0). */
@@ -88,6 +175,8 @@ export class NetworkServer {
   }
 
   private async doClose(): Promise<void> {
+    for (const b of this.bound) b.unwatch?.()
+    for (const raw of this.handshaking) raw.destroy()
     const unbound = Promise.all(this.bound.map(({ server }) => closeServer(server)))
     const drained = new Promise<void>((resolve) => {
       if (this.connections.size === 0) resolve()
@@ -98,7 +187,7 @@ export class NetworkServer {
     this.log.debug('network server closed')
   }
 
-  private accept(socket: Socket, listener: ListenerConfig): void {
+  private accept(socket: Socket, listener: ListenerConfig, principal: KafkaPrincipal): void {
     if (this.closing !== undefined) {
       socket.destroy()
       return
@@ -108,6 +197,7 @@ export class NetworkServer {
       id: this.nextConnectionId++,
       listenerName: listener.name,
       securityProtocol: listener.securityProtocol ?? 'PLAINTEXT',
+      principal,
       maxRequestBytes: config.maxRequestBytes,
       saslMaxReceiveBytes: config.saslMaxReceiveBytes ?? DEFAULT_NETWORK_CONFIG.saslMaxReceiveBytes,
       connectionsMaxIdleMs: config.connectionsMaxIdleMs,
@@ -126,6 +216,7 @@ export class NetworkServer {
       conn: conn.info.id,
       listener: listener.name,
       remote: `${conn.info.remoteAddress}:${conn.info.remotePort}`,
+      ...(listener.tls ? { principal: formatPrincipal(principal) } : {}),
     })
   }
 
@@ -172,6 +263,12 @@ function validate({ listeners, config }: NetworkServerOptions): void {
     names.add(l.name)
     if (!Number.isInteger(l.port) || l.port < 0 || l.port > 65535) {
       throw new Error(`listener ${l.name}: port must be an integer in 0..65535, got ${l.port}`)
+    }
+    const secure = isTlsProtocol(l.securityProtocol ?? 'PLAINTEXT')
+    if (secure !== (l.tls !== undefined)) {
+      throw new Error(
+        `listener ${l.name}: ${secure ? 'an SSL or SASL_SSL listener needs its TLS settings' : 'only SSL and SASL_SSL listeners take TLS settings'}`,
+      )
     }
   }
   const positiveInt = (name: string, value: number | undefined, max = Number.MAX_SAFE_INTEGER) => {

@@ -4,6 +4,8 @@
 // what Kafka clients rely on to match responses to requests (they pipeline; correlation ids are only
 // checked, not used to reorder).
 
+import type { X509Certificate } from 'node:crypto'
+import type { SecureContextOptions } from 'node:tls'
 import type { SecurityProtocol } from './listeners.js'
 import type { KafkaPrincipal } from './principal.js'
 
@@ -66,7 +68,9 @@ export interface Dispatcher {
  * - unauthenticated: a request other than ApiVersions, SaslHandshake or SaslAuthenticate before SASL
  *   authentication, or out of the exchange's order;
  * - authentication-failed: a failed SASL exchange (answered first, as Kafka does);
- * - session-expired: a request after the SASL session's lifetime (KIP-368).
+ * - session-expired: a request after the SASL session's lifetime (KIP-368);
+ * - tls-handshake: a TLS handshake that failed (an old protocol version, no shared cipher, a client
+ *   certificate missing or not trusted, or no principal mapping rule for it), or did not finish.
  */
 export type CloseKind =
   | 'invalid-frame-size'
@@ -80,6 +84,7 @@ export type CloseKind =
   | 'unauthenticated'
   | 'authentication-failed'
   | 'session-expired'
+  | 'tls-handshake'
 
 /** The request a close is about, as far as its header was read. */
 export interface RequestSummary {
@@ -129,6 +134,29 @@ export interface ListenerConfig {
   port: number
   /** Default PLAINTEXT. */
   securityProtocol?: SecurityProtocol
+  /** Required for SSL and SASL_SSL listeners: how the listener's TLS is set up (security/tls/). */
+  tls?: ListenerTls
+}
+
+/**
+ * The TLS of one listener, as the security layer builds it from the listener's ssl.* settings.
+ * The network layer makes a TLS server of it and asks it for the principal of each connection.
+ */
+export interface ListenerTls {
+  /** The server's key, certificates, trusted CAs, TLS versions and ciphers (the current ones). */
+  contextOptions(): SecureContextOptions
+  /** ssl.client.auth. */
+  readonly clientAuth: 'required' | 'requested' | 'none'
+  /**
+   * The principal of a connection whose client presented a trusted certificate (SSL listeners;
+   * SASL_SSL leaves the principal to SASL). Throws to refuse the connection (no mapping rule applies).
+   */
+  principalOf?(cert: X509Certificate): KafkaPrincipal
+  /**
+   * Calls `changed` each time the material was re-read from disk after a change, for new
+   * connections; returns a function that stops watching.
+   */
+  watch(changed: () => void): () => void
 }
 
 export interface NetworkConfig {

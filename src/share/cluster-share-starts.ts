@@ -16,7 +16,8 @@ export class ClusterShareStarts {
   constructor(
     private readonly bootstrap: () => string[],
     private readonly clientId: string,
-    private readonly security?: ClientSecurity,
+    /** The inter-broker listener's security (TLS); default PLAINTEXT. */
+    private readonly security: () => ClientSecurity | undefined = () => undefined,
   ) {}
 
   /** The smallest stored start offset of any share group on topic-partition; +Infinity when none has state there. */
@@ -41,11 +42,8 @@ export class ClusterShareStarts {
   }
 
   private connect(): Promise<KafkaClient> {
-    this.client ??= KafkaClient.connect({
-      bootstrap: this.bootstrap(),
-      clientId: this.clientId,
-      ...(this.security ? { security: this.security } : {}),
-    })
+    const security = this.security()
+    this.client ??= KafkaClient.connect({ bootstrap: this.bootstrap(), clientId: this.clientId, ...(security ? { security } : {}) })
     return this.client.catch((err) => {
       this.client = undefined
       throw err

@@ -44,8 +44,8 @@ export interface BrokerDeadLetterSinkOptions {
   messageMaxBytes: number
   /** host:port of this cluster's brokers, for writing to a partition led elsewhere. */
   bootstrap: () => string[]
-  /** How to log in on the inter-broker listener. */
-  security?: ClientSecurity
+  /** How to connect to them (the inter-broker listener's security); default PLAINTEXT. */
+  security?: () => ClientSecurity | undefined
   /** errors.deadletterqueue.topic.name.prefix, read when used (a dynamic broker config). */
   topicPrefix: () => string
   /** errors.deadletterqueue.auto.create.topics.enable, read when used. */
@@ -190,10 +190,11 @@ export class BrokerDeadLetterSink implements DeadLetterSink {
   }
 
   private async produceRemote(topic: string, partition: number, records: ProducerRecord[]): Promise<void> {
+    const security = this.o.security?.()
     this.client ??= KafkaClient.connect({
       bootstrap: this.o.bootstrap(),
       clientId: `tributary-dlq-${this.o.nodeId}`,
-      ...(this.o.security ? { security: this.o.security } : {}),
+      ...(security ? { security } : {}),
     })
     const client = await this.client.catch((err) => {
       this.client = undefined

@@ -26,8 +26,8 @@ export interface ShareLeadersOptions {
   brokers: (listenerName: string) => BrokerEndpoint[]
   /** The listener brokers reach each other on (dead letters produced to another leader). */
   interBrokerListener: string
-  /** How this broker logs in on that listener (security/sasl/setup.ts interBrokerSecurity). */
-  interBrokerSecurity?: ClientSecurity
+  /** How to connect on it (its security protocol and TLS material); default PLAINTEXT. */
+  interBrokerSecurity?: () => ClientSecurity | undefined
   clock: Clock
   logger: Logger
   fetchMaxBytes: number

@@ -7,7 +7,8 @@
 // dropped and new ones are held unanswered) and later let it back in — a network partition
 // without touching etcd, which other clients keep using meanwhile.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
 import { createServer, type Server, type Socket, connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -37,7 +38,7 @@ function installExitHook(): void {
 }
 
 export interface EtcdServer {
-  /** http://127.0.0.1:<client port>, as etcd.endpoints takes it. */
+  /** http://127.0.0.1:<client port> (https:// with TLS), as etcd.endpoints takes it. */
   readonly endpoint: string
   readonly port: number
   readonly dataDir: string
@@ -59,7 +60,33 @@ export function freePort(): Promise<number> {
   })
 }
 
-async function healthy(endpoint: string): Promise<boolean> {
+/** TLS for etcd's client port (PEM files): its certificate and key, and the CA client certificates must chain to. */
+export interface EtcdTlsFiles {
+  cert: string
+  key: string
+  ca: string
+}
+
+/** /health over TLS, presenting the server's own certificate (it has client use too in the dev certs). */
+function healthyTls(endpoint: string, tls: EtcdTlsFiles): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpsRequest(
+      `${endpoint}/health`,
+      { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key), timeout: 2000 },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8').on('data', (s: string) => (body += s))
+        res.on('end', () => resolve(res.statusCode === 200 && body.includes('"health":"true"')))
+      },
+    )
+    req.on('error', () => resolve(false))
+    req.on('timeout', () => req.destroy())
+    req.end()
+  })
+}
+
+async function healthy(endpoint: string, tls?: EtcdTlsFiles): Promise<boolean> {
+  if (tls) return healthyTls(endpoint, tls)
   try {
     const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })
     const body = (await res.json()) as { health?: string }
@@ -71,11 +98,11 @@ async function healthy(endpoint: string): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function startOnce(): Promise<EtcdServer> {
+async function startOnce(tls?: EtcdTlsFiles): Promise<EtcdServer> {
   const [port, peerPort] = [await freePort(), await freePort()]
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-etcd-'))
   ownDirs.add(dataDir)
-  const endpoint = `http://127.0.0.1:${port}`
+  const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`
   const peer = `http://127.0.0.1:${peerPort}`
   const child = spawn(
     etcdBinary(),
@@ -98,6 +125,8 @@ async function startOnce(): Promise<EtcdServer> {
       'zap',
       '--log-level',
       'warn',
+      // Client-certificate authentication on the client port, as a secured etcd runs.
+      ...(tls ? ['--cert-file', tls.cert, '--key-file', tls.key, '--trusted-ca-file', tls.ca, '--client-cert-auth'] : []),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   )
@@ -129,7 +158,7 @@ async function startOnce(): Promise<EtcdServer> {
     ownDirs.delete(dataDir)
   }
   const deadline = Date.now() + START_TIMEOUT_MS
-  while (!(await healthy(endpoint))) {
+  while (!(await healthy(endpoint, tls))) {
     if (exited || Date.now() > deadline) {
       await stop()
       throw new Error(`etcd (${etcdBinary()}) did not become healthy on ${endpoint}; stderr:\n${err.slice(-3000)}`)
@@ -139,13 +168,13 @@ async function startOnce(): Promise<EtcdServer> {
   return { endpoint, port, dataDir, stderr: () => err, stop }
 }
 
-/** Starts etcd; a port taken between choosing it and binding it gets another try. */
-export async function startEtcd(): Promise<EtcdServer> {
+/** Starts etcd (with TLS on its client port if given); a port taken between choosing it and binding it gets another try. */
+export async function startEtcd(tls?: EtcdTlsFiles): Promise<EtcdServer> {
   installExitHook()
   let last: unknown
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce()
+      return await startOnce(tls)
     } catch (e) {
       last = e
     }
