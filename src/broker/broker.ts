@@ -31,7 +31,8 @@ import { StoreScramCredentials } from '../security/sasl/scram-credentials.js'
 import { createSaslAuthenticator } from '../security/sasl/setup.js'
 import { interBrokerSecurity } from '../security/inter-broker.js'
 import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
-import { listenerTlsContexts } from '../security/tls/listener-tls.js'
+import { type ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
+import { httpClientOptions } from './http-access.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -453,11 +454,9 @@ export class Broker {
         throw err
       })
       parts.attach(membership)
-      // The HTTP modules' own clients connect without TLS or SASL: to a PLAINTEXT listener when there is one.
-      const plaintext = config.advertisedListeners.find((l) => l.securityProtocol === 'PLAINTEXT')?.name
-      http = await startHttp(config, services, logger, () => {
-        const first = (plaintext !== undefined ? advertised.get(plaintext) : undefined) ?? advertised.values().next().value
-        return first ? `${first.host}:${first.port}` : ''
+      http = await startHttp(config, services, logger, tlsContexts, (listener) => {
+        const a = advertised.get(listener)
+        return a ? `${a.host}:${a.port}` : undefined
       }).catch(async (err) => {
         await network.close()
         throw err
@@ -541,12 +540,20 @@ async function startHttp(
   config: BrokerConfig,
   services: BrokerServices,
   logger: Logger,
-  bootstrap: () => string,
+  tlsContexts: ReadonlyMap<string, ListenerTlsContext>,
+  address: (listener: string) => string | undefined,
 ): Promise<HttpServer | undefined> {
   const listeners = httpListeners(config)
   if (listeners.length === 0) return undefined
   const [{ HttpServer }, { HTTP_MODULES }] = await Promise.all([import('../http/server.js'), import('../http/modules.js')])
-  const clientOptions = (clientId: string) => ({ bootstrap: [bootstrap()], clientId })
+  const clientOptions = httpClientOptions(config, tlsContexts, address, logger.child('http'))
+  const bootstrap = () => {
+    try {
+      return clientOptions('', null).bootstrap[0]!
+    } catch {
+      return ''
+    }
+  }
   return HttpServer.start(listeners, { services, config, logger: logger.child('http'), bootstrap, clientOptions }, HTTP_MODULES)
 }
 

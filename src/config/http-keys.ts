@@ -26,4 +26,20 @@ export const HTTP_KEYS = [
     scope: 'broker',
     doc: 'How often an idle SSE stream gets a comment line (and a WebSocket a ping), so that proxies keep it open.',
   },
+  {
+    name: 'tributary.http.authentication',
+    type: 'string',
+    default: 'none',
+    validator: { oneOf: ['none', 'basic'] },
+    scope: 'broker',
+    doc: 'basic: every HTTP request needs an Authorization: Basic header with a Kafka user and password; the HTTP routes then reach Kafka as that user over a SASL listener (SASL PLAIN or SCRAM), so its authentication, ACLs and quotas are the Kafka ones. none: the routes reach Kafka over a PLAINTEXT (else SSL) listener as User:ANONYMOUS.',
+  },
+  {
+    name: 'tributary.http.sasl.mechanism',
+    type: 'string',
+    default: null,
+    validator: { oneOf: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] },
+    scope: 'broker',
+    doc: 'With tributary.http.authentication=basic, the SASL mechanism the HTTP routes log in with. Default: the first of PLAIN, SCRAM-SHA-512, SCRAM-SHA-256 that the SASL listener enables.',
+  },
 ] as const satisfies readonly ConfigKeyDef[]

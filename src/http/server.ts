@@ -9,6 +9,7 @@
 // knows the Kafka error answers its code (rest/errors.ts). Every connection that closes with
 // streams on it is logged by the module that owns the stream; the server logs its own start and stop.
 import type { KafkaClientOptions } from '../client/client.js'
+import { HttpClients, type HttpUser, registerAuthentication } from './auth.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BrokerConfig } from '../config/config.js'
 import type { BrokerServices } from '../ports/broker-services.js'
@@ -21,14 +22,19 @@ export interface HttpDeps {
   /** host:port of this broker's first client listener (REST's links name it without a Host header). */
   bootstrap(): string
   /**
-   * How the routes' own Kafka clients reach this broker: its client listener, with the security
-   * that listener asks for. Every KafkaClient of the HTTP modules is made from these.
+   * How the routes' Kafka clients reach this broker acting for a user (null: anonymous): the
+   * listener broker.ts picked for HTTP, with its security and the user's login (auth.ts).
    */
-  clientOptions(clientId: string): KafkaClientOptions
+  clientOptions(clientId: string, user: HttpUser | null): KafkaClientOptions
+}
+
+/** What the modules get: the deps and the Kafka clients of the requesting user (auth.ts). */
+export interface HttpContext extends HttpDeps {
+  readonly clients: HttpClients
 }
 
 /** One part of the HTTP surface: registers its routes (and its onClose hooks) on an app. */
-export type HttpModule = (app: FastifyInstance, deps: HttpDeps) => void | Promise<void>
+export type HttpModule = (app: FastifyInstance, deps: HttpContext) => void | Promise<void>
 
 /** An http://host:port address of tributary.http.listeners. */
 export function parseHttpListener(url: string): { host: string; port: number } {
@@ -45,11 +51,15 @@ export class HttpServer {
     private readonly apps: FastifyInstance[],
     readonly urls: readonly string[],
     private readonly logger: Logger,
+    private readonly clients: HttpClients,
   ) {}
 
-  static async start(listeners: readonly string[], deps: HttpDeps, modules: readonly HttpModule[]): Promise<HttpServer> {
+  static async start(listeners: readonly string[], base: HttpDeps, modules: readonly HttpModule[]): Promise<HttpServer> {
     const apps: FastifyInstance[] = []
     const urls: string[] = []
+    const clients = new HttpClients((id, user) => base.clientOptions(id, user), base.logger)
+    const deps: HttpContext = { ...base, clients }
+    const authentication = deps.config.get('tributary.http.authentication') as 'none' | 'basic'
     try {
       for (const listener of listeners) {
         const { host, port } = parseHttpListener(listener)
@@ -62,6 +72,7 @@ export class HttpServer {
         app.setNotFoundHandler((req, reply) => {
           void reply.code(404).send({ error_code: 404, message: `HTTP 404 Not Found: ${req.method} ${req.url.split('?')[0]}` })
         })
+        registerAuthentication(app, authentication, clients, deps.logger)
         for (const m of modules) await m(app, deps)
         apps.push(app)
         await app.listen({ host, port })
@@ -71,15 +82,17 @@ export class HttpServer {
       }
     } catch (err) {
       await Promise.all(apps.map((a) => a.close().catch(() => {})))
+      await clients.close()
       throw err
     }
-    deps.logger.info('HTTP listening', { urls })
-    return new HttpServer(apps, urls, deps.logger)
+    deps.logger.info('HTTP listening', { urls, authentication })
+    return new HttpServer(apps, urls, deps.logger, clients)
   }
 
   /** Stops accepting, closes open streams (their modules' onClose hooks) and the connections. */
   async close(): Promise<void> {
     await Promise.all(this.apps.map((a) => a.close()))
+    await this.clients.close()
     this.logger.info('HTTP closed', { urls: this.urls })
   }
 }

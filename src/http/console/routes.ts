@@ -29,7 +29,7 @@ import { type ConsumedRecord, Fetcher } from '../../client/consumer.js'
 import { ClientError } from '../../client/errors.js'
 import { recordEvent } from '../push/cursor.js'
 import { registerShareGroupRoutes, resetRequest, resetTargets } from './share-routes.js'
-import type { HttpDeps } from '../server.js'
+import type { HttpContext } from '../server.js'
 
 const SCAN_LIMIT = 20_000
 const MAX_LIMIT = 500
@@ -71,7 +71,7 @@ interface BrowseQuery {
   q?: string
 }
 
-export function registerConsole(app: FastifyInstance, deps: HttpDeps): void {
+export function registerConsole(app: FastifyInstance, deps: HttpContext): void {
   const assets = loadAssets()
   for (const path of ['/', '/console/app.js', '/console/app.css']) {
     app.get(path, async (_req, reply) => {
@@ -81,19 +81,7 @@ export function registerConsole(app: FastifyInstance, deps: HttpDeps): void {
     })
   }
 
-  let client: Promise<KafkaClient> | undefined
-  const kafka = () => {
-    client ??= KafkaClient.connect(deps.clientOptions('tributary-console')).catch((err) => {
-      client = undefined
-      throw err
-    })
-    return client
-  }
-  app.addHook('onClose', async () => {
-    const c = client
-    client = undefined
-    if (c) await (await c.catch(() => null))?.close()
-  })
+  const kafka = () => deps.clients.get('tributary-console')
 
   app.get<{ Params: { topic: string } }>('/console/api/topics/:topic', async (req, reply) => {
     try {

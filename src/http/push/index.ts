@@ -8,12 +8,12 @@
 // Streams from the log end with no cursor and no group share one reader per topic (TailHub); the
 // others read alone. Every stream close is logged at info with its reason; closing the app closes
 // every stream.
+import { authenticate, BASIC_CHALLENGE, runAs, userKey } from '../auth.js'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { WebSocketServer } from 'ws'
-import { KafkaClient } from '../../client/client.js'
-import type { HttpDeps, HttpModule } from '../server.js'
+import type { HttpContext, HttpModule } from '../server.js'
 import { encodeCursor, PushError } from './cursor.js'
 import { type PushPlan, planPush } from './plan.js'
 import { Publisher } from './publish.js'
@@ -25,37 +25,34 @@ import { WsSink } from './ws.js'
 
 const WS_PATH = /^\/topics\/([^/?]+)\/ws(?:\?|$)/
 
-function lazy<T>(make: () => Promise<T>): { get(): Promise<T>; peek(): Promise<T> | null } {
-  let p: Promise<T> | null = null
-  return {
-    get() {
-      if (!p) {
-        p = make()
-        p.catch(() => (p = null))
-      }
-      return p
-    },
-    peek: () => p,
-  }
-}
-
 function errorBody(err: unknown): { status: number; body: { error_code: number; message: string } } {
   if (err instanceof PushError) return { status: err.status, body: { error_code: err.errorCode, message: err.message } }
   const message = err instanceof Error ? err.message : String(err)
   return { status: 503, body: { error_code: 50301, message } }
 }
 
-export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => {
-  const admin = lazy(() => KafkaClient.connect(deps.clientOptions(PUSH_CLIENT_ID)))
-  const publisher = lazy(() => Publisher.connect(deps.clientOptions(PUSH_CLIENT_ID)))
+export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpContext) => {
+  // Per user (auth.ts): the publisher of WebSocket publishes, and (in TailHub) the shared tails.
+  const publishers = new Map<string, Promise<Publisher>>()
+  const publisher = (): Promise<Publisher> => {
+    const key = userKey()
+    let p = publishers.get(key)
+    if (!p) {
+      p = Publisher.connect(deps.clients.options(PUSH_CLIENT_ID))
+      publishers.set(key, p)
+      p.catch(() => publishers.delete(key))
+    }
+    return p
+  }
   const ctx: PushContext = {
     logger: deps.logger,
-    clientOptions: () => deps.clientOptions(PUSH_CLIENT_ID),
-    admin: () => admin.get(),
+    clientOptions: () => deps.clients.options(PUSH_CLIENT_ID),
+    admin: () => deps.clients.get(PUSH_CLIENT_ID),
     maxBufferedBytes: deps.config.get('tributary.http.stream.max.buffered.bytes'),
     heartbeatMs: deps.config.get('tributary.http.stream.heartbeat.ms'),
   }
   const tails = new TailHub(ctx)
+  const authentication = deps.config.get('tributary.http.authentication') as 'none' | 'basic'
   const streams = new Set<SseSink | WsSink>()
 
   /** Feeds a stream until it closes; never rejects (a failure closes the stream with its reason). */
@@ -87,7 +84,7 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
   app.get<{ Params: { topic: string }; Querystring: Record<string, string | string[]> }>('/topics/:topic/events', async (req, reply) => {
     let plan: PushPlan
     try {
-      plan = await planPush(await admin.get(), req.params.topic, req.query, req.headers['last-event-id'] as string | undefined)
+      plan = await planPush(await ctx.admin(), req.params.topic, req.query, req.headers['last-event-id'] as string | undefined)
     } catch (err) {
       const { status, body } = errorBody(err)
       return reply.code(status).send(body)
@@ -104,8 +101,10 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.config.get('message.max.bytes') * 2 })
   const refuse = (socket: Duplex, status: number, body: unknown) => {
     const text = JSON.stringify(body)
+    const reason = status === 404 ? 'Not Found' : status === 400 ? 'Bad Request' : status === 401 ? 'Unauthorized' : 'Error'
+    const challenge = status === 401 ? `${BASIC_CHALLENGE[0]}: ${BASIC_CHALLENGE[1]}\r\n` : ''
     socket.end(
-      `HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : status === 400 ? 'Bad Request' : 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${challenge}connection: close\r\n\r\n${text}`,
     )
   }
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -117,6 +116,16 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
       return
     }
     socket.on('error', () => socket.destroy())
+    // An upgrade is no Fastify request: its login is checked here, as the onRequest hook does.
+    const login = await authenticate(req.headers.authorization, authentication, deps.clients)
+    if (typeof login === 'string') {
+      if (login === 'refused') deps.logger.info('HTTP login refused', { remote: req.socket.remoteAddress })
+      refuse(socket, 401, { error_code: 40101, message: login === 'refused' ? 'Authentication failed' : 'Authentication required' })
+      return
+    }
+    await runAs(login, () => upgrade(req, socket, head, m))
+  }
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, m: RegExpExecArray) => {
     let plan: PushPlan
     try {
       const url = new URL(req.url!, 'http://x')
@@ -125,7 +134,7 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
         const had = query[k]
         query[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v]
       }
-      plan = await planPush(await admin.get(), decodeURIComponent(m[1]!), query, req.headers['last-event-id'] as string | undefined)
+      plan = await planPush(await ctx.admin(), decodeURIComponent(m[1]!), query, req.headers['last-event-id'] as string | undefined)
     } catch (err) {
       const { status, body } = errorBody(err instanceof URIError ? new PushError(400, 40001, 'bad topic name') : err)
       refuse(socket, status, body)
@@ -136,7 +145,7 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
       const sink = new WsSink(
         ws,
         plan.topic,
-        () => publisher.get(),
+        publisher,
         ctx.maxBufferedBytes,
         ctx.heartbeatMs,
         start,
@@ -154,15 +163,8 @@ export const pushModule: HttpModule = (app: FastifyInstance, deps: HttpDeps) => 
     for (const s of streams) s.shutdown()
     for (const ws of wss.clients) ws.terminate()
     wss.close()
-    await Promise.all([
-      admin
-        .peek()
-        ?.then((c) => c.close())
-        .catch(() => {}),
-      publisher
-        .peek()
-        ?.then((p) => p.close())
-        .catch(() => {}),
-    ])
+    const all = [...publishers.values()]
+    publishers.clear()
+    await Promise.all(all.map((p) => p.then((x) => x.close()).catch(() => {})))
   })
 }

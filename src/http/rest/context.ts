@@ -3,11 +3,11 @@
 // that the routes do not import the module that registers them.
 import type { FastifyRequest } from 'fastify'
 import type { KafkaClient } from '../../client/client.js'
-import type { HttpDeps } from '../server.js'
+import type { HttpContext } from '../server.js'
 import type { Links } from './resources.js'
 
 export interface RestContext {
-  readonly deps: HttpDeps
+  readonly deps: HttpContext
   /** The server's Kafka client, connected on first use. */
   client(): Promise<KafkaClient>
   /** URL and CRN builder for this request (its Host header). */

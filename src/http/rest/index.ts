@@ -5,15 +5,14 @@
 // (produce.ts).
 //
 // Rules:
-// - Every route reaches Kafka through one KafkaClient per HTTP server, connected lazily to this
-//   broker's client listener (deps.bootstrap()) and closed with the server (onClose), so that a
-//   cluster is served right (requests go to the controller, coordinator or leader, as Kafka's
+// - Every route reaches Kafka through the requesting user's pooled KafkaClient (auth.ts: one per
+//   user, or one anonymous one), connected to this broker's listener for HTTP, so that its ACLs
+//   and quotas apply and a cluster is served right (requests go to the controller, coordinator or leader, as Kafka's
 //   clients send them); the cluster id comes from the broker's services.
 // - A path under /v3/clusters/<id> with another cluster's id answers 404 "Cluster <id> cannot be
 //   found." before anything else runs.
 // - Errors are REST Proxy's bodies (errors.ts); a route never lets an exception out unmapped.
 import type { FastifyInstance } from 'fastify'
-import { KafkaClient } from '../../client/client.js'
 import type { HttpModule } from '../server.js'
 import { registerClusterRoutes } from './cluster-routes.js'
 import type { RestContext } from './context.js'
@@ -24,16 +23,9 @@ import { Links } from './resources.js'
 import { registerTopicRoutes } from './topic-routes.js'
 
 export const restModule: HttpModule = (app, deps) => {
-  let connecting: Promise<KafkaClient> | undefined
   const ctx: RestContext = {
     deps,
-    client() {
-      connecting ??= KafkaClient.connect(deps.clientOptions(`tributary-rest-${deps.services.nodeId}`))
-      return connecting.catch((err: unknown) => {
-        connecting = undefined
-        throw err
-      })
-    },
+    client: () => deps.clients.get(`tributary-rest-${deps.services.nodeId}`),
     links(req) {
       const host = req.headers.host ?? deps.bootstrap()
       return new Links(`${req.protocol}://${host}`, deps.services.clusterId)
@@ -42,10 +34,7 @@ export const restModule: HttpModule = (app, deps) => {
   const producers = new ProducerPool(ctx)
   app.addHook('onClose', async () => {
     await producers.close()
-    const pending = connecting
-    connecting = undefined
-    if (pending) (await pending.catch(() => undefined))?.close()
-    deps.logger.debug('REST client closed')
+    deps.logger.debug('REST producers closed')
   })
   app.register(
     async (v3: FastifyInstance) => {

@@ -22,6 +22,7 @@
 // request await their answers, the producer's buffer.memory holds records back (waitForSpace)
 // when the brokers are slower, and answers are written no faster than the client reads them (a
 // client that goes away ends the request). Each request's end is logged (debug) with its counts.
+import { userKey } from '../auth.js'
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -52,18 +53,20 @@ export class ProducerPool {
 
   /** The topic's producer, for one request; call release() when the request has its answers. */
   async acquire(topic: string): Promise<{ producer: Producer<RestRecord>; release(): void }> {
-    let entry = this.producers.get(topic)
+    // One producer per topic and user: a user's records go out on that user's login (auth.ts).
+    const key = `${userKey()}\u0000${topic}`
+    let entry = this.producers.get(key)
     if (entry) {
-      this.producers.delete(topic) // re-inserted below: the map's order is least recently used first
+      this.producers.delete(key) // re-inserted below: the map's order is least recently used first
     } else {
       const producer = this.create(topic)
       const created = { producer, users: 0 }
       entry = created
       producer.catch(() => {
-        if (this.producers.get(topic) === created) this.producers.delete(topic)
+        if (this.producers.get(key) === created) this.producers.delete(key)
       })
     }
-    this.producers.set(topic, entry)
+    this.producers.set(key, entry)
     entry.users++
     const e = entry
     let released = false
@@ -83,10 +86,10 @@ export class ProducerPool {
 
   /** Closes the least recently used idle producers while there are more than MAX_PRODUCERS. */
   private evict(): void {
-    for (const [topic, entry] of this.producers) {
+    for (const [key, entry] of this.producers) {
       if (this.producers.size <= MAX_PRODUCERS) return
       if (entry.users > 0) continue
-      this.producers.delete(topic)
+      this.producers.delete(key)
       void entry.producer.then(
         async (x) => {
           await x.flush()
@@ -98,9 +101,10 @@ export class ProducerPool {
   }
 
   forget(topic: string): void {
-    const entry = this.producers.get(topic)
+    const key = `${userKey()}\u0000${topic}`
+    const entry = this.producers.get(key)
     if (!entry || entry.users > 0) return
-    this.producers.delete(topic)
+    this.producers.delete(key)
     void entry.producer.then(
       (x) => x.close(),
       () => {},

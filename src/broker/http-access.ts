@@ -1,0 +1,75 @@
+// How the HTTP modules' Kafka clients reach this broker (tributary.http.authentication,
+// src/http/auth.ts): which advertised listener they use and with what security.
+// - none: a PLAINTEXT listener, else an SSL one (trusting the listener's own trust store, never
+//   presenting the broker's key store: HTTP callers must not act as the broker); they act as
+//   User:ANONYMOUS.
+// - basic: a SASL listener (SASL_PLAINTEXT or SASL_SSL), logging in as the HTTP request's user
+//   with tributary.http.sasl.mechanism, else the first of PLAIN, SCRAM-SHA-512, SCRAM-SHA-256
+//   the listener enables. A broker without one fails start-up.
+// A broker with only SASL listeners and authentication none still starts (a Kafka server.properties
+// works as is): its HTTP requests are answered with the reason.
+import type { KafkaClientOptions } from '../client/client.js'
+import type { ClientSecurity } from '../client/security.js'
+import { type BrokerConfig, ConfigError } from '../config/config.js'
+import type { HttpUser } from '../http/auth.js'
+import type { ListenerTlsContext } from '../security/tls/listener-tls.js'
+import type { Logger } from '../util/logger.js'
+
+const HTTP_MECHANISMS = ['PLAIN', 'SCRAM-SHA-512', 'SCRAM-SHA-256']
+
+export function httpClientOptions(
+  config: BrokerConfig,
+  tlsContexts: ReadonlyMap<string, ListenerTlsContext>,
+  address: (listener: string) => string | undefined,
+  logger: Logger,
+): (clientId: string, user: HttpUser | null) => KafkaClientOptions {
+  const mode = config.get('tributary.http.authentication')
+  const listeners = config.advertisedListeners
+  const pick =
+    mode === 'basic'
+      ? listeners.find((l) => l.securityProtocol.startsWith('SASL_'))
+      : (listeners.find((l) => l.securityProtocol === 'PLAINTEXT') ?? listeners.find((l) => l.securityProtocol === 'SSL'))
+  if (!pick) {
+    if (mode === 'basic') {
+      throw new ConfigError(
+        'tributary.http.authentication=basic needs a SASL_PLAINTEXT or SASL_SSL listener to log HTTP users in on',
+        'tributary.http.authentication',
+        mode,
+      )
+    }
+    // Kafka's own server.properties (SASL listeners only) must still start: HTTP answers each
+    // request with the reason instead.
+    const why =
+      'this broker has no PLAINTEXT or SSL listener for anonymous HTTP requests: set tributary.http.authentication=basic (or tributary.http.listeners= to turn HTTP off)'
+    logger.warn(`HTTP cannot reach Kafka: ${why}`)
+    return () => {
+      throw new Error(why)
+    }
+  }
+  const protocol = pick.securityProtocol
+  const tlsContext = protocol === 'SSL' || protocol === 'SASL_SSL' ? tlsContexts.get(pick.name) : undefined
+  let mechanism = ''
+  if (mode === 'basic') {
+    const enabled = config.listenerValue(pick.name, 'sasl.enabled.mechanisms')
+    mechanism = config.get('tributary.http.sasl.mechanism') ?? HTTP_MECHANISMS.find((m) => enabled.includes(m)) ?? ''
+    if (!enabled.includes(mechanism)) {
+      throw new ConfigError(
+        `tributary.http.authentication=basic logs in with ${mechanism || 'PLAIN or SCRAM'}, which listener ${pick.name} does not enable`,
+        'tributary.http.sasl.mechanism',
+        mechanism,
+      )
+    }
+  }
+  return (clientId, user) => {
+    const tls = tlsContext?.clientTls()
+    const security: ClientSecurity | undefined =
+      protocol === 'PLAINTEXT'
+        ? undefined
+        : {
+            protocol,
+            ...(tls ? { tls: { ...(tls.ca !== undefined ? { ca: tls.ca } : {}), checkHostname: tls.checkHostname } } : {}),
+            ...(user ? { sasl: { mechanism, username: user.username, password: user.password } } : {}),
+          }
+    return { bootstrap: [address(pick.name) ?? ''], clientId, ...(security ? { security } : {}) }
+  }
+}
