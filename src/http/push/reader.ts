@@ -15,6 +15,7 @@
 //   limit so that a burst fits a subscriber that keeps up. The tail stops with its last subscriber.
 //   Its partitions are the topic's when it started.
 // Fetches go to each partition's leader through Tributary's client, so this works in a cluster.
+import { userKey } from '../auth.js'
 import { KafkaClient } from '../../client/client.js'
 import { Fetcher, type FetchedPartition } from '../../client/consumer.js'
 import { commitOffsets } from '../../client/admin-groups.js'
@@ -258,7 +259,7 @@ class TopicTail {
   }
 }
 
-/** The shared tails, one per topic with subscribers. */
+/** The shared tails, one per user (auth.ts) and topic with subscribers. */
 export class TailHub {
   private readonly tails = new Map<string, Promise<TopicTail>>()
 
@@ -270,14 +271,16 @@ export class TailHub {
    */
   async join(plan: PushPlan, sink: PushSink, from?: ReadonlyMap<number, number>): Promise<boolean> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      let pending = this.tails.get(plan.topic)
+      // A tail reads as the user who started it (auth.ts): each user has tails of their own.
+      const key = `${userKey()}\u0000${plan.topic}`
+      let pending = this.tails.get(key)
       if (!pending) {
         pending = TopicTail.start(this.ctx, plan.topic, () => {
-          if (this.tails.get(plan.topic) === pending) this.tails.delete(plan.topic)
+          if (this.tails.get(key) === pending) this.tails.delete(key)
         })
-        this.tails.set(plan.topic, pending)
+        this.tails.set(key, pending)
         pending.catch(() => {
-          if (this.tails.get(plan.topic) === pending) this.tails.delete(plan.topic)
+          if (this.tails.get(key) === pending) this.tails.delete(key)
         })
       }
       const tail = await pending
