@@ -1,5 +1,15 @@
 // Broker settings for the SASL tests: one SASL_PLAINTEXT listener with PLAIN users and the SCRAM
-// mechanisms enabled, in Kafka's property names, and helpers to speak the first steps raw.
+// mechanisms enabled, in Kafka's property names; SCRAM users made through our client; and helpers
+// that speak the first steps of an exchange over a raw socket.
+import assert from 'node:assert/strict'
+import { KafkaClient } from '../../src/client/client.js'
+import { upsertScramUser } from '../../src/client/scram-users.js'
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
+import { clientProof, saltedPassword, scramMechanismByName } from '../../src/security/sasl/scram-crypto.js'
+import { authMessage, clientFinalWithoutProof, parseServerFirst } from '../../src/security/sasl/scram-messages.js'
+import type { RawClient } from './clients.js'
+
 export const PLAIN_USERS = { admin: 'admin-secret', alice: 'alice-secret' }
 
 /** Kafka's PlainLoginModule JAAS text for the given users (username/password: the broker's own). */
@@ -22,9 +32,6 @@ export function saslBrokerOverrides(mechanisms = ['PLAIN'], extra: Record<string
   return o
 }
 
-import { KafkaClient } from '../../src/client/client.js'
-import { upsertScramUser } from '../../src/client/scram-users.js'
-
 /** Our own client, logged in with PLAIN as the broker's admin user. */
 export function adminClient(bootstrap: string, user = 'admin'): Promise<KafkaClient> {
   return KafkaClient.connect({
@@ -45,13 +52,6 @@ export async function createScramUsers(bootstrap: string, users: Record<string, 
     await client.close()
   }
 }
-
-import assert from 'node:assert/strict'
-import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
-import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
-import { clientProof, saltedPassword, scramMechanismByName } from '../../src/security/sasl/scram-crypto.js'
-import { authMessage, clientFinalWithoutProof, parseServerFirst } from '../../src/security/sasl/scram-messages.js'
-import type { RawClient } from './clients.js'
 
 /** SaslHandshake v1 on a raw connection; asserts the broker accepts the mechanism. */
 export async function rawHandshake(c: RawClient, mechanism: string): Promise<void> {

@@ -4,7 +4,8 @@
 // another nonce, a replayed client final, channel binding, authzid ≠ authcid.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { MetadataRequest } from '../../src/protocol/messages/03-metadata.js'
+import { MetadataRequest, MetadataResponse } from '../../src/protocol/messages/03-metadata.js'
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { assertServes, frame, RawClient } from '../helpers/clients.js'
@@ -118,6 +119,29 @@ describe('hostile SASL input', () => {
     // Same client nonce, so the only difference is the broker's fresh part of the nonce.
     await scramClientFinal(second, 'bob', 'bob-secret', { clientNonce: 'fixed-client-nonce' })
     await expectRefused(second, recorded.final, /invalid credentials/)
+  })
+
+  test('SaslHandshake v0: the token goes as a raw frame, then requests are served', async () => {
+    const c = await open()
+    const hs = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 0, { mechanism: 'PLAIN' })
+    assert.equal(hs.errorCode, 0)
+    c.writeRaw(frame(Buffer.from('\u0000alice\u0000alice-secret')))
+    assert.equal((await c.nextFrame()).length, 0, 'PLAIN answers an empty raw token')
+    const md = await c.request(MetadataRequest, MetadataResponse, 12, {
+      topics: null,
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    })
+    assert.equal(md.brokers.length, 1)
+    c.close()
+    const bad = await open()
+    await bad.request(SaslHandshakeRequest, SaslHandshakeResponse, 0, { mechanism: 'PLAIN' })
+    bad.writeRaw(frame(Buffer.from('\u0000alice\u0000wrong')))
+    assert.deepEqual(await bad.expectClose(), { closed: true, frames: 0 })
+  })
+
+  test('no password or JAAS text appears in the broker log', () => {
+    assert.doesNotMatch(broker.stderr(), /alice-secret|admin-secret|bob-secret/)
   })
 
   test('a token in a bad frame does not hurt: a frame of garbage after the handshake closes', async () => {

@@ -68,17 +68,18 @@ export function createSaslAuthenticator(config: BrokerConfig, deps: SaslSetupDep
     if (enabled.length === 0) {
       throw new ConfigError(`Listener ${l.name} uses ${l.securityProtocol} but ${enabledKey} is empty`, enabledKey, '')
     }
+    const unknown = enabled.find((name) => !SASL_MECHANISMS.has(name))
+    if (unknown !== undefined) {
+      throw new ConfigError(
+        `${enabledKey} names SASL mechanism ${unknown}, which Tributary does not serve (it serves ${[...SASL_MECHANISMS.keys()].join(', ')})`,
+        enabledKey,
+        enabled.join(','),
+      )
+    }
     const mechanisms = new Map<string, SaslMechanism>()
     for (const name of enabled) {
-      const factory = SASL_MECHANISMS.get(name)
-      if (!factory) {
-        throw new ConfigError(
-          `${enabledKey} names SASL mechanism ${name}, which Tributary does not serve (it serves ${[...SASL_MECHANISMS.keys()].join(', ')})`,
-          enabledKey,
-          enabled.join(','),
-        )
-      }
       const jaas = listenerJaas(config, l.name, name)
+      const factory = SASL_MECHANISMS.get(name)!
       mechanisms.set(name, factory({ listenerName: l.name, mechanism: name, jaas: jaas.entry, jaasKey: jaas.key, config, ...deps }))
     }
     listeners.set(l.name, {
