@@ -26,6 +26,7 @@ import { HTTP_KEYS } from './http-keys.js'
 import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
+import { OAUTHBEARER_KEYS } from './oauthbearer-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 export * from './config-key.js'
@@ -39,6 +40,7 @@ export const BROKER_CONFIG_DEFS = [
   ...SHARE_GROUP_KEYS,
   ...SHARE_COORDINATOR_KEYS,
   ...HTTP_KEYS,
+  ...OAUTHBEARER_KEYS,
 ] as const
 
 // ---------------------------------------------------------------------------------------------

@@ -105,6 +105,8 @@ export class BrokerConfig {
     /** The settings without the dynamic layers (what the file, environment and flags gave). */
     private readonly staticSettings: Map<string, ConfigSetting> = settings,
     private readonly dynamic: DynamicLayers = NO_DYNAMIC,
+    /** Listener-prefixed values (listener.name.<l>.[<mechanism>.]<key>), by full key, lower-cased listener. */
+    private readonly listenerSettings: ReadonlyMap<string, ConfigSetting> = new Map(),
   ) {
     this.nodeId = this.get('node.id')
     this.logDirs = this.get('log.dirs') ?? [this.get('log.dir')]
@@ -116,7 +118,10 @@ export class BrokerConfig {
   }
 
   /** @internal Builds from explicitly set values (already parsed); resolves synonyms and checks cross-key rules. */
-  static fromSettings(explicit: Map<string, ConfigSetting>): BrokerConfig {
+  static fromSettings(
+    explicit: Map<string, ConfigSetting>,
+    listenerSettings: ReadonlyMap<string, ConfigSetting> = new Map(),
+  ): BrokerConfig {
     const settings = new Map(DEFAULTS)
     for (const [k, s] of explicit) settings.set(k, s)
     // node.id and broker.id are one setting (KRaft: broker.id defaults to node.id).
@@ -132,7 +137,7 @@ export class BrokerConfig {
     if (node && !broker) settings.set('broker.id', node)
     if (broker && !node) settings.set('node.id', broker)
     checkCrossKeyRules(settings)
-    return new BrokerConfig(settings)
+    return new BrokerConfig(settings, settings, NO_DYNAMIC, listenerSettings)
   }
 
   /**
@@ -159,7 +164,7 @@ export class BrokerConfig {
     for (const [k, v] of layers.clusterDefault) merged.set(k, v)
     for (const [k, v] of layers.broker) merged.set(k, v)
     checkCrossKeyRules(merged)
-    return new BrokerConfig(merged, this.staticSettings, layers)
+    return new BrokerConfig(merged, this.staticSettings, layers, this.listenerSettings)
   }
 
   /** The texts of one dynamic layer (KIP-226): 'default' is resource "", 'broker' this node's. */
@@ -195,6 +200,27 @@ export class BrokerConfig {
     const s = this.settings.get(name)
     if (!s) throw new Error(`unknown broker config ${name}`)
     return s.value as BrokerConfigValue<N>
+  }
+
+  /**
+   * A key as one listener's SASL mechanism sees it, in Kafka's order: the listener-and-mechanism
+   * prefixed value (listener.name.<l>.<mechanism>.<key>, mechanism lower-cased), else the listener
+   * prefixed one (listener.name.<l>.<key>), else the key itself.
+   */
+  forListener<N extends BrokerConfigName>(listener: string, mechanism: string | undefined, name: N): BrokerConfigValue<N> {
+    const prefix = `listener.name.${listener.toLowerCase()}.`
+    const s =
+      (mechanism !== undefined ? this.listenerSettings.get(`${prefix}${mechanism.toLowerCase()}.${name}`) : undefined) ??
+      this.listenerSettings.get(prefix + name)
+    return s ? (s.value as BrokerConfigValue<N>) : this.get(name)
+  }
+
+  /** The key forListener() took the value from (for error messages naming the key). */
+  keyForListener(listener: string, mechanism: string | undefined, name: BrokerConfigName): string {
+    const prefix = `listener.name.${listener.toLowerCase()}.`
+    const withMechanism = mechanism !== undefined ? `${prefix}${mechanism.toLowerCase()}.${name}` : undefined
+    if (withMechanism !== undefined && this.listenerSettings.has(withMechanism)) return withMechanism
+    return this.listenerSettings.has(prefix + name) ? prefix + name : name
   }
 
   /** True when the key was given by a file, the environment, the program or an override. */
@@ -477,8 +503,15 @@ export function buildBrokerConfig(
 
   const warnings: string[] = []
   const explicit = new Map<string, ConfigSetting>()
+  const listenerSettings = new Map<string, ConfigSetting>()
   for (const r of raws) {
     const def = brokerConfigDef(r.key)
+    const prefixed = def ? undefined : listenerPrefixedDef(r.key)
+    if (prefixed) {
+      const p = parseConfigValue(prefixed.def, r.raw, r.where)
+      listenerSettings.set(prefixed.key, { value: p.value, text: p.text, origin: r.origin })
+      continue
+    }
     if (!def) {
       const t = topicConfigDef(r.key)
       const hint = t?.brokerSynonyms?.length ? ` (the broker-wide setting is ${t.brokerSynonyms[0]!.name})` : ''
@@ -488,7 +521,29 @@ export function buildBrokerConfig(
     const p = parseConfigValue(def, r.raw, r.where)
     explicit.set(r.key, { value: p.value, text: p.text, origin: r.origin })
   }
-  return { config: BrokerConfig.fromSettings(explicit), warnings }
+  return { config: BrokerConfig.fromSettings(explicit, listenerSettings), warnings }
+}
+
+// Kafka's SASL mechanism names, as they appear (lower-cased) in listener-and-mechanism prefixes.
+const SASL_MECHANISM_PREFIXES = ['gssapi', 'plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer']
+
+/**
+ * listener.name.<l>.[<mechanism>.]<key> where <key> is a broker key: its definition and the key
+ * with the listener name lower-cased (Kafka's ListenerName.configPrefix lower-cases it).
+ */
+function listenerPrefixedDef(key: string): { def: ConfigKeyDef; key: string } | undefined {
+  const m = /^listener\.name\.([^.]+)\.(.+)$/.exec(key)
+  if (!m) return undefined
+  const listener = m[1]!.toLowerCase()
+  let rest = m[2]!
+  let mechanism = ''
+  const dot = rest.indexOf('.')
+  if (dot > 0 && SASL_MECHANISM_PREFIXES.includes(rest.slice(0, dot))) {
+    mechanism = `${rest.slice(0, dot)}.`
+    rest = rest.slice(dot + 1)
+  }
+  const def = brokerConfigDef(rest)
+  return def ? { def, key: `listener.name.${listener}.${mechanism}${rest}` } : undefined
 }
 
 /** Reads server.properties (if any), TRIBUTARY_* variables, values and overrides; see the header. */
