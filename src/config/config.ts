@@ -207,7 +207,7 @@ export class BrokerConfig {
    * prefixed value (listener.name.<l>.<mechanism>.<key>, mechanism lower-cased), else the listener
    * prefixed one (listener.name.<l>.<key>), else the key itself.
    */
-  forListener<N extends BrokerConfigName>(listener: string, mechanism: string | undefined, name: N): BrokerConfigValue<N> {
+  listenerValue<N extends BrokerConfigName>(listener: string, name: N, mechanism?: string): BrokerConfigValue<N> {
     const prefix = `listener.name.${listener.toLowerCase()}.`
     const s =
       (mechanism !== undefined ? this.listenerSettings.get(`${prefix}${mechanism.toLowerCase()}.${name}`) : undefined) ??
@@ -215,8 +215,8 @@ export class BrokerConfig {
     return s ? (s.value as BrokerConfigValue<N>) : this.get(name)
   }
 
-  /** The key forListener() took the value from (for error messages naming the key). */
-  keyForListener(listener: string, mechanism: string | undefined, name: BrokerConfigName): string {
+  /** The key listenerValue() took the value from (for error messages naming the key). */
+  listenerKey(listener: string, name: BrokerConfigName, mechanism?: string): string {
     const prefix = `listener.name.${listener.toLowerCase()}.`
     const withMechanism = mechanism !== undefined ? `${prefix}${mechanism.toLowerCase()}.${name}` : undefined
     if (withMechanism !== undefined && this.listenerSettings.has(withMechanism)) return withMechanism

@@ -1,7 +1,7 @@
 // The broker's SASL/OAUTHBEARER keys (KIP-768: validating a client's JWT against the identity
 // provider's JWKS), with Kafka 4.4's names, types and defaults. A listener may override any of them
 // as Kafka reads them: listener.name.<listener>.oauthbearer.<key>, else listener.name.<listener>.<key>
-// (BrokerConfig.forListener). src/security/sasl/oauthbearer-config.ts turns them into settings and
+// (BrokerConfig.listenerValue). src/security/sasl/oauthbearer-config.ts turns them into settings and
 // refuses a bad combination at start-up, naming the key.
 import { type ConfigKeyDef, HOUR_MS } from './config-key.js'
 

@@ -1,11 +1,14 @@
 // The identity provider's public keys (a JWKS, RFC 7517) for OAUTHBEARER token signatures, from
 // sasl.oauthbearer.jwks.endpoint.url, as Kafka's broker validator (KIP-768) gets them:
 //
-// - file: read at start-up (unreadable or not a JWKS: start-up fails naming the key), and read again
-//   when its modification time or size changes (checked on each use, like Kafka 4's CachedFile), so
-//   keys are rotated by replacing the file. A bad new file keeps the old keys (logged).
-// - http:/https: fetched at start-up (failing start-up when it cannot be had), kept, fetched again
-//   every sasl.oauthbearer.jwks.endpoint.refresh.ms. Each fetch retries with exponential backoff:
+// - file: read when the mechanism is set up, synchronously (unreadable or not a JWKS: start-up fails
+//   naming the key), and read again when its modification time or size changes (checked on each
+//   use, like Kafka 4's CachedFile), so keys are rotated by replacing the file. A bad new file keeps
+//   the old keys (logged).
+// - http:/https: the first fetch starts when the mechanism is set up; `ready` settles with it
+//   (rejecting with a ConfigError naming the key when the JWKS cannot be had, for callers that can
+//   wait, as Kafka's start-up does) and authentications wait for it. Kept, fetched again every
+//   sasl.oauthbearer.jwks.endpoint.refresh.ms. Each fetch retries with exponential backoff:
 //   waits start at ...retry.backoff.ms and double, within a total of ...retry.backoff.max.ms
 //   (Kafka's Retry). A token naming a kid the set lacks triggers one fetch at once, rate-limited as
 //   Kafka's RefreshingHttpsJwks does (kids longer than 1000 characters ignored, one attempt per kid
@@ -16,7 +19,8 @@
 // Keys are matched with jose's local JWKS (kid, kty, alg, use); it only resolves asymmetric keys,
 // so an HMAC-signed token cannot use a public key as its secret. Nothing here logs a token.
 import { type FlattenedJWSInput, type JWSHeaderParameters, type JWTVerifyGetKey, createLocalJWKSet } from 'jose'
-import { stat, readFile } from 'node:fs/promises'
+import { readFileSync, statSync } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '../../config/config-values.js'
 import { type Clock, systemClock } from '../../util/clock.js'
@@ -45,6 +49,8 @@ export interface JwksSourceOptions {
 }
 
 export interface JwksSource {
+  /** Settles once the first keys are had (a file: at once); rejects with a ConfigError naming the key. */
+  readonly ready: Promise<void>
   /** Resolves the key for a token's protected header (jose's getKey for jwtVerify). */
   readonly getKey: JWTVerifyGetKey
   /** How many times the JWKS has been read or fetched successfully (tests, metrics). */
@@ -71,11 +77,13 @@ function parseJwks(text: string): LocalSet {
 
 const isNoMatchingKey = (err: unknown) => (err as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY'
 
-export async function openJwksSource(opts: JwksSourceOptions): Promise<JwksSource> {
-  return opts.url.protocol === 'file:' ? FileJwks.open(opts) : HttpJwks.open(opts)
+/** A file JWKS is read here (throwing ConfigError); an http(s) one starts its first fetch. */
+export function createJwksSource(opts: JwksSourceOptions): JwksSource {
+  return opts.url.protocol === 'file:' ? FileJwks.open(opts) : new HttpJwks(opts)
 }
 
 class FileJwks implements JwksSource {
+  readonly ready = Promise.resolve()
   loads = 0
   private set!: LocalSet
   private version = ''
@@ -86,10 +94,11 @@ class FileJwks implements JwksSource {
     private readonly opts: JwksSourceOptions,
   ) {}
 
-  static async open(opts: JwksSourceOptions): Promise<FileJwks> {
+  static open(opts: JwksSourceOptions): FileJwks {
     const src = new FileJwks(fileURLToPath(opts.url), opts)
     try {
-      await src.load()
+      const st = statSync(src.path)
+      src.install(st, st.isFile() && st.size <= MAX_JWKS_BYTES ? readFileSync(src.path, 'utf8') : '')
     } catch (err) {
       const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message
       throw new ConfigError(`Cannot use the JWKS file ${src.path} given by ${opts.key}: ${why}`, opts.key, opts.url.href)
@@ -106,9 +115,12 @@ class FileJwks implements JwksSource {
 
   private async load(): Promise<void> {
     const st = await stat(this.path)
+    this.install(st, st.isFile() && st.size <= MAX_JWKS_BYTES ? await readFile(this.path, 'utf8') : '')
+  }
+
+  private install(st: { isFile(): boolean; size: number; mtimeMs: number }, text: string): void {
     if (!st.isFile()) throw new Error('not a file')
     if (st.size > MAX_JWKS_BYTES) throw new Error(`larger than ${MAX_JWKS_BYTES} bytes`)
-    const text = await readFile(this.path, 'utf8')
     this.set = parseJwks(text)
     this.version = `${st.mtimeMs}:${st.size}`
     this.loads++
@@ -137,8 +149,9 @@ class FileJwks implements JwksSource {
 }
 
 class HttpJwks implements JwksSource {
+  readonly ready: Promise<void>
   loads = 0
-  private set!: LocalSet
+  private set: LocalSet | undefined
   private timer: { cancel(): void } | undefined
   private inFlight: Promise<boolean> | undefined
   private lastEarlyRefresh = -Infinity
@@ -147,26 +160,34 @@ class HttpJwks implements JwksSource {
   private readonly missingKids = new Map<string, number>()
   private readonly clock: Clock
 
-  private constructor(private readonly opts: JwksSourceOptions) {
+  constructor(private readonly opts: JwksSourceOptions) {
     this.clock = opts.clock ?? systemClock
-  }
-
-  static async open(opts: JwksSourceOptions): Promise<HttpJwks> {
-    const src = new HttpJwks(opts)
-    try {
-      await src.fetchWithRetry()
-    } catch (err) {
-      throw new ConfigError(
-        `Could not fetch the JWKS from ${opts.key} (${opts.url.href}): ${(err as Error).message}`,
-        opts.key,
-        opts.url.href,
-      )
-    }
-    src.schedule()
-    return src
+    const first = this.fetchWithRetry()
+    this.inFlight = first.then(
+      () => true,
+      () => false,
+    )
+    this.ready = first
+      .catch((err: Error) => {
+        const e = new ConfigError(`Could not fetch the JWKS from ${opts.key} (${opts.url.href}): ${err.message}`, opts.key, opts.url.href)
+        opts.log.error('OAUTHBEARER cannot fetch its JWKS; tokens are refused until it can', { key: opts.key, err: e.message })
+        throw e
+      })
+      .finally(() => {
+        this.inFlight = undefined
+        this.schedule()
+      })
+    // Whoever does not wait for `ready` still sees the failure logged above.
+    this.ready.catch(() => {})
   }
 
   readonly getKey: JWTVerifyGetKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
+    if (this.inFlight) await this.inFlight
+    if (!this.set) {
+      // No keys yet (the first fetch failed): one more attempt, under the same rate limit.
+      if (this.mayRefreshFor(typeof header.kid === 'string' ? header.kid : '')) await this.refresh('no keys yet')
+      if (!this.set) throw new Error('no JWKS has been fetched yet')
+    }
     try {
       return await this.set(header, token)
     } catch (err) {

@@ -12,15 +12,16 @@
 // 4. Success: the principal is User:<sub claim>; credentialLifetimeMs() is the time left to exp, so
 //    the session lifetime (KIP-368) follows the token.
 //
-// Settings are read per listener, as Kafka reads them (BrokerConfig.forListener: the listener and
+// Settings are read per listener, as Kafka reads them (BrokerConfig.listenerValue: the listener and
 // mechanism prefix first); a missing JWKS URL, an unverified audience or issuer without the
-// allow.unverified.* opt-out, a URL outside tributary.sasl.oauthbearer.allowed.urls, an unreadable
-// JWKS file or an unreachable JWKS endpoint fail start-up with a ConfigError naming the key.
+// allow.unverified.* opt-out, a URL outside tributary.sasl.oauthbearer.allowed.urls or an
+// unreadable JWKS file fail start-up with a ConfigError naming the key; an unreachable JWKS endpoint
+// rejects `jwks.ready` with one (and is logged), tokens being refused until the JWKS is had.
 import { type BrokerConfig, type BrokerConfigName, ConfigError } from '../../config/config.js'
 import { type KafkaPrincipal, userPrincipal } from '../../network/principal.js'
 import { type Clock, systemClock } from '../../util/clock.js'
 import { type Logger, silentLogger } from '../../util/logger.js'
-import { type JwksSource, openJwksSource } from './jwks-source.js'
+import { type JwksSource, createJwksSource } from './jwks-source.js'
 import { SaslAuthenticationError, type SaslContext, type SaslMechanism, type SaslServer } from './mechanism.js'
 import { type JwtValidationSettings, JwtValidationError, type ValidatedToken, validateJwt } from './oauthbearer-jwt.js'
 import { type OAuthBearerInitialResponse, OAuthBearerMessageError, jsonErrorResponse, parseInitialResponse } from './oauthbearer-message.js'
@@ -42,8 +43,8 @@ export interface OAuthBearerSettings {
 
 /** The OAUTHBEARER settings of one listener; throws ConfigError naming the key when they cannot work. */
 export function oauthBearerSettings(config: BrokerConfig, listener: string): OAuthBearerSettings {
-  const get = <N extends BrokerConfigName>(name: N) => config.forListener(listener, OAUTHBEARER, name)
-  const keyOf = (name: BrokerConfigName) => config.keyForListener(listener, OAUTHBEARER, name)
+  const get = <N extends BrokerConfigName>(name: N) => config.listenerValue(listener, name, OAUTHBEARER)
+  const keyOf = (name: BrokerConfigName) => config.listenerKey(listener, name, OAUTHBEARER)
   const jwksKey = keyOf('sasl.oauthbearer.jwks.endpoint.url')
   const url = get('sasl.oauthbearer.jwks.endpoint.url')
   if (url === null) {
@@ -140,14 +141,13 @@ export class OAuthBearerMechanism implements SaslMechanism {
   }
 }
 
-/** Reads one listener's settings and opens its JWKS: the mechanism the SASL registry serves there. */
-export async function openOAuthBearerMechanism(
-  config: BrokerConfig,
-  listener: string,
-  opts: OAuthBearerOptions = {},
-): Promise<OAuthBearerMechanism> {
+/**
+ * One listener's OAUTHBEARER mechanism, as the SASL registry builds it: settings read (ConfigError
+ * naming the key), a file JWKS read, an http(s) one being fetched (`jwks.ready` says when).
+ */
+export function createOAuthBearerMechanism(config: BrokerConfig, listener: string, opts: OAuthBearerOptions = {}): OAuthBearerMechanism {
   const s = oauthBearerSettings(config, listener)
-  const jwks = await openJwksSource({
+  const jwks = createJwksSource({
     url: s.jwksUrl,
     key: s.jwksKey,
     refreshMs: s.refreshMs,
@@ -158,6 +158,22 @@ export async function openOAuthBearerMechanism(
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   })
   return new OAuthBearerMechanism(jwks, s.validation, opts)
+}
+
+/** The same, once its first keys are had (rejects with the ConfigError when they cannot be). */
+export async function openOAuthBearerMechanism(
+  config: BrokerConfig,
+  listener: string,
+  opts: OAuthBearerOptions = {},
+): Promise<OAuthBearerMechanism> {
+  const mech = createOAuthBearerMechanism(config, listener, opts)
+  try {
+    await mech.jwks.ready
+  } catch (err) {
+    mech.close()
+    throw err
+  }
+  return mech
 }
 
 class OAuthBearerServer implements SaslServer {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { before, describe, it } from 'node:test'
 import { ConfigError, defaultBrokerConfig } from '../../../src/config/config.js'
 import { buildInitialResponse } from '../../../src/security/sasl/oauthbearer-message.js'
-import { type OAuthBearerMechanism, oauthBearerSettings } from '../../../src/security/sasl/oauthbearer.js'
+import { type OAuthBearerMechanism, createOAuthBearerMechanism, oauthBearerSettings } from '../../../src/security/sasl/oauthbearer.js'
 import { AUDIENCE, CTX, ISSUER, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from './oauth-fixtures.js'
 
 async function accepted(mech: OAuthBearerMechanism, token: string): Promise<boolean> {
@@ -18,13 +18,16 @@ async function accepted(mech: OAuthBearerMechanism, token: string): Promise<bool
   return server.complete
 }
 
-/** A JWKS endpoint whose document the test sets, counting requests. */
-async function jwksServer(initial: string): Promise<{ server: Server; url: string; hits: () => number; set(doc: string): void }> {
+/** A JWKS endpoint whose document the test sets (null: answers 503), counting requests. */
+async function jwksServer(
+  initial: string | null,
+): Promise<{ server: Server; url: string; hits: () => number; set(doc: string | null): void }> {
   let doc = initial
   let hits = 0
   const server = createServer((_req, res) => {
     hits++
-    res.writeHead(200, { 'content-type': 'application/json' }).end(doc)
+    if (doc === null) res.writeHead(503).end()
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(doc)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`
@@ -87,6 +90,26 @@ describe('OAUTHBEARER JWKS sources', () => {
       while (mech.jwks.loads < 3) await new Promise((r) => setTimeout(r, 20))
       assert.equal(await accepted(mech, await tokenFor(k3)), true)
       assert.equal(await accepted(mech, await tokenFor(k1)), false)
+    } finally {
+      mech.close()
+      idp.server.close()
+    }
+  })
+
+  it('refuses tokens while the first fetch has failed, and accepts them once the endpoint answers', async () => {
+    const idp = await jwksServer(null)
+    const config = defaultBrokerConfig({
+      'sasl.oauthbearer.jwks.endpoint.url': idp.url,
+      'sasl.oauthbearer.expected.audience': AUDIENCE,
+      'sasl.oauthbearer.expected.issuer': ISSUER,
+      'sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms': 0,
+    })
+    const mech = createOAuthBearerMechanism(config, 'SASL_PLAINTEXT')
+    try {
+      await assert.rejects(mech.jwks.ready, (err: ConfigError) => err instanceof ConfigError && /HTTP 503/.test(err.message))
+      idp.set(jwksOf(k1))
+      assert.equal(await accepted(mech, await tokenFor(k1)), true)
+      assert.equal(idp.hits(), 2)
     } finally {
       mech.close()
       idp.server.close()
@@ -187,7 +210,7 @@ describe('OAUTHBEARER settings', () => {
     const s = settingsOf({
       ...base,
       'listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.expected.audience': 'orders',
-      'listener.name.SASL_PLAINTEXT.sasl.oauthbearer.clock.skew.seconds': 5,
+      'listener.name.sasl_plaintext.sasl.oauthbearer.clock.skew.seconds': 5,
       'listener.name.other.oauthbearer.sasl.oauthbearer.expected.issuer': 'https://nope',
       'listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url': 'file:///etc/idp/jwks.json',
     })
