@@ -27,6 +27,7 @@ import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
+import { createSaslAuthenticator } from '../security/sasl/setup.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -407,11 +408,13 @@ export class Broker {
         txnMarkers,
         shareCoordinator,
         shares: shares.service,
+        authentication: createSaslAuthenticator(config, { store, clock, logger: logger.child('sasl') }),
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
         config: {
           maxRequestBytes: config.get('socket.request.max.bytes'),
+          saslMaxReceiveBytes: config.get('sasl.server.max.receive.size'),
           connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
           maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,
         },

@@ -27,6 +27,7 @@ import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
 import { OAUTHBEARER_KEYS } from './oauthbearer-keys.js'
+import { SASL_KEYS } from './sasl-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 export * from './config-key.js'
@@ -40,6 +41,7 @@ export const BROKER_CONFIG_DEFS = [
   ...SHARE_GROUP_KEYS,
   ...SHARE_COORDINATOR_KEYS,
   ...HTTP_KEYS,
+  ...SASL_KEYS,
   ...OAUTHBEARER_KEYS,
 ] as const
 

@@ -24,6 +24,7 @@
 // (config-dynamic.ts says which keys may be dynamic).
 import { type ParsedListener, parseListeners, parseSecurityProtocolMap } from '../network/listeners.js'
 import { type Fs, nodeFs } from '../storage/fs.js'
+import { listenerScopedKey, parseListenerScopedKey } from './listener-scoped.js'
 import { PropertiesSyntaxError, parsePropertiesEntries } from '../util/properties.js'
 import { BROKER_CONFIG_DEFS, type BrokerConfigName, type BrokerConfigValue, type ConfigKeyDef } from './config-defs.js'
 import {
@@ -105,8 +106,6 @@ export class BrokerConfig {
     /** The settings without the dynamic layers (what the file, environment and flags gave). */
     private readonly staticSettings: Map<string, ConfigSetting> = settings,
     private readonly dynamic: DynamicLayers = NO_DYNAMIC,
-    /** Listener-prefixed values (listener.name.<l>.[<mechanism>.]<key>), by full key, lower-cased listener. */
-    private readonly listenerSettings: ReadonlyMap<string, ConfigSetting> = new Map(),
   ) {
     this.nodeId = this.get('node.id')
     this.logDirs = this.get('log.dirs') ?? [this.get('log.dir')]
@@ -118,10 +117,7 @@ export class BrokerConfig {
   }
 
   /** @internal Builds from explicitly set values (already parsed); resolves synonyms and checks cross-key rules. */
-  static fromSettings(
-    explicit: Map<string, ConfigSetting>,
-    listenerSettings: ReadonlyMap<string, ConfigSetting> = new Map(),
-  ): BrokerConfig {
+  static fromSettings(explicit: Map<string, ConfigSetting>): BrokerConfig {
     const settings = new Map(DEFAULTS)
     for (const [k, s] of explicit) settings.set(k, s)
     // node.id and broker.id are one setting (KRaft: broker.id defaults to node.id).
@@ -137,7 +133,7 @@ export class BrokerConfig {
     if (node && !broker) settings.set('broker.id', node)
     if (broker && !node) settings.set('node.id', broker)
     checkCrossKeyRules(settings)
-    return new BrokerConfig(settings, settings, NO_DYNAMIC, listenerSettings)
+    return new BrokerConfig(settings)
   }
 
   /**
@@ -164,7 +160,7 @@ export class BrokerConfig {
     for (const [k, v] of layers.clusterDefault) merged.set(k, v)
     for (const [k, v] of layers.broker) merged.set(k, v)
     checkCrossKeyRules(merged)
-    return new BrokerConfig(merged, this.staticSettings, layers, this.listenerSettings)
+    return new BrokerConfig(merged, this.staticSettings, layers)
   }
 
   /** The texts of one dynamic layer (KIP-226): 'default' is resource "", 'broker' this node's. */
@@ -203,24 +199,25 @@ export class BrokerConfig {
   }
 
   /**
-   * A key as one listener's SASL mechanism sees it, in Kafka's order: the listener-and-mechanism
-   * prefixed value (listener.name.<l>.<mechanism>.<key>, mechanism lower-cased), else the listener
-   * prefixed one (listener.name.<l>.<key>), else the key itself.
+   * A key's value for one listener, and mechanism (listener-scoped.ts): the most specific of
+   * listener.name.<l>.<mechanism>.<key>, listener.name.<l>.<key> and <key> that is set.
    */
   listenerValue<N extends BrokerConfigName>(listener: string, name: N, mechanism?: string): BrokerConfigValue<N> {
-    const prefix = `listener.name.${listener.toLowerCase()}.`
-    const s =
-      (mechanism !== undefined ? this.listenerSettings.get(`${prefix}${mechanism.toLowerCase()}.${name}`) : undefined) ??
-      this.listenerSettings.get(prefix + name)
-    return s ? (s.value as BrokerConfigValue<N>) : this.get(name)
+    const keys = mechanism ? [listenerScopedKey(listener, name, mechanism)] : []
+    keys.push(listenerScopedKey(listener, name))
+    for (const k of keys) {
+      const s = this.settings.get(k)
+      if (s) return s.value as BrokerConfigValue<N>
+    }
+    return this.get(name)
   }
 
-  /** The key listenerValue() took the value from (for error messages naming the key). */
+  /** The key listenerValue() took its value from (for error messages). */
   listenerKey(listener: string, name: BrokerConfigName, mechanism?: string): string {
-    const prefix = `listener.name.${listener.toLowerCase()}.`
-    const withMechanism = mechanism !== undefined ? `${prefix}${mechanism.toLowerCase()}.${name}` : undefined
-    if (withMechanism !== undefined && this.listenerSettings.has(withMechanism)) return withMechanism
-    return this.listenerSettings.has(prefix + name) ? prefix + name : name
+    if (mechanism && this.settings.has(listenerScopedKey(listener, name, mechanism))) {
+      return listenerScopedKey(listener, name, mechanism)
+    }
+    return this.settings.has(listenerScopedKey(listener, name)) ? listenerScopedKey(listener, name) : name
   }
 
   /** True when the key was given by a file, the environment, the program or an override. */
@@ -503,15 +500,10 @@ export function buildBrokerConfig(
 
   const warnings: string[] = []
   const explicit = new Map<string, ConfigSetting>()
-  const listenerSettings = new Map<string, ConfigSetting>()
   for (const r of raws) {
-    const def = brokerConfigDef(r.key)
-    const prefixed = def ? undefined : listenerPrefixedDef(r.key)
-    if (prefixed) {
-      const p = parseConfigValue(prefixed.def, r.raw, r.where)
-      listenerSettings.set(prefixed.key, { value: p.value, text: p.text, origin: r.origin })
-      continue
-    }
+    // listener.name.<l>.[<mechanism>.]<key> is kept under its full name, parsed as <key>.
+    const scoped = parseListenerScopedKey(r.key)?.def
+    const def = brokerConfigDef(r.key) ?? (scoped && { ...scoped, name: r.key })
     if (!def) {
       const t = topicConfigDef(r.key)
       const hint = t?.brokerSynonyms?.length ? ` (the broker-wide setting is ${t.brokerSynonyms[0]!.name})` : ''
@@ -521,29 +513,7 @@ export function buildBrokerConfig(
     const p = parseConfigValue(def, r.raw, r.where)
     explicit.set(r.key, { value: p.value, text: p.text, origin: r.origin })
   }
-  return { config: BrokerConfig.fromSettings(explicit, listenerSettings), warnings }
-}
-
-// Kafka's SASL mechanism names, as they appear (lower-cased) in listener-and-mechanism prefixes.
-const SASL_MECHANISM_PREFIXES = ['gssapi', 'plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer']
-
-/**
- * listener.name.<l>.[<mechanism>.]<key> where <key> is a broker key: its definition and the key
- * with the listener name lower-cased (Kafka's ListenerName.configPrefix lower-cases it).
- */
-function listenerPrefixedDef(key: string): { def: ConfigKeyDef; key: string } | undefined {
-  const m = /^listener\.name\.([^.]+)\.(.+)$/.exec(key)
-  if (!m) return undefined
-  const listener = m[1]!.toLowerCase()
-  let rest = m[2]!
-  let mechanism = ''
-  const dot = rest.indexOf('.')
-  if (dot > 0 && SASL_MECHANISM_PREFIXES.includes(rest.slice(0, dot))) {
-    mechanism = `${rest.slice(0, dot)}.`
-    rest = rest.slice(dot + 1)
-  }
-  const def = brokerConfigDef(rest)
-  return def ? { def, key: `listener.name.${listener}.${mechanism}${rest}` } : undefined
+  return { config: BrokerConfig.fromSettings(explicit), warnings }
 }
 
 /** Reads server.properties (if any), TRIBUTARY_* variables, values and overrides; see the header. */

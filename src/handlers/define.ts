@@ -2,7 +2,7 @@
 // serves, and a function from a decoded request to a response. Handlers are thin: validate,
 // delegate to a service, map failures to Kafka error codes. They never touch sockets
 // or files.
-import type { ConnectionInfo } from '../network/types.js'
+import type { CloseKind, ConnectionInfo } from '../network/types.js'
 import type { RequestHeader } from '../protocol/header.js'
 import type { Encodable, Message } from '../protocol/schema.js'
 import type { BrokerServices } from '../ports/broker-services.js'
@@ -55,5 +55,20 @@ export function defineHandler<Req, Res>(
     maxVersion: range.maxVersion,
     advertisedMinVersion: range.advertisedMinVersion ?? range.minVersion,
     handle,
+  }
+}
+
+/**
+ * Thrown by a handler whose answer must be written and the connection then closed (a failed SASL
+ * exchange, as Kafka does): the dispatcher encodes `response` and closes with `kind` and the message.
+ */
+export class CloseAfterResponse extends Error {
+  override name = 'CloseAfterResponse'
+  constructor(
+    readonly response: unknown,
+    message: string,
+    readonly kind: CloseKind,
+  ) {
+    super(message)
   }
 }

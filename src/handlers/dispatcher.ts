@@ -5,6 +5,11 @@
 // served range, or a body that does not parse closes the connection — except ApiVersions, which
 // answers an unknown version in v0 form with UNSUPPORTED_VERSION and our ranges (KIP-511).
 //
+// Authentication (ports/authentication.ts): on a SASL listener the security layer says, for each
+// request before authentication or once the session has a lifetime, whether it may be served;
+// otherwise the connection is closed. After a SaslHandshake v0 the client's tokens arrive as raw
+// frames, without a header, and are answered raw.
+//
 // Metrics (ports/metrics.ts), when the broker exports them: each decoded request's API — Fetch
 // named FetchConsumer or FetchFollower as Kafka's RequestMetrics name it — its time from decoding
 // until the handler answered (or failed), and the response (its error codes are counted there).
@@ -14,7 +19,7 @@ import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHe
 import { ApiVersionsResponse } from '../protocol/messages/18-api-versions.js'
 import { Reader } from '../protocol/primitives/reader.js'
 import { Writer } from '../protocol/primitives/writer.js'
-import type { RequestContext } from './define.js'
+import { CloseAfterResponse, type RequestContext } from './define.js'
 import type { HandlerRegistry } from './registry.js'
 import type { BrokerServices } from '../ports/broker-services.js'
 import type { RequestMetrics } from '../ports/metrics.js'
@@ -27,6 +32,15 @@ export class RequestDispatcher implements Dispatcher {
   ) {}
 
   dispatch(frame: Buffer, conn: ConnectionInfo): Promise<ResponseChunks> | ResponseChunks {
+    const auth = this.broker.authentication
+    if (!conn.authenticated && auth?.expectsRawToken(conn)) {
+      return auth.rawToken(conn, Buffer.from(frame)).then(
+        (token) => [token],
+        (err: unknown) => {
+          throw new CloseConnection((err as Error).message, 'authentication-failed')
+        },
+      )
+    }
     let header: ReturnType<typeof decodeRequestHeader>
     try {
       header = decodeRequestHeader(frame, (k, v) => this.registry.isFlexible(k, v))
@@ -41,6 +55,12 @@ export class RequestDispatcher implements Dispatcher {
       apiName: handler?.request.name,
       correlationId: header.correlationId,
       clientId: header.clientId,
+    }
+    if (!conn.authenticated || conn.sessionExpiresAtMs !== undefined) {
+      const refused = auth
+        ? auth.refusal(conn, header.apiKey)
+        : { kind: 'unauthenticated' as const, reason: 'this broker has no SASL authentication' }
+      if (refused) throw new CloseConnection(refused.reason, refused.kind, summary)
     }
     if (!handler || version < handler.minVersion || version > handler.maxVersion) {
       if (header.apiKey === API_VERSIONS_KEY) return this.unsupportedApiVersions(header.correlationId)
@@ -78,17 +98,20 @@ export class RequestDispatcher implements Dispatcher {
     const runAfter = () => {
       for (const fn of after ?? []) fn()
     }
+    const encode = (res: unknown): NonNullable<ResponseChunks> => {
+      const w = new Writer(512)
+      const flexible = handler.response.isFlexible(version)
+      encodeResponseHeader(w, header.correlationId, responseHeaderVersion(header.apiKey, flexible))
+      handler.response.codec(version).encode(w, res as never)
+      return w.toChunks()
+    }
     const respond = (res: unknown): ResponseChunks => {
       metrics?.requestCompleted(metricName, (performance.now() - startedMs) / 1000, res)
       if (res === null) {
         runAfter()
         return null
       }
-      const w = new Writer(512)
-      const flexible = handler.response.isFlexible(version)
-      encodeResponseHeader(w, header.correlationId, responseHeaderVersion(header.apiKey, flexible))
-      handler.response.codec(version).encode(w, res as never)
-      const chunks: NonNullable<ResponseChunks> = w.toChunks()
+      const chunks = encode(res)
       if (after) chunks.onWritten = runAfter
       return chunks
     }
@@ -102,6 +125,9 @@ export class RequestDispatcher implements Dispatcher {
       if (err instanceof CloseConnection) {
         err.request ??= summary
         throw err
+      }
+      if (err instanceof CloseAfterResponse) {
+        throw new CloseConnection(err.message, err.kind, summary, { response: encode(err.response) })
       }
       const msg = err instanceof Error ? err.message : String(err)
       throw new CloseConnection(`${handler.request.name} v${version} failed: ${msg}`, 'request-failed', summary, {

@@ -12,6 +12,7 @@ import leaveGroup from './13-leave-group.js'
 import syncGroup from './14-sync-group.js'
 import describeGroups from './15-describe-groups.js'
 import listGroups from './16-list-groups.js'
+import saslHandshake from './17-sasl-handshake.js'
 import apiVersions from './18-api-versions.js'
 import createTopics from './19-create-topics.js'
 import deleteTopics from './20-delete-topics.js'
@@ -26,6 +27,7 @@ import txnOffsetCommit from './28-txn-offset-commit.js'
 import describeConfigs from './32-describe-configs.js'
 import alterConfigs from './33-alter-configs.js'
 import describeLogDirs from './35-describe-log-dirs.js'
+import saslAuthenticate from './36-sasl-authenticate.js'
 import createPartitions from './37-create-partitions.js'
 import deleteGroups from './42-delete-groups.js'
 import electLeaders from './43-elect-leaders.js'
@@ -71,6 +73,7 @@ export const allHandlers: Handler[] = [
   syncGroup,
   describeGroups,
   listGroups,
+  saslHandshake,
   apiVersions,
   createTopics,
   deleteTopics,
@@ -85,6 +88,7 @@ export const allHandlers: Handler[] = [
   describeConfigs,
   alterConfigs,
   describeLogDirs,
+  saslAuthenticate,
   createPartitions,
   deleteGroups,
   electLeaders,

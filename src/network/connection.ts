@@ -20,6 +20,9 @@
 // - server shutdown: no new requests; parked long-polls are woken; in-flight responses are written
 //   if they finish within the grace period;
 // - idle for connections.max.idle.ms with nothing in flight: destroyed.
+// Before a SASL listener's connection is authenticated (info.authenticated), it takes one request at
+// a time, as Kafka's authenticator reads one, so each frame is sized and admitted knowing the
+// outcome of the exchange before it; and frames are capped at sasl.server.max.receive.size.
 // After ending, incoming bytes are read and discarded so that unread data does not make the kernel
 // answer with a reset (which can destroy responses the client has not read yet), and the socket is
 // destroyed when the client hangs up or after closeGraceMs.
@@ -38,6 +41,8 @@ export interface ConnectionOptions {
   listenerName: string
   securityProtocol: SecurityProtocol
   maxRequestBytes: number
+  /** sasl.server.max.receive.size: the frame limit before authentication. */
+  saslMaxReceiveBytes: number
   connectionsMaxIdleMs: number
   maxInFlightPerConnection: number
   maxPendingWriteBytes: number
@@ -91,6 +96,7 @@ export class Connection {
       listenerName: opts.listenerName,
       securityProtocol: opts.securityProtocol,
       principal: ANONYMOUS,
+      authenticated: !opts.securityProtocol.startsWith('SASL_'),
       closed: this.abort.signal,
     }
     this.log = opts.logger
@@ -141,14 +147,15 @@ export class Connection {
     if (this.pumping || this.state === 'closed') return
     this.pumping = true
     try {
-      while (this.state === 'open' && this.slots.length < this.opts.maxInFlightPerConnection && !this.writeBlocked()) {
+      while (this.state === 'open' && this.slots.length < this.maxInFlight() && !this.writeBlocked()) {
         let frame: Buffer | undefined
         try {
-          frame = this.decoder.next()
+          frame = this.info.authenticated ? this.decoder.next() : this.decoder.next(this.opts.saslMaxReceiveBytes)
         } catch (err) {
           if (!(err instanceof FrameSizeError)) throw err
           // Kafka: InvalidReceiveException closes the channel.
-          this.reportClose('invalid-frame-size', err.message)
+          const why = this.info.authenticated ? '' : ' before SASL authentication (sasl.server.max.receive.size)'
+          this.reportClose('invalid-frame-size', err.message + why)
           this.socket.destroy()
           return
         }
@@ -163,6 +170,10 @@ export class Connection {
     } finally {
       this.pumping = false
     }
+  }
+
+  private maxInFlight(): number {
+    return this.info.authenticated ? this.opts.maxInFlightPerConnection : 1
   }
 
   private dispatch(frame: Buffer): void {
@@ -212,6 +223,15 @@ export class Connection {
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const slot = this.slots[0]!
       if (slot.failed) {
+        // A failed SASL exchange is answered before the close.
+        const answer = slot.error instanceof CloseConnection ? slot.error.response : undefined
+        if (answer && this.socket.writable) {
+          if (!corked) {
+            this.socket.cork()
+            corked = true
+          }
+          wrote = this.writeResponse(answer) || wrote
+        }
         this.logFailure(slot.error)
         this.slots.length = 0 // later responses are never written
         break
@@ -261,7 +281,7 @@ export class Connection {
 
   private updateReading(): void {
     if (this.state === 'closed' || this.peerEnded) return
-    const pause = this.state === 'open' && (this.slots.length >= this.opts.maxInFlightPerConnection || this.writeBlocked())
+    const pause = this.state === 'open' && (this.slots.length >= this.maxInFlight() || this.writeBlocked())
     if (pause && !this.readPaused) {
       this.readPaused = true
       this.socket.pause()

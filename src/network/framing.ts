@@ -59,12 +59,13 @@ export class FrameDecoder {
   /**
    * The next complete frame (without its size prefix), or undefined until more bytes arrive.
    * Throws FrameSizeError as soon as a bad size prefix is seen; the decoder is unusable after that.
+   * `maxFrameBytes` lowers the limit for this frame (a SASL connection before authentication).
    */
-  next(): Buffer | undefined {
+  next(maxFrameBytes = this.maxFrameBytes): Buffer | undefined {
     if (this.frameSize < 0) {
       if (this.buffered < SIZE_PREFIX_BYTES) return undefined
       const size = this.readSize()
-      if (size <= 0 || size > this.maxFrameBytes) throw new FrameSizeError(size, this.maxFrameBytes)
+      if (size <= 0 || size > maxFrameBytes) throw new FrameSizeError(size, maxFrameBytes)
       this.frameSize = size
     }
     if (this.buffered < this.frameSize) return undefined

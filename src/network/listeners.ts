@@ -5,13 +5,13 @@
 // as Kafka's ListenerName.normalised does. Each name maps to a security protocol through
 // `listener.security.protocol.map` (NAME:PROTOCOL,...); when that property is absent the four
 // protocol names map to themselves, and when it is given it replaces that default, as in Kafka.
-// Only PLAINTEXT is served for now; TLS and SASL come later.
+// PLAINTEXT and SASL_PLAINTEXT are served (SASL: src/security/sasl/); SSL and SASL_SSL need TLS.
 
 import { isIPv6 } from 'node:net'
 
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number]
-const SERVED: ReadonlySet<string> = new Set<SecurityProtocol>(['PLAINTEXT'])
+const SERVED: ReadonlySet<string> = new Set<SecurityProtocol>(['PLAINTEXT', 'SASL_PLAINTEXT'])
 
 export interface ParsedListener {
   name: string
@@ -98,7 +98,7 @@ function parseEntry(entry: string, protocols: Map<string, SecurityProtocol>): Pa
     throw bad(`no security protocol for listener ${name}: add ${name}:PLAINTEXT to listener.security.protocol.map`)
   }
   if (!SERVED.has(securityProtocol)) {
-    throw bad(`listener ${name} uses ${securityProtocol}, but only PLAINTEXT is supported for now`)
+    throw bad(`listener ${name} uses ${securityProtocol}, but only PLAINTEXT and SASL_PLAINTEXT are supported for now`)
   }
   return { name, host, port, securityProtocol }
 }

@@ -109,6 +109,7 @@ export class NetworkServer {
       listenerName: listener.name,
       securityProtocol: listener.securityProtocol ?? 'PLAINTEXT',
       maxRequestBytes: config.maxRequestBytes,
+      saslMaxReceiveBytes: config.saslMaxReceiveBytes ?? DEFAULT_NETWORK_CONFIG.saslMaxReceiveBytes,
       connectionsMaxIdleMs: config.connectionsMaxIdleMs,
       maxInFlightPerConnection: config.maxInFlightPerConnection,
       maxPendingWriteBytes: config.maxPendingWriteBytes ?? 0,
@@ -181,6 +182,7 @@ function validate({ listeners, config }: NetworkServerOptions): void {
   }
   positiveInt('maxRequestBytes', config.maxRequestBytes, 0x7fffffff)
   positiveInt('maxInFlightPerConnection', config.maxInFlightPerConnection)
+  positiveInt('saslMaxReceiveBytes', config.saslMaxReceiveBytes, 0x7fffffff)
   if (config.maxPendingWriteBytes !== undefined && !(config.maxPendingWriteBytes >= 0)) {
     throw new Error(`network config maxPendingWriteBytes must be ≥ 0, got ${config.maxPendingWriteBytes}`)
   }

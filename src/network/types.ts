@@ -22,6 +22,14 @@ export interface ConnectionInfo {
    * otherwise (see principal.ts). Set by the security layer, read by authorization and quotas.
    */
   principal: KafkaPrincipal
+  /**
+   * False on a SASL listener until SaslAuthenticate succeeds (set by the security layer, see
+   * ports/authentication.ts); true from the start on PLAINTEXT and SSL. Before, the connection
+   * takes one request at a time and frames up to sasl.server.max.receive.size.
+   */
+  authenticated: boolean
+  /** KIP-368: when the SASL session ends (Clock.monotonic() ms); undefined = never. Set by the security layer. */
+  sessionExpiresAtMs?: number | undefined
   /** Aborts when the connection closes or the server shuts down, so long-polls (Fetch, JoinGroup) stop waiting. */
   closed: AbortSignal
 }
@@ -54,7 +62,11 @@ export interface Dispatcher {
  * - on-request: the handler closes on purpose (a Produce with acks=0 that failed: the producer's
  *   only way to learn of it);
  * - request-failed: an unexpected error while answering;
- * - response-too-large: a response past 2 GiB.
+ * - response-too-large: a response past 2 GiB;
+ * - unauthenticated: a request other than ApiVersions, SaslHandshake or SaslAuthenticate before SASL
+ *   authentication, or out of the exchange's order;
+ * - authentication-failed: a failed SASL exchange (answered first, as Kafka does);
+ * - session-expired: a request after the SASL session's lifetime (KIP-368).
  */
 export type CloseKind =
   | 'invalid-frame-size'
@@ -65,6 +77,9 @@ export type CloseKind =
   | 'on-request'
   | 'request-failed'
   | 'response-too-large'
+  | 'unauthenticated'
+  | 'authentication-failed'
+  | 'session-expired'
 
 /** The request a close is about, as far as its header was read. */
 export interface RequestSummary {
@@ -76,17 +91,22 @@ export interface RequestSummary {
   clientId: string | null
 }
 
-/** Thrown by a dispatcher to close the connection on purpose; the message is the reason, for logs. */
+/**
+ * Thrown by a dispatcher to close the connection on purpose; the message is the reason, for logs.
+ * With `response`, that answer is written first (a failed SASL exchange is answered, then closed).
+ */
 export class CloseConnection extends Error {
   override name = 'CloseConnection'
   constructor(
     message: string,
     readonly kind: CloseKind = 'on-request',
     public request?: RequestSummary,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { response?: NonNullable<ResponseChunks> },
   ) {
     super(message, options)
+    this.response = options?.response
   }
+  readonly response: NonNullable<ResponseChunks> | undefined
 }
 
 /**
@@ -117,6 +137,9 @@ export interface NetworkConfig {
   /** connections.max.idle.ms (Kafka: 600000). A connection with nothing in flight and no bytes in either
    * direction for this long is closed. 0 or a non-finite value disables the check. */
   connectionsMaxIdleMs: number
+  /** sasl.server.max.receive.size (Kafka: 524288): the largest frame a SASL listener takes before the
+   * connection is authenticated; a larger one closes it (CVE-2022-34917: no big buffers for strangers). */
+  saslMaxReceiveBytes?: number
   /** Stop reading a connection's socket while this many of its requests are unanswered (dispatched
    * or waiting for an earlier response). Kafka answers one request per connection at a time; we
    * pipeline up to this many. */
@@ -135,6 +158,7 @@ export interface NetworkConfig {
  * connection for producers; consumers and admin clients far fewer). */
 export const DEFAULT_NETWORK_CONFIG: Readonly<Required<Omit<NetworkConfig, 'maxPendingWriteBytes'>>> = {
   maxRequestBytes: 104_857_600,
+  saslMaxReceiveBytes: 524_288,
   connectionsMaxIdleMs: 600_000,
   maxInFlightPerConnection: 100,
   closeGraceMs: 5_000,

@@ -6,6 +6,7 @@
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
+import type { AuthenticationService } from './authentication.js'
 import type { ConfigService } from './configs.js'
 import type { GroupService } from './groups.js'
 import type { LogDirService } from './log-dirs.js'
@@ -65,4 +66,9 @@ export interface BrokerServices {
   readonly shareCoordinator: ShareCoordinatorService
   /** The share-partition leaders' ShareFetch/ShareAcknowledge (KIP-932). */
   readonly shares: ShareFetchService
+  /**
+   * SASL authentication (SaslHandshake, SaslAuthenticate, the dispatcher's gate). Absent in test
+   * fakes: then a SASL listener's connections are closed at their first request.
+   */
+  readonly authentication?: AuthenticationService
 }

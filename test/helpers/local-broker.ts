@@ -101,6 +101,7 @@ export function testConn(): ConnectionInfo {
     listenerName: 'PLAINTEXT',
     securityProtocol: 'PLAINTEXT',
     principal: ANONYMOUS,
+    authenticated: true,
     closed: new AbortController().signal,
   }
 }

@@ -73,6 +73,7 @@ function context(h: Harness, apiVersion: number, ensured: { count: number }, vie
       listenerName: 'PLAINTEXT',
       securityProtocol: 'PLAINTEXT',
       principal: ANONYMOUS,
+      authenticated: true,
       closed: new AbortController().signal,
     },
     broker,

@@ -40,6 +40,7 @@ function context(apiVersion: number): RequestContext {
       listenerName: 'PLAINTEXT',
       securityProtocol: 'PLAINTEXT',
       principal: ANONYMOUS,
+      authenticated: true,
       closed: new AbortController().signal,
     },
     broker,

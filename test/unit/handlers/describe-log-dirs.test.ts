@@ -44,6 +44,7 @@ function context(apiVersion: number, dirs: LogDirDescription[]): RequestContext 
       listenerName: 'PLAINTEXT',
       securityProtocol: 'PLAINTEXT',
       principal: ANONYMOUS,
+      authenticated: true,
       closed: new AbortController().signal,
     },
     broker,

@@ -47,6 +47,7 @@ function context(): RequestContext {
       listenerName: 'PLAINTEXT',
       securityProtocol: 'PLAINTEXT',
       principal: ANONYMOUS,
+      authenticated: true,
       closed: new AbortController().signal,
     },
     broker,

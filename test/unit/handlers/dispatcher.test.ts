@@ -21,6 +21,7 @@ const conn: ConnectionInfo = {
   listenerName: 'PLAINTEXT',
   securityProtocol: 'PLAINTEXT',
   principal: ANONYMOUS,
+  authenticated: true,
   closed: new AbortController().signal,
 }
 

@@ -71,6 +71,7 @@ function context(apiVersion: number, calls: Calls): RequestContext {
       listenerName: 'PLAINTEXT',
       securityProtocol: 'PLAINTEXT',
       principal: ANONYMOUS,
+      authenticated: true,
       closed: new AbortController().signal,
     },
     broker,

@@ -54,6 +54,7 @@ async function call<Req, Res>(
       listenerName: 'PLAINTEXT',
       securityProtocol: 'PLAINTEXT',
       principal: ANONYMOUS,
+      authenticated: true,
       closed: c.abort.signal,
     },
     broker,
