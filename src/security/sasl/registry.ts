@@ -8,6 +8,7 @@ import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
 import type { JaasEntry } from './jaas.js'
 import type { SaslMechanism } from './mechanism.js'
+import { OAUTHBEARER, createOAuthBearerMechanism } from './oauthbearer.js'
 import { plainMechanism, plainUsers } from './plain.js'
 
 /** What a mechanism may use to set itself up on one listener. */
@@ -41,4 +42,6 @@ export const SASL_MECHANISMS: ReadonlyMap<string, MechanismFactory> = new Map<st
       return plainMechanism(plainUsers(s.jaas))
     },
   ],
+  // Tokens validated against the listener's JWKS (oauthbearer.ts reads its settings, naming the key).
+  [OAUTHBEARER, (s) => createOAuthBearerMechanism(s.config, s.listenerName, { log: s.logger, clock: s.clock })],
 ])

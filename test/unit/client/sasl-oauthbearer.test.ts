@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises'
 import { describe, it } from 'node:test'
 import { oauthBearerInitialResponse, oauthBearerReply } from '../../../src/client/sasl-oauthbearer.js'
 import { SaslAuthenticationError } from '../../../src/security/sasl/mechanism.js'
-import { CTX, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from '../security/oauth-fixtures.js'
+import { CTX, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from '../../helpers/oauth.js'
 
 describe('OAUTHBEARER client', () => {
   it('is accepted with a valid token and refused, after %x01, with an expired one', async () => {

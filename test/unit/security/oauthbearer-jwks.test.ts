@@ -10,7 +10,7 @@ import { before, describe, it } from 'node:test'
 import { ConfigError, defaultBrokerConfig } from '../../../src/config/config.js'
 import { buildInitialResponse } from '../../../src/security/sasl/oauthbearer-message.js'
 import { type OAuthBearerMechanism, createOAuthBearerMechanism, oauthBearerSettings } from '../../../src/security/sasl/oauthbearer.js'
-import { AUDIENCE, CTX, ISSUER, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from './oauth-fixtures.js'
+import { AUDIENCE, CTX, ISSUER, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from '../../helpers/oauth.js'
 
 async function accepted(mech: OAuthBearerMechanism, token: string): Promise<boolean> {
   const server = mech.create(CTX)

@@ -8,7 +8,7 @@ import { type KeyLike, SignJWT, UnsecuredJWT, exportSPKI, importJWK } from 'jose
 import { SaslAuthenticationError } from '../../../src/security/sasl/mechanism.js'
 import { INVALID_CREDENTIALS_MESSAGE, type OAuthBearerMechanism } from '../../../src/security/sasl/oauthbearer.js'
 import { MAX_INITIAL_RESPONSE_BYTES, buildInitialResponse } from '../../../src/security/sasl/oauthbearer-message.js'
-import { AUDIENCE, CTX, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from './oauth-fixtures.js'
+import { AUDIENCE, CTX, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from '../../helpers/oauth.js'
 
 const INVALID_TOKEN = '{"status":"invalid_token"}'
 

@@ -1,13 +1,13 @@
-// Test fixtures for OAUTHBEARER: an identity provider made with jose (RSA and EC signing keys, a
+// Test helpers for OAUTHBEARER: an identity provider made with jose (RSA and EC signing keys, a
 // JWKS of their public halves, tokens signed with them) and a mechanism over a JWKS file.
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { type JWK, type JWTPayload, type KeyLike, SignJWT, exportJWK, generateKeyPair } from 'jose'
-import { defaultBrokerConfig } from '../../../src/config/config.js'
-import { type OAuthBearerMechanism, openOAuthBearerMechanism } from '../../../src/security/sasl/oauthbearer.js'
-import type { Clock } from '../../../src/util/clock.js'
+import { defaultBrokerConfig } from '../../src/config/config.js'
+import { type OAuthBearerMechanism, openOAuthBearerMechanism } from '../../src/security/sasl/oauthbearer.js'
+import type { Clock } from '../../src/util/clock.js'
 
 export const ISSUER = 'https://idp.example'
 export const AUDIENCE = 'tributary'
