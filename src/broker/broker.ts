@@ -27,6 +27,7 @@ import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
+import { StoreScramCredentials } from '../security/sasl/scram-credentials.js'
 import { createSaslAuthenticator } from '../security/sasl/setup.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
@@ -409,6 +410,7 @@ export class Broker {
         shareCoordinator,
         shares: shares.service,
         authentication: createSaslAuthenticator(config, { store, clock, logger: logger.child('sasl') }),
+        scramCredentials: new StoreScramCredentials(store),
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),

@@ -12,6 +12,7 @@ import type { Command } from 'commander'
 import { KafkaClient } from '../client/client.js'
 import { ClientError } from '../client/errors.js'
 import { bootstrapDefault, INT16_MAX, INT32_MAX, intOption, splitBootstrap, UsageError } from './options.js'
+import { loadClientSecurity } from './command-config.js'
 import type { CliDeps } from './deps.js'
 
 export { INT16_MAX, INT32_MAX, intOption, UsageError }
@@ -31,14 +32,25 @@ export interface ConnectionOptions {
   bootstrapServer: string
   clientId: string
   requestTimeoutMs: number
+  /** --command-config: a Kafka client properties file (security.protocol, sasl.*, ssl.*; command-config.ts). */
+  commandConfig?: string
 }
 
-/** Adds --bootstrap-server, --client-id and --request-timeout-ms. */
+/** Adds --bootstrap-server, --command-config, --client-id and --request-timeout-ms. */
 export function withConnectionOptions(cmd: Command, clientId = 'tributary-cli'): Command {
-  return cmd
-    .option('--bootstrap-server <host:port,...>', 'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)', bootstrapDefault())
+  return withCommandConfig(
+    cmd.option('--bootstrap-server <host:port,...>', 'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)', bootstrapDefault()),
+  )
     .option('--client-id <id>', 'client id sent with every request', clientId)
     .option('--request-timeout-ms <ms>', 'timeout of each request', intOption(1, INT32_MAX), 30_000)
+}
+
+/** Adds --command-config (every command that connects to a broker has it). */
+export function withCommandConfig(cmd: Command): Command {
+  return cmd.option(
+    '--command-config <file>',
+    'Kafka client properties: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.* (env TRIBUTARY_COMMAND_CONFIG, TRIBUTARY_SECURITY_PROTOCOL, TRIBUTARY_SASL_*)',
+  )
 }
 
 /** What withJsonOption adds. */
@@ -73,11 +85,14 @@ export interface ToolIo {
   stdin?: NodeJS.ReadableStream
 }
 
+/** The one place CLI commands open their client: bootstrap, client id, timeout and security. */
 export async function connect(o: ConnectionOptions): Promise<KafkaClient> {
+  const security = await loadClientSecurity(o.commandConfig)
   return KafkaClient.connect({
     bootstrap: splitBootstrap(o.bootstrapServer),
     clientId: o.clientId,
     requestTimeoutMs: o.requestTimeoutMs,
+    ...(security ? { security } : {}),
   })
 }
 

@@ -11,6 +11,8 @@ import { ApiVersionsRequest, ApiVersionsResponse } from '../protocol/messages/18
 import { ApiVersionTable, type VersionRange } from './api-version-table.js'
 import { Connection, type ConnectionOptions } from './connection.js'
 import { ClientError, throwIfError } from './errors.js'
+import { authenticateSasl, type SaslSession } from './sasl.js'
+import type { ClientSaslOptions } from './security.js'
 
 export { ApiVersionTable, type VersionRange } from './api-version-table.js'
 
@@ -24,16 +26,42 @@ const UNSUPPORTED_VERSION = 35
 export const OFFSET_COMMIT_BY_NAME_MAX_VERSION = 9
 export const OFFSET_FETCH_BY_NAME_MAX_VERSION = 9
 
-/** A new connection with its versions negotiated; closed again when the negotiation fails. */
+/**
+ * A new connection with its versions negotiated and, on SASL_PLAINTEXT / SASL_SSL, authenticated
+ * (sasl.ts; re-authenticated before its session ends, KIP-368); closed again when either fails.
+ */
 export async function connectNegotiated(opts: ConnectionOptions): Promise<Connection> {
   const conn = await Connection.connect(opts)
   try {
     await negotiateApiVersions(conn)
+    const security = opts.security
+    if (security?.protocol.startsWith('SASL_')) {
+      if (!security.sasl) throw new ClientError('INVALID_REQUEST', `security.protocol ${security.protocol} needs SASL settings`)
+      keepAuthenticated(conn, security.sasl, await authenticateSasl(conn, security.sasl))
+    }
   } catch (err) {
     conn.close()
     throw err
   }
   return conn
+}
+
+/**
+ * KIP-368, as Kafka's clients do it: re-authenticate on the connection at a random point between
+ * 85% and 95% of the session's lifetime; a failed re-authentication closes the connection.
+ */
+function keepAuthenticated(conn: Connection, sasl: ClientSaslOptions, session: SaslSession): void {
+  if (session.sessionLifetimeMs <= 0) return
+  const delayMs = session.sessionLifetimeMs * (0.85 + Math.random() * 0.1)
+  const timer = setTimeout(() => {
+    if (!conn.isOpen) return
+    authenticateSasl(conn, sasl).then(
+      (next) => keepAuthenticated(conn, sasl, next),
+      () => conn.close(),
+    )
+  }, delayMs)
+  timer.unref()
+  conn.onClose(() => clearTimeout(timer))
 }
 
 /** Sends ApiVersions on a fresh connection and stores the table on it. */

@@ -82,9 +82,18 @@ function checkPort(p: string, whole: string): number {
   return port
 }
 
+/** The SASL answers that end a connection attempt (no other broker is tried). */
+const AUTHENTICATION_ERRORS: ReadonlySet<string> = new Set([
+  'SASL_AUTHENTICATION_FAILED',
+  'UNSUPPORTED_SASL_MECHANISM',
+  'ILLEGAL_SASL_STATE',
+])
+
 export class KafkaClient {
   readonly clientId: string
   readonly requestTimeoutMs: number
+  /** TLS and SASL of every connection this client opens (security.ts). */
+  readonly security: ClientSecurity | undefined
   private readonly connectTimeoutMs: number
   private readonly metadataMaxAgeMs: number
   private readonly bootstrapAddresses: Address[]
@@ -102,6 +111,7 @@ export class KafkaClient {
     this.bootstrapAddresses = opts.bootstrap.map(parseAddress)
     this.clientId = opts.clientId ?? 'tributary'
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    this.security = opts.security
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000
     this.metadataMaxAgeMs = opts.metadataMaxAgeMs ?? 300_000
   }
@@ -258,6 +268,8 @@ export class KafkaClient {
       try {
         return await this.open(a)
       } catch (err) {
+        // A refused login is not a broker being away: Kafka's clients fail at once with it.
+        if (err instanceof ClientError && AUTHENTICATION_ERRORS.has(err.code)) throw err
         failures.push(err instanceof ClientError ? err.detail : (err as Error).message)
       }
     }
@@ -271,6 +283,7 @@ export class KafkaClient {
       clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs,
       connectTimeoutMs: this.connectTimeoutMs,
+      ...(this.security ? { security: this.security } : {}),
     })
     if (this.closed) {
       conn.close()

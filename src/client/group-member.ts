@@ -585,6 +585,7 @@ export class ConsumerGroupMember {
       port: this.coordinator.port,
       clientId: this.client.clientId,
       requestTimeoutMs: this.client.requestTimeoutMs,
+      ...(this.client.security ? { security: this.client.security } : {}),
     })
   }
 

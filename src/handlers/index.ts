@@ -35,6 +35,8 @@ import incrementalAlterConfigs from './44-incremental-alter-configs.js'
 import alterPartitionReassignments from './45-alter-partition-reassignments.js'
 import listPartitionReassignments from './46-list-partition-reassignments.js'
 import offsetDelete from './47-offset-delete.js'
+import describeUserScramCredentials from './50-describe-user-scram-credentials.js'
+import alterUserScramCredentials from './51-alter-user-scram-credentials.js'
 import describeCluster from './60-describe-cluster.js'
 import describeProducers from './61-describe-producers.js'
 import describeTransactions from './65-describe-transactions.js'
@@ -96,6 +98,8 @@ export const allHandlers: Handler[] = [
   alterPartitionReassignments,
   listPartitionReassignments,
   offsetDelete,
+  describeUserScramCredentials,
+  alterUserScramCredentials,
   describeCluster,
   describeProducers,
   describeTransactions,

@@ -8,6 +8,7 @@ import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { AuthenticationService } from './authentication.js'
 import type { ConfigService } from './configs.js'
+import type { ScramCredentialService } from './scram-credentials.js'
 import type { GroupService } from './groups.js'
 import type { LogDirService } from './log-dirs.js'
 import type { PartitionAdminService } from './partition-admin.js'
@@ -71,4 +72,6 @@ export interface BrokerServices {
    * fakes: then a SASL listener's connections are closed at their first request.
    */
   readonly authentication?: AuthenticationService
+  /** SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials); absent in test fakes. */
+  readonly scramCredentials?: ScramCredentialService
 }

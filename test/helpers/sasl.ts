@@ -21,3 +21,62 @@ export function saslBrokerOverrides(mechanisms = ['PLAIN'], extra: Record<string
   }
   return o
 }
+
+import { KafkaClient } from '../../src/client/client.js'
+import { upsertScramUser } from '../../src/client/scram-users.js'
+
+/** Our own client, logged in with PLAIN as the broker's admin user. */
+export function adminClient(bootstrap: string, user = 'admin'): Promise<KafkaClient> {
+  return KafkaClient.connect({
+    bootstrap: [bootstrap],
+    clientId: 'it-sasl-admin',
+    security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: user, password: PLAIN_USERS[user as 'admin'] } },
+  })
+}
+
+/** Creates SCRAM users (every mechanism given) through AlterUserScramCredentials. */
+export async function createScramUsers(bootstrap: string, users: Record<string, string>, mechanisms: string[]): Promise<void> {
+  const client = await adminClient(bootstrap)
+  try {
+    for (const [user, password] of Object.entries(users)) {
+      for (const mechanism of mechanisms) await upsertScramUser(client, user, { mechanism, password })
+    }
+  } finally {
+    await client.close()
+  }
+}
+
+import assert from 'node:assert/strict'
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
+import { clientProof, saltedPassword, scramMechanismByName } from '../../src/security/sasl/scram-crypto.js'
+import { authMessage, clientFinalWithoutProof, parseServerFirst } from '../../src/security/sasl/scram-messages.js'
+import type { RawClient } from './clients.js'
+
+/** SaslHandshake v1 on a raw connection; asserts the broker accepts the mechanism. */
+export async function rawHandshake(c: RawClient, mechanism: string): Promise<void> {
+  const hs = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism })
+  assert.equal(hs.errorCode, 0, `handshake for ${mechanism}`)
+}
+
+/**
+ * Sends a SCRAM-SHA-512 client-first on a raw connection after its handshake and computes a
+ * client-final from the broker's answer (optionally with an altered nonce); the final is not sent.
+ */
+export async function scramClientFinal(
+  c: RawClient,
+  user: string,
+  password: string,
+  opts: { clientNonce?: string; nonce?: (n: string) => string } = {},
+): Promise<{ final: Buffer }> {
+  const m = scramMechanismByName('SCRAM-SHA-512')!
+  const bare = `n=${user},r=${opts.clientNonce ?? 'rawclientnonce'}`
+  const res = await c.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from(`n,,${bare}`) })
+  assert.equal(res.errorCode, 0, 'server-first')
+  const first = parseServerFirst(res.authBytes)
+  const nonce = opts.nonce ? opts.nonce(first.nonce) : first.nonce
+  const withoutProof = clientFinalWithoutProof('n,,', nonce)
+  const salted = saltedPassword(m, password, first.salt, first.iterations)
+  const proof = clientProof(m, salted, authMessage(bare, first.text, withoutProof))
+  return { final: Buffer.from(`${withoutProof},p=${proof.toString('base64')}`) }
+}

@@ -134,7 +134,12 @@ export function settingsFrom(topic: string, o: ConsumeCliOptions): ConsumeSettin
   const template = compileTemplate(o.format ?? DEFAULT_TEMPLATE, encoding)
   return {
     topic,
-    connection: { bootstrapServer: o.bootstrapServer, clientId: o.clientId, requestTimeoutMs: o.requestTimeoutMs },
+    connection: {
+      bootstrapServer: o.bootstrapServer,
+      clientId: o.clientId,
+      requestTimeoutMs: o.requestTimeoutMs,
+      ...(o.commandConfig !== undefined ? { commandConfig: o.commandConfig } : {}),
+    },
     start,
     startGiven: o.fromBeginning || o.offset !== undefined || o.timestamp !== undefined,
     partitions,

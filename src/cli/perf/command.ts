@@ -10,7 +10,7 @@
 // 2 usage error. The first SIGINT/SIGTERM stops generating and prints the summary of what was
 // done; a second one exits 1 at once.
 import type { Command } from 'commander'
-import { runTool } from '../common.js'
+import { runTool, withCommandConfig } from '../common.js'
 import type { CliDeps } from '../deps.js'
 import { runConsume } from './consume.js'
 import { runE2e } from './e2e.js'
@@ -21,9 +21,11 @@ import { runProduce } from './produce.js'
 const INT32_MAX = 0x7fffffff
 
 function common(cmd: Command): Command {
-  return cmd
-    .requiredOption('--topic <name>', 'topic to use')
-    .option('--bootstrap-server <host:port,...>', 'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)', bootstrapDefault())
+  return withCommandConfig(
+    cmd
+      .requiredOption('--topic <name>', 'topic to use')
+      .option('--bootstrap-server <host:port,...>', 'brokers to bootstrap from (env TRIBUTARY_BOOTSTRAP)', bootstrapDefault()),
+  )
     .option('--json', 'print the summary as one JSON object on stdout', false)
     .option('--client-id <id>', 'client id sent with every request', 'tributary-perf')
     .option('--request-timeout-ms <ms>', 'timeout of each request', intOption(1, INT32_MAX), 30_000)

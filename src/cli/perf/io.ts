@@ -1,9 +1,9 @@
 // What a perf run needs from the process (so the command can be run from tests with fakes), and
 // the output: a progress line every ~2 s on stderr, then one summary line — or, with --json, one
 // JSON object — on stdout.
-import { KafkaClient } from '../../client/client.js'
+import type { KafkaClient } from '../../client/client.js'
+import { connect } from '../common.js'
 import type { CommonOptions } from './options.js'
-import { splitBootstrap } from './options.js'
 import type { Meter, Summary } from './stats.js'
 import { summaryLine } from './stats.js'
 
@@ -17,11 +17,7 @@ export interface PerfIo {
 }
 
 export function connectClient(o: CommonOptions): Promise<KafkaClient> {
-  return KafkaClient.connect({
-    bootstrap: splitBootstrap(o.bootstrapServer),
-    clientId: o.clientId,
-    requestTimeoutMs: o.requestTimeoutMs,
-  })
+  return connect(o)
 }
 
 /** Prints the meter's progress line to stderr every PROGRESS_INTERVAL_MS; returns the stop function. */

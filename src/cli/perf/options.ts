@@ -27,6 +27,8 @@ export function checkCompression(compression: string): void {
 
 export interface CommonOptions {
   bootstrapServer: string
+  /** --command-config (cli/command-config.ts). */
+  commandConfig?: string
   topic: string
   json: boolean
   clientId: string

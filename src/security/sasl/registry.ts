@@ -10,6 +10,8 @@ import type { JaasEntry } from './jaas.js'
 import type { SaslMechanism } from './mechanism.js'
 import { OAUTHBEARER, createOAuthBearerMechanism } from './oauthbearer.js'
 import { plainMechanism, plainUsers } from './plain.js'
+import { scramMechanism } from './scram.js'
+import { SCRAM_MECHANISMS } from './scram-crypto.js'
 
 /** What a mechanism may use to set itself up on one listener. */
 export interface MechanismSetup {
@@ -42,6 +44,9 @@ export const SASL_MECHANISMS: ReadonlyMap<string, MechanismFactory> = new Map<st
       return plainMechanism(plainUsers(s.jaas))
     },
   ],
+  // SCRAM's users are the credentials in the metadata store (AlterUserScramCredentials); its JAAS
+  // config only matters for the broker's own inter-broker login.
+  ...SCRAM_MECHANISMS.map((m): [string, MechanismFactory] => [m.name, (s) => scramMechanism(m, s.store)]),
   // Tokens validated against the listener's JWKS (oauthbearer.ts reads its settings, naming the key).
   [OAUTHBEARER, (s) => createOAuthBearerMechanism(s.config, s.listenerName, { log: s.logger, clock: s.clock })],
 ])

@@ -1,0 +1,28 @@
+// AlterUserScramCredentials v0: deletes and upserts SCRAM credentials, kept as StoredKey/ServerKey
+// in the metadata store (security/sasl/scram-credentials.ts). Errors per user, as Kafka's
+// controller answers: UNACCEPTABLE_CREDENTIAL (empty name, iterations outside 4096..16384),
+// UNSUPPORTED_SASL_MECHANISM, DUPLICATE_RESOURCE (a user altered twice), RESOURCE_NOT_FOUND
+// (deleting what does not exist).
+import {
+  AlterUserScramCredentialsRequest,
+  AlterUserScramCredentialsResponse,
+} from '../protocol/messages/51-alter-user-scram-credentials.js'
+import { ErrorCode } from '../protocol/errors.js'
+import { defineHandler } from './define.js'
+
+export default defineHandler(
+  AlterUserScramCredentialsRequest,
+  AlterUserScramCredentialsResponse,
+  { minVersion: 0, maxVersion: 0 },
+  async (ctx, req) => {
+    const service = ctx.broker.scramCredentials
+    if (!service) {
+      const users = [...new Set([...req.deletions, ...req.upsertions].map((x) => x.name))]
+      return {
+        throttleTimeMs: 0,
+        results: users.map((user) => ({ user, errorCode: ErrorCode.UNSUPPORTED_VERSION.code, errorMessage: 'SCRAM is not available' })),
+      }
+    }
+    return { throttleTimeMs: 0, results: await service.alter(req.deletions, req.upsertions) }
+  },
+)
