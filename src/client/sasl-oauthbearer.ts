@@ -5,6 +5,7 @@
 // RFC and Kafka's OAuthBearerSaslClient do, and the broker fails the exchange with
 // SASL_AUTHENTICATION_FAILED. The token is never logged or put in an error message.
 import { buildInitialResponse } from '../security/sasl/oauthbearer-message.js'
+import { ClientError } from './errors.js'
 import type { ClientSaslOptions } from './security.js'
 
 export const OAUTHBEARER = 'OAUTHBEARER'
@@ -13,7 +14,7 @@ export const OAUTHBEARER = 'OAUTHBEARER'
 export async function oauthBearerInitialResponse(sasl: ClientSaslOptions): Promise<Buffer> {
   const token = typeof sasl.token === 'function' ? await sasl.token() : sasl.token
   if (typeof token !== 'string' || token === '') {
-    throw new Error('security.sasl.token must give a token (a JWT) for SASL mechanism OAUTHBEARER')
+    throw new ClientError('INVALID_REQUEST', 'security.sasl.token must give a token (a JWT) for SASL mechanism OAUTHBEARER')
   }
   return buildInitialResponse(token)
 }
@@ -24,4 +25,9 @@ export async function oauthBearerInitialResponse(sasl: ClientSaslOptions): Promi
  */
 export function oauthBearerReply(serverMessage: Buffer): Buffer | undefined {
   return serverMessage.length === 0 ? undefined : Buffer.from([0x01])
+}
+
+/** The exchange sasl.ts runs (its SaslClientExchange): the initial response, then %x01 after an error. */
+export function oauthBearerClient(opts: ClientSaslOptions): { start(): Promise<Buffer>; next(serverToken: Buffer): Buffer | undefined } {
+  return { start: () => oauthBearerInitialResponse(opts), next: oauthBearerReply }
 }

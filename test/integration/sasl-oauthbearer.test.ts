@@ -15,7 +15,9 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { Kafka, logLevel } from 'kafkajs'
+import { KafkaClient } from '../../src/client/client.js'
 import { Connection } from '../../src/client/connection.js'
+import { ClientError } from '../../src/client/errors.js'
 import { oauthBearerInitialResponse, oauthBearerReply } from '../../src/client/sasl-oauthbearer.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
@@ -91,6 +93,40 @@ describe('SASL/OAUTHBEARER with real clients', () => {
     )
     await admin.disconnect()
     assert.match(broker.stderr(), /kind=unauthenticated clientId=it-oauth .*during SASL authentication/)
+  })
+
+  test("Tributary's client: security.sasl.token (a function, asked per connection) authenticates; an expired one is refused", async () => {
+    let asked = 0
+    const client = await KafkaClient.connect({
+      bootstrap: [broker.bootstrap],
+      clientId: 'it-oauth-tributary',
+      security: {
+        protocol: 'SASL_PLAINTEXT',
+        sasl: {
+          mechanism: 'OAUTHBEARER',
+          token: () => {
+            asked++
+            return tokenFor(key, { sub: 'ours' })
+          },
+        },
+      },
+    })
+    try {
+      const md = await client.metadata(['it-oauth-kafkajs'])
+      assert.equal(md.topics.get('it-oauth-kafkajs')?.partitions.length, 1)
+      assert.ok(asked >= 1)
+    } finally {
+      await client.close()
+    }
+    const expired = await tokenFor(key, { iat: now() - 7200, exp: now() - 3600 })
+    await assert.rejects(
+      KafkaClient.connect({
+        bootstrap: [broker.bootstrap],
+        clientId: 'it-oauth-tributary',
+        security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'OAUTHBEARER', token: expired } },
+      }).then((c) => c.metadata(null).finally(() => c.close())),
+      (err: ClientError) => err instanceof ClientError && err.code === 'SASL_AUTHENTICATION_FAILED' && err.message.includes(INVALID_TOKEN),
+    )
   })
 
   /** Handshake and the first SaslAuthenticate v2 on a fresh connection, as our client sends them. */
