@@ -10,7 +10,7 @@
 // with OAUTHBEARER enabled and no JWKS URL does not start, naming the key. Missing python3,
 // confluent_kafka, java or mvn fails this file; it never skips.
 import assert from 'node:assert/strict'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -24,7 +24,8 @@ import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/pro
 import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
 import { type BrokerProcess, makeTempDir, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { AUDIENCE, ISSUER, type SigningKey, jwksFile, jwksOf, signingKey, tokenFor as makeToken } from '../helpers/oauth.js'
-import { kafkajsRoundTrip } from '../helpers/clients.js'
+import { tributary, tributaryOk } from '../helpers/cli.js'
+import { kafkajsRoundTrip, waitFor } from '../helpers/clients.js'
 import { javaCommand, runProcess, show } from '../helpers/run-process.js'
 import { saslBrokerOverrides } from '../helpers/sasl.js'
 import { buildJavaPrograms, type JavaPrograms } from '../interop/txn-broker.js'
@@ -92,7 +93,11 @@ describe('SASL/OAUTHBEARER with real clients', () => {
       (err: Error) => err.name === 'KafkaJSConnectionClosedError',
     )
     await admin.disconnect()
-    assert.match(broker.stderr(), /kind=unauthenticated clientId=it-oauth .*during SASL authentication/)
+    // The broker logged why it closed the connection (the log reaches us through its stderr pipe).
+    await waitFor(
+      () => /kind=unauthenticated clientId=it-oauth .*during SASL authentication/.test(broker.stderr()),
+      'the close in the broker log',
+    )
   })
 
   test("Tributary's client: security.sasl.token (a function, asked per connection) authenticates; an expired one is refused", async () => {
@@ -229,6 +234,30 @@ describe('SASL/OAUTHBEARER with real clients', () => {
     const { r, context } = await runJava(await tokenFor(key, { aud: 'another-cluster' }), 'refused', 'unused')
     assert.equal(r.code, 0, context())
     assert.ok(r.stdout.includes(`OAUTHBEARER REFUSED ${INVALID_TOKEN}`), context())
+  })
+
+  test('tributary CLI: --command-config with a token file; an expired token fails the command', async () => {
+    const tokenFile = join(tmp.path, 'cli.jwt')
+    const config = join(tmp.path, 'oauth.properties')
+    await writeFile(
+      config,
+      ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=OAUTHBEARER', `sasl.oauthbearer.token.endpoint.url=file://${tokenFile}`].join(
+        '\n',
+      ),
+    )
+    const env = { TRIBUTARY_BOOTSTRAP: broker.bootstrap }
+    const cc = ['--command-config', config]
+    await writeFile(tokenFile, `${await tokenFor(key, { sub: 'cli-user' })}\n`)
+    await tributaryOk(['topic', 'create', 'it-oauth-cli', '--partitions', '1', ...cc], { env })
+    await tributaryOk(['produce', 'it-oauth-cli', ...cc], { env, input: 'a\nb\n' })
+    const out = await tributaryOk(['consume', 'it-oauth-cli', '--from-beginning', '--exit-at-end', '--format', '%v\n', ...cc], { env })
+    assert.deepEqual(out.stdout.trim().split('\n'), ['a', 'b'])
+    // The file is read again for each connection: an expired token in it is refused.
+    await writeFile(tokenFile, await tokenFor(key, { iat: now() - 7200, exp: now() - 3600 }))
+    const r = await tributary(['topic', 'list', ...cc], { env, timeoutMs: 30_000 })
+    assert.equal(r.code, 1, r.stderr)
+    assert.match(r.stderr, /SASL_AUTHENTICATION_FAILED/)
+    assert.ok(!r.stderr.includes((await readFile(tokenFile, 'utf8')).split('.')[2]!), 'the token is in the error')
   })
 
   test('no token, nor its signature, appears in the broker log', () => {
