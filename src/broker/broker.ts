@@ -28,7 +28,7 @@ import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
 import { StoreScramCredentials } from '../security/sasl/scram-credentials.js'
-import { createSaslAuthenticator } from '../security/sasl/setup.js'
+import { createSaslAuthenticator, interBrokerSecurity } from '../security/sasl/setup.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -348,6 +348,8 @@ export class Broker {
       followTransactionLeadership(txnCoordinator, parts.sync, replicas)
 
       const advertised = new Map<string, { host: string; port: number }>()
+      const interBrokerListener = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name ?? ''
+      const interBrokerLogin = interBrokerSecurity(config, interBrokerListener)
       // The share-partition leaders (KIP-932), keeping their durable state through the persister.
       shares = createShareLeaders({
         nodeId,
@@ -356,7 +358,8 @@ export class Broker {
         persister: shareStatePersister,
         settings: (groupId) => configs.shareGroupSettings(groupId),
         brokers: (listenerName) => services.brokers(listenerName),
-        interBrokerListener: config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name ?? '',
+        interBrokerListener,
+        ...(interBrokerLogin ? { interBrokerSecurity: interBrokerLogin } : {}),
         clock,
         logger: logger.child('shares'),
         fetchMaxBytes: config.get('fetch.max.bytes'),

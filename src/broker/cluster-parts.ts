@@ -4,6 +4,8 @@
 // the leadership of their __consumer_offsets partitions, of the transaction coordinator to
 // that of its __transaction_state partitions, and of the share coordinator to that of its
 // __share_group_state partitions. The same on the local store and on etcd.
+import type { InterBrokerEndpoint } from '../client/security.js'
+import { interBrokerSecurity } from '../security/sasl/setup.js'
 import type { Controller } from '../cluster/controller.js'
 import { LeaderElection } from '../cluster/leader-election.js'
 import type { ClusterBackend, Membership } from '../cluster/membership.js'
@@ -75,7 +77,7 @@ export interface ClusterParts {
   /** Leader elections (runs its sweep only while this broker is the controller). */
   readonly election: LeaderElection
   /** A registered broker's address on the inter-broker listener (undefined when unknown). */
-  endpointOf(nodeId: number): { host: string; port: number } | undefined
+  endpointOf(nodeId: number): InterBrokerEndpoint | undefined
   /** Once registered: fetch from leaders' registered endpoints, take part in leader election. */
   attach(membership: Membership): void
   close(): Promise<void>
@@ -92,10 +94,12 @@ export function startClusterParts(
   const store = backend.store
   const nodeId = config.nodeId
   const interBroker = config.get('inter.broker.listener.name') ?? config.advertisedListeners[0]?.name
-  const endpointOf = (id: number) => {
+  // Every connection to another broker authenticates as this broker (sasl.mechanism.inter.broker.protocol).
+  const security = interBrokerSecurity(config, interBroker)
+  const endpointOf = (id: number): InterBrokerEndpoint | undefined => {
     const b = backend.membership?.brokers().find((x) => x.nodeId === id)
     const e = b?.endpoints.find((x) => x.listener === interBroker) ?? b?.endpoints[0]
-    return e ? { host: e.host, port: e.port } : undefined
+    return e ? { host: e.host, port: e.port, ...(security ? { security } : {}) } : undefined
   }
   const fetchers = new FetcherManager({
     nodeId,

@@ -31,3 +31,10 @@ export interface ClientSecurity {
   sasl?: ClientSaslOptions
   tls?: ClientTlsOptions
 }
+
+/** Where and how a broker reaches another broker: its inter-broker listener's address and security. */
+export interface InterBrokerEndpoint {
+  host: string
+  port: number
+  security?: ClientSecurity
+}

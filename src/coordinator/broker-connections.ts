@@ -5,6 +5,7 @@
 // closes or fails to open, and dropped by the caller on any failure of a request on it (the next
 // call reconnects). A broker without a known endpoint rejects at once. close() drops every
 // connection and refuses new ones.
+import type { InterBrokerEndpoint } from '../client/security.js'
 import { connectNegotiated } from '../client/api-versions.js'
 import type { Connection } from '../client/connection.js'
 
@@ -13,7 +14,7 @@ export interface BrokerConnectionsOptions {
   clientIdPrefix: string
   nodeId: number
   /** The broker's address on the inter-broker listener; undefined when it is not registered. */
-  endpointOf: (nodeId: number) => { host: string; port: number } | undefined
+  endpointOf: (nodeId: number) => InterBrokerEndpoint | undefined
   requestTimeoutMs: number
 }
 
@@ -32,6 +33,7 @@ export class BrokerConnections {
       c = connectNegotiated({
         host: at.host,
         port: at.port,
+        ...(at.security ? { security: at.security } : {}),
         clientId: `${this.opts.clientIdPrefix}-${this.opts.nodeId}`,
         requestTimeoutMs: this.opts.requestTimeoutMs,
       }).then((conn) => {

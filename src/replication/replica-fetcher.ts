@@ -19,6 +19,7 @@
 // UNKNOWN_LEADER_EPOCH waits out replica.fetch.backoff.ms (the new partition state reaches this
 // broker meanwhile and moves it to the right fetcher); a broken connection is re-opened after the
 // same pause.
+import type { InterBrokerEndpoint } from '../client/security.js'
 import { connectNegotiated } from '../client/api-versions.js'
 import type { Connection } from '../client/connection.js'
 import { ErrorCode, KafkaError } from '../protocol/errors.js'
@@ -51,7 +52,7 @@ export interface FetcherDeps {
   logger: Logger
   config: FetcherConfig
   /** Where a broker listens for other brokers (inter-broker listener); undefined when not registered. */
-  endpointOf(nodeId: number): { host: string; port: number } | undefined
+  endpointOf(nodeId: number): InterBrokerEndpoint | undefined
   /** A follower's log grew or its high watermark moved (long-polling readers may wake). */
   onProgress?(p: Partition): void
 }
@@ -192,6 +193,7 @@ class ReplicaFetcher {
     const conn = await connectNegotiated({
       host: at.host,
       port: at.port,
+      ...(at.security ? { security: at.security } : {}),
       clientId: `tributary-replica-fetcher-${this.deps.nodeId}`,
       requestTimeoutMs: this.deps.config.socketTimeoutMs + this.deps.config.maxWaitMs,
     })

@@ -8,6 +8,7 @@
 import { listGroups } from '../client/admin-groups.js'
 import { listShareGroupOffsets } from '../client/admin-group-types.js'
 import { KafkaClient } from '../client/client.js'
+import type { ClientSecurity } from '../client/security.js'
 
 export class ClusterShareStarts {
   private client: Promise<KafkaClient> | undefined
@@ -15,6 +16,7 @@ export class ClusterShareStarts {
   constructor(
     private readonly bootstrap: () => string[],
     private readonly clientId: string,
+    private readonly security?: ClientSecurity,
   ) {}
 
   /** The smallest stored start offset of any share group on topic-partition; +Infinity when none has state there. */
@@ -39,7 +41,11 @@ export class ClusterShareStarts {
   }
 
   private connect(): Promise<KafkaClient> {
-    this.client ??= KafkaClient.connect({ bootstrap: this.bootstrap(), clientId: this.clientId })
+    this.client ??= KafkaClient.connect({
+      bootstrap: this.bootstrap(),
+      clientId: this.clientId,
+      ...(this.security ? { security: this.security } : {}),
+    })
     return this.client.catch((err) => {
       this.client = undefined
       throw err

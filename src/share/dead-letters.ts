@@ -17,6 +17,7 @@
 // murmur2 hash of the key as Kafka's producer picks it, else round robin. A partition this broker
 // leads is appended to directly (acks=all, the topic's min.insync.replicas); another leader's is
 // produced to through Tributary's own client.
+import type { ClientSecurity } from '../client/security.js'
 import { KafkaClient } from '../client/client.js'
 import { partitionForKey } from '../client/partitioner.js'
 import { Producer } from '../client/producer.js'
@@ -43,6 +44,8 @@ export interface BrokerDeadLetterSinkOptions {
   messageMaxBytes: number
   /** host:port of this cluster's brokers, for writing to a partition led elsewhere. */
   bootstrap: () => string[]
+  /** How to log in on the inter-broker listener. */
+  security?: ClientSecurity
   /** errors.deadletterqueue.topic.name.prefix, read when used (a dynamic broker config). */
   topicPrefix: () => string
   /** errors.deadletterqueue.auto.create.topics.enable, read when used. */
@@ -187,7 +190,11 @@ export class BrokerDeadLetterSink implements DeadLetterSink {
   }
 
   private async produceRemote(topic: string, partition: number, records: ProducerRecord[]): Promise<void> {
-    this.client ??= KafkaClient.connect({ bootstrap: this.o.bootstrap(), clientId: `tributary-dlq-${this.o.nodeId}` })
+    this.client ??= KafkaClient.connect({
+      bootstrap: this.o.bootstrap(),
+      clientId: `tributary-dlq-${this.o.nodeId}`,
+      ...(this.o.security ? { security: this.o.security } : {}),
+    })
     const client = await this.client.catch((err) => {
       this.client = undefined
       throw err

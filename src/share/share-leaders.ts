@@ -3,6 +3,7 @@
 // ShareAcknowledge service over them (share-requests.ts) and the dead-letter sink
 // (dead-letters.ts). The composition root builds this once, hands `service` to the handlers,
 // calls onResignation when the broker stops leading a partition, and close() at shutdown.
+import type { ClientSecurity } from '../client/security.js'
 import type { BrokerEndpoint } from '../ports/broker-services.js'
 import type { ReplicaService } from '../ports/replicas.js'
 import type { ShareFetchService } from '../ports/share-fetch.js'
@@ -25,6 +26,8 @@ export interface ShareLeadersOptions {
   brokers: (listenerName: string) => BrokerEndpoint[]
   /** The listener brokers reach each other on (dead letters produced to another leader). */
   interBrokerListener: string
+  /** How this broker logs in on that listener (security/sasl/setup.ts interBrokerSecurity). */
+  interBrokerSecurity?: ClientSecurity
   clock: Clock
   logger: Logger
   fetchMaxBytes: number
@@ -55,12 +58,14 @@ export function createShareLeaders(o: ShareLeadersOptions): ShareLeaders {
     logger: o.logger.child('dead-letters'),
     messageMaxBytes: o.messageMaxBytes,
     bootstrap: () => o.brokers(o.interBrokerListener).map((b) => `${b.host}:${b.port}`),
+    ...(o.interBrokerSecurity ? { security: o.interBrokerSecurity } : {}),
     topicPrefix: o.deadLetterTopicPrefix ?? (() => 'dlq.'),
     autoCreate: o.deadLetterAutoCreate ?? (() => false),
   })
   const starts = new ClusterShareStarts(
     () => o.brokers(o.interBrokerListener).map((b) => `${b.host}:${b.port}`),
     `tributary-share-${o.nodeId}`,
+    o.interBrokerSecurity,
   )
   const manager = new SharePartitionManager({
     replicas: o.replicas,

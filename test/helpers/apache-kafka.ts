@@ -36,3 +36,11 @@ export async function startApacheKafka(say: (s: string) => void = () => {}): Pro
     },
   }
 }
+
+/** The java command and the classpath of Apache Kafka's jars (its tools, e.g. ConfigCommand), without a broker. */
+export async function apacheKafkaTools(say: (s: string) => void = () => {}): Promise<{ java: string; classpath: string }> {
+  const machine = await describeMachine()
+  const env = await prepareKafka(machine.java, machine.maven, say)
+  if ('skip' in env) throw new Error(`cannot run Apache Kafka's tools: ${env.skip}`)
+  return { java: env.java, classpath: env.classpath }
+}

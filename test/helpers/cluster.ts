@@ -28,6 +28,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KafkaClient } from '../../src/client/client.js'
+import type { ClientSecurity } from '../../src/client/security.js'
+import type { SecurityProtocol } from '../../src/network/listeners.js'
 import type { ClusterMetadata, PartitionInfo } from '../../src/client/metadata.js'
 import { abortAllProducers } from './acked-producer.js'
 import { type BrokerProcess, startBrokerProcess } from './broker-process.js'
@@ -53,6 +55,9 @@ export interface ClusterOptions {
   perBroker?: (id: number) => Record<string, string>
   /** broker.session.timeout.ms; default 2000. */
   sessionTimeoutMs?: number
+  /** The one listener's security protocol (default PLAINTEXT); the harness's own clients log in with `clientSecurity`. */
+  securityProtocol?: SecurityProtocol
+  clientSecurity?: ClientSecurity
 }
 
 export type BrokerState = 'running' | 'paused' | 'stopped'
@@ -221,7 +226,7 @@ export class Cluster {
 
   /** Metadata (brokers, controller, the given topics; [] = none, null = all) as broker `id` answers it. */
   async metadataFrom(id: number, topics: string[] | null = []): Promise<ClusterMetadata> {
-    const client = await KafkaClient.connect({ bootstrap: [this.member(id).proc.bootstrap], ...CLIENT_TIMEOUTS })
+    const client = await KafkaClient.connect({ bootstrap: [this.member(id).proc.bootstrap], ...this.clientOptions() })
     try {
       return await client.metadata(topics, { refresh: true })
     } finally {
@@ -256,7 +261,7 @@ export class Cluster {
   async partitionState(topic: string, partition: number, opts: { via?: number } = {}): Promise<PartitionState> {
     const ask = opts.via === undefined ? this.liveIds() : [opts.via]
     if (ask.length === 0) throw new Error('no running broker to ask')
-    const client = await KafkaClient.connect({ bootstrap: ask.map((id) => this.member(id).proc.bootstrap), ...CLIENT_TIMEOUTS })
+    const client = await KafkaClient.connect({ bootstrap: ask.map((id) => this.member(id).proc.bootstrap), ...this.clientOptions() })
     try {
       const md = await client.metadata([topic], { refresh: true })
       const t = md.topics.get(topic)
@@ -338,9 +343,13 @@ export class Cluster {
     return m
   }
 
+  private clientOptions() {
+    return { ...CLIENT_TIMEOUTS, ...(this.opts.clientSecurity ? { security: this.opts.clientSecurity } : {}) }
+  }
+
   private overridesOf(id: number, port: number, extra: Record<string, string> = {}): Record<string, string> {
     return {
-      listeners: `PLAINTEXT://127.0.0.1:${port}`,
+      listeners: `${this.opts.securityProtocol ?? 'PLAINTEXT'}://127.0.0.1:${port}`,
       'broker.id': String(id),
       'etcd.endpoints': this.etcd.endpoint,
       'etcd.prefix': this.prefix,

@@ -7,6 +7,7 @@
 // keep their order and their answers stay apart). A failed connection or request answers every
 // key of it NETWORK_EXCEPTION, and the connection is dropped (the persister retries; the next call
 // reconnects). A key missing from the answer is UNKNOWN_SERVER_ERROR.
+import type { InterBrokerEndpoint } from '../../client/security.js'
 import type { Connection } from '../../client/connection.js'
 import type { SharePartitionKey, ShareStateRead, ShareStateResult, ShareStateSummary, ShareStateWrite } from '../../ports/shares.js'
 import { ErrorCode } from '../../protocol/errors.js'
@@ -26,7 +27,7 @@ import { BrokerConnections } from '../broker-connections.js'
 
 export interface ShareChannelOptions {
   nodeId: number
-  endpointOf: (nodeId: number) => { host: string; port: number } | undefined
+  endpointOf: (nodeId: number) => InterBrokerEndpoint | undefined
   requestTimeoutMs: number
   logger: Logger
 }

@@ -7,6 +7,7 @@
 // negotiation and dropped on any failure (the next call reconnects); a broker without a known endpoint, or a failed connection,
 // answers every partition NETWORK_EXCEPTION (NOT_COORDINATOR for a verification), which the
 // callers retry. close() drops every connection.
+import type { InterBrokerEndpoint } from '../../client/security.js'
 import type { Connection } from '../../client/connection.js'
 import { BrokerConnections } from '../broker-connections.js'
 import type { MarkerPartition, MarkerResult, TxnMarker, TxnVerifyParams } from '../../ports/transactions.js'
@@ -18,7 +19,7 @@ import type { Logger } from '../../util/logger.js'
 export interface InterBrokerOptions {
   nodeId: number
   /** The broker's address on the inter-broker listener; undefined when it is not registered. */
-  endpointOf: (nodeId: number) => { host: string; port: number } | undefined
+  endpointOf: (nodeId: number) => InterBrokerEndpoint | undefined
   requestTimeoutMs: number
   logger: Logger
 }

@@ -4,6 +4,7 @@
 // quoted), an inter-broker SASL mechanism the inter-broker listener does not enable.
 import { type BrokerConfig, ConfigError } from '../../config/config.js'
 import { listenerScopedKey } from '../../config/listener-scoped.js'
+import type { ClientSecurity } from '../../client/security.js'
 import type { MetadataStore } from '../../ports/metadata-store.js'
 import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
@@ -30,6 +31,31 @@ export function listenerJaas(config: BrokerConfig, listener: string, mechanism: 
     if (err instanceof JaasSyntaxError) throw new ConfigError(`Invalid value [hidden] for configuration ${key}: ${err.message}`, key)
     throw err
   }
+}
+
+/**
+ * How this broker connects to the others (replica fetchers, coordinators' connections), as Kafka
+ * does: the inter-broker listener's security protocol and, when it is SASL,
+ * sasl.mechanism.inter.broker.protocol with the username and password of that mechanism's JAAS
+ * config on that listener. Undefined for PLAINTEXT. (TLS settings for SSL / SASL_SSL are the TLS
+ * work's.)
+ */
+export function interBrokerSecurity(config: BrokerConfig, name = config.interBrokerListenerName): ClientSecurity | undefined {
+  const listener = config.listeners.find((l) => l.name === name) ?? config.advertisedListeners.find((l) => l.name === name)
+  const protocol = listener?.securityProtocol ?? 'PLAINTEXT'
+  if (protocol === 'PLAINTEXT') return undefined
+  if (!protocol.startsWith('SASL_')) return { protocol }
+  const mechanism = config.get('sasl.mechanism.inter.broker.protocol')
+  const jaas = listenerJaas(config, name, mechanism)
+  const username = jaas.entry?.options.get('username')
+  const password = jaas.entry?.options.get('password')
+  if (username === undefined || password === undefined) {
+    throw new ConfigError(
+      `The inter-broker listener ${name} uses ${protocol} with ${mechanism}: ${jaas.key} must give the broker's own username and password options`,
+      jaas.key,
+    )
+  }
+  return { protocol, sasl: { mechanism, username, password } }
 }
 
 /** The authenticator of the broker's SASL listeners; undefined when no listener uses SASL. */
