@@ -7,10 +7,13 @@
 // SASL_AUTHENTICATION_FAILED and Kafka's {"status":"invalid_token"}. Our own Connection speaks the
 // exchange step by step to show the RFC 7628 error then %x01, and KIP-368: the session lifetime the
 // broker gives follows the token's exp, and the connection is closed once it has passed. A broker
-// with OAUTHBEARER enabled and no JWKS URL does not start, naming the key. Missing python3,
+// with OAUTHBEARER enabled and no JWKS URL does not start, naming the key. A broker whose JWKS is
+// served over HTTP fetches it at start-up and again when a token names a new kid. Missing python3,
 // confluent_kafka, java or mvn fails this file; it never skips.
 import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -274,5 +277,50 @@ describe('SASL/OAUTHBEARER with real clients', () => {
       )
       return true
     })
+  })
+})
+
+describe('SASL/OAUTHBEARER with a JWKS over HTTP', () => {
+  test('a broker process fetches the JWKS at start-up and again for a new kid', async () => {
+    const first = await signingKey('http-1', 'ES256')
+    const rotated = await signingKey('http-2', 'RS256')
+    let doc = jwksOf(first)
+    let hits = 0
+    const idp = createServer((_req, res) => {
+      hits++
+      res.writeHead(200, { 'content-type': 'application/json' }).end(doc)
+    })
+    await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(idp.address() as AddressInfo).port}/jwks.json`
+    const broker = await startBrokerProcess({
+      overrides: saslBrokerOverrides(['PLAIN', 'OAUTHBEARER'], {
+        'sasl.oauthbearer.jwks.endpoint.url': url,
+        'tributary.sasl.oauthbearer.allowed.urls': url,
+        'sasl.oauthbearer.expected.audience': AUDIENCE,
+        'sasl.oauthbearer.expected.issuer': ISSUER,
+      }),
+    })
+    try {
+      const connectWith = async (token: string) => {
+        const client = await KafkaClient.connect({
+          bootstrap: [broker.bootstrap],
+          clientId: 'it-oauth-http',
+          security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'OAUTHBEARER', token } },
+        })
+        try {
+          return (await client.metadata(null)).brokers.size
+        } finally {
+          await client.close()
+        }
+      }
+      assert.equal(await connectWith(await makeToken(first)), 1)
+      assert.equal(hits, 1)
+      doc = jwksOf(first, rotated)
+      assert.equal(await connectWith(await makeToken(rotated)), 1)
+      assert.equal(hits, 2)
+    } finally {
+      await stopAndCheck(broker)
+      idp.close()
+    }
   })
 })
