@@ -7,12 +7,15 @@
 //                                                                                           TRIBUTARY_SASL_MECHANISM
 //   sasl.jaas.config    Kafka's JAAS syntax; its username and password options             TRIBUTARY_SASL_JAAS_CONFIG
 //                       (or, without JAAS: TRIBUTARY_SASL_USERNAME, TRIBUTARY_SASL_PASSWORD)
+//   sasl.oauthbearer.token.endpoint.url   OAUTHBEARER: a file: URL holding the token (a JWT), read
+//                       again for each connection, as Kafka's file token retriever     TRIBUTARY_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL
 //   ssl.*               TLS settings (src/client/tls-options.ts)
 //   TRIBUTARY_COMMAND_CONFIG   the file, when --command-config is not given
 // The file's settings win over the environment's (the file is named on the command line). A value
 // that Kafka would refuse fails the command as a usage error naming the key; a password is never
 // shown. Other client properties are accepted and ignored, as Kafka's tools warn and go on.
 import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
 import type { ClientSaslOptions, ClientSecurity } from '../client/security.js'
 import { SECURITY_PROTOCOLS, type SecurityProtocol } from '../network/listeners.js'
 import { JaasSyntaxError, parseSaslJaasConfig } from '../security/sasl/jaas.js'
@@ -24,6 +27,7 @@ export const SECURITY_ENV: Readonly<Record<string, string>> = {
   'security.protocol': 'TRIBUTARY_SECURITY_PROTOCOL',
   'sasl.mechanism': 'TRIBUTARY_SASL_MECHANISM',
   'sasl.jaas.config': 'TRIBUTARY_SASL_JAAS_CONFIG',
+  'sasl.oauthbearer.token.endpoint.url': 'TRIBUTARY_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL',
 }
 const USERNAME_ENV = 'TRIBUTARY_SASL_USERNAME'
 const PASSWORD_ENV = 'TRIBUTARY_SASL_PASSWORD'
@@ -116,5 +120,31 @@ function saslOptions(get: (key: string) => string | undefined, env: NodeJS.Proce
     mechanism,
     ...(username !== undefined ? { username } : {}),
     ...(password !== undefined ? { password } : {}),
+    ...(mechanism === 'OAUTHBEARER' ? { token: oauthBearerTokenFile(get('sasl.oauthbearer.token.endpoint.url'), where) } : {}),
+  }
+}
+
+/** OAUTHBEARER's token from the file: URL of sasl.oauthbearer.token.endpoint.url, read per connection. */
+function oauthBearerTokenFile(url: string | undefined, where: string): () => Promise<string> {
+  const key = 'sasl.oauthbearer.token.endpoint.url'
+  if (url === undefined) {
+    throw new UsageError(`SASL OAUTHBEARER needs a token: set ${key} (from ${where}) to a file: URL holding it, or ${SECURITY_ENV[key]}`)
+  }
+  let path: string
+  try {
+    const u = new URL(url)
+    if (u.protocol !== 'file:') throw new Error('not a file: URL')
+    path = fileURLToPath(u)
+  } catch {
+    throw new UsageError(`${key} (from ${where}) must be a file: URL holding the token; a token endpoint (${url}) is not supported`)
+  }
+  return async () => {
+    try {
+      return (await readFile(path, 'utf8')).trim()
+    } catch (err) {
+      throw new UsageError(
+        `cannot read the OAUTHBEARER token file ${path} (${key}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      )
+    }
   }
 }

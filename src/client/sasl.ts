@@ -29,6 +29,7 @@ import {
   ScramFormatError,
 } from '../security/sasl/scram-messages.js'
 import type { Connection } from './connection.js'
+import { OAUTHBEARER, oauthBearerClient } from './sasl-oauthbearer.js'
 import { ClientError, throwIfError } from './errors.js'
 import type { ClientSaslOptions } from './security.js'
 
@@ -97,6 +98,7 @@ export const SASL_CLIENT_MECHANISMS = new Map<string, SaslClientFactory>([
   ['PLAIN', plainClient],
   ['SCRAM-SHA-256', (o) => scramClient(scramMechanismByName('SCRAM-SHA-256')!, o)],
   ['SCRAM-SHA-512', (o) => scramClient(scramMechanismByName('SCRAM-SHA-512')!, o)],
+  [OAUTHBEARER, oauthBearerClient],
 ])
 
 /** The result of a successful exchange. */

@@ -26,6 +26,7 @@ import { HTTP_KEYS } from './http-keys.js'
 import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
+import { OAUTHBEARER_KEYS } from './oauthbearer-keys.js'
 import { SASL_KEYS } from './sasl-keys.js'
 import { ETCD_TLS_KEYS, SSL_KEYS } from './ssl-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
@@ -44,6 +45,7 @@ export const BROKER_CONFIG_DEFS = [
   ...ETCD_TLS_KEYS,
   ...HTTP_KEYS,
   ...SASL_KEYS,
+  ...OAUTHBEARER_KEYS,
 ] as const
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Connection, Consumer, describeClusterV1, type fetchV17 } from '@platformatic/kafka'
+import type { Kafka } from 'kafkajs'
 import { murmur2 } from '../../src/client/partitioner.js'
 import { decodeResponseHeader, encodeRequestHeader } from '../../src/protocol/header.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../src/protocol/messages/18-api-versions.js'
@@ -469,4 +470,35 @@ export async function platformaticDescribeCluster(host: string, port: number) {
   } finally {
     await conn.close()
   }
+}
+
+/**
+ * kafkajs end to end with whatever connection settings `kafka` has: creates `topic` (one
+ * partition), produces `values`, reads them back with a group consumer; resolves with what it read.
+ */
+export async function kafkajsRoundTrip(kafka: Kafka, topic: string, values: string[], groupId: string): Promise<string[]> {
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
+  await admin.disconnect()
+  const producer = kafka.producer()
+  await producer.connect()
+  await producer.send({ topic, messages: values.map((value) => ({ value })) })
+  await producer.disconnect()
+  const consumer = kafka.consumer({ groupId })
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  const seen: string[] = []
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        eachMessage: async ({ message }) => {
+          seen.push(message.value!.toString())
+          if (seen.length === values.length) resolve()
+        },
+      })
+      .catch(reject)
+  })
+  await consumer.disconnect()
+  return seen
 }

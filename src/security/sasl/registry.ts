@@ -8,6 +8,7 @@ import type { Clock } from '../../util/clock.js'
 import type { Logger } from '../../util/logger.js'
 import type { JaasEntry } from './jaas.js'
 import type { SaslMechanism } from './mechanism.js'
+import { OAUTHBEARER, createOAuthBearerMechanism } from './oauthbearer.js'
 import { plainMechanism, plainUsers } from './plain.js'
 import { scramMechanism } from './scram.js'
 import { SCRAM_MECHANISMS } from './scram-crypto.js'
@@ -46,4 +47,6 @@ export const SASL_MECHANISMS: ReadonlyMap<string, MechanismFactory> = new Map<st
   // SCRAM's users are the credentials in the metadata store (AlterUserScramCredentials); its JAAS
   // config only matters for the broker's own inter-broker login.
   ...SCRAM_MECHANISMS.map((m): [string, MechanismFactory] => [m.name, (s) => scramMechanism(m, s.store)]),
+  // Tokens validated against the listener's JWKS (oauthbearer.ts reads its settings, naming the key).
+  [OAUTHBEARER, (s) => createOAuthBearerMechanism(s.config, s.listenerName, { log: s.logger, clock: s.clock })],
 ])
