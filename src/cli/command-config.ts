@@ -14,6 +14,7 @@
 // The file's settings win over the environment's (the file is named on the command line). A value
 // that Kafka would refuse fails the command as a usage error naming the key; a password is never
 // shown. Other client properties are accepted and ignored, as Kafka's tools warn and go on.
+import { tlsOptionsFromClientProperties } from '../client/tls-options.js'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { ClientSaslOptions, ClientSecurity } from '../client/security.js'
@@ -79,9 +80,14 @@ export function clientSecurityFromProperties(
   }
   const security: ClientSecurity = { protocol: protocol as SecurityProtocol }
   if (protocol.startsWith('SASL_')) security.sasl = saslOptions(get, env, where)
-  // TLS: ssl.* go through tlsOptionsFromClientProperties (src/client/tls-options.ts, the TLS work);
-  // until it is merged, SSL and SASL_SSL connections have no TLS settings from here.
-  // TLS-MERGE: if (protocol === 'SSL' || protocol === 'SASL_SSL') security.tls = tlsOptionsFromClientProperties(props)
+  // TLS: the ssl.* client properties, as Kafka's clients read them (src/client/tls-options.ts).
+  if (protocol === 'SSL' || protocol === 'SASL_SSL') {
+    try {
+      security.tls = tlsOptionsFromClientProperties(Object.fromEntries(props))
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message} (from ${where})`)
+    }
+  }
   return security
 }
 

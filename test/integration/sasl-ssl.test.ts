@@ -1,9 +1,13 @@
 // SASL_SSL, the setup a real deployment runs: one listener that is TLS (the dev CA's broker
 // certificate) and asks for SASL on top, PLAIN for the broker's admin and SCRAM-SHA-512 for a
 // user created through AlterUserScramCredentials. kafkajs and confluent-kafka (librdkafka 2.16)
-// log in over TLS with SCRAM-SHA-512, produce and read back; a wrong password is refused; a
+// log in over TLS with SCRAM-SHA-512, produce and read back, and so does the CLI with a Kafka
+// client properties file (--command-config); a wrong password is refused; a
 // client that skips TLS or SASL gets nothing.
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, test } from 'node:test'
 import { Kafka, logLevel } from 'kafkajs'
@@ -11,6 +15,7 @@ import { KafkaClient } from '../../src/client/client.js'
 import { upsertScramUser } from '../../src/client/scram-users.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { makeCerts, sslSettings, type TestCerts } from '../helpers/certs.js'
+import { tributaryOk } from '../helpers/cli.js'
 import { runProcess } from '../helpers/run-process.js'
 import { PLAIN_USERS, plainJaas } from '../helpers/sasl.js'
 
@@ -104,6 +109,30 @@ describe('SASL_SSL with SCRAM-SHA-512', () => {
     assert.equal(r.code, 0, r.stderr)
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { produced?: number; consumed?: string[]; error?: string }
     assert.deepEqual(out.consumed, ['py-0', 'py-1', 'py-2'], JSON.stringify(out))
+  })
+
+  test('the CLI with --command-config (SASL_SSL, SCRAM-SHA-512, a PEM trust store) produces and consumes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tributary-sasl-ssl-cli-'))
+    try {
+      const config = join(dir, 'carol.properties')
+      writeFileSync(
+        config,
+        [
+          'security.protocol=SASL_SSL',
+          'sasl.mechanism=SCRAM-SHA-512',
+          'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="carol" password="carol-secret";',
+          'ssl.truststore.type=PEM',
+          `ssl.truststore.location=${certs.ca}`,
+        ].join('\n'),
+      )
+      const env = { TRIBUTARY_BOOTSTRAP: broker.bootstrap }
+      const cc = ['--command-config', config]
+      await tributaryOk(['produce', 'sasl-ssl-cli', ...cc], { env, input: 'one\ntwo\n' })
+      const out = await tributaryOk(['consume', 'sasl-ssl-cli', '--from-beginning', '--exit-at-end', '--format', '%v\n', ...cc], { env })
+      assert.deepEqual(out.stdout.trim().split('\n'), ['one', 'two'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('a client without TLS, or with TLS and no SASL, gets nothing', async () => {
