@@ -27,6 +27,7 @@ import { createRegistry } from '../handlers/index.js'
 import type { BrokerEndpoint, BrokerServices } from '../ports/broker-services.js'
 import type { LogDirDescription } from '../ports/log-dirs.js'
 import { NetworkServer } from '../network/server.js'
+import { ClientQuotas } from '../security/quota/client-quotas.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -370,6 +371,17 @@ export class Broker {
       parts.sync.onLeadershipChange((topic, partition, leading) => {
         if (!leading) shareLeaders.onResignation(topic, partition)
       })
+      const quotas = new ClientQuotas(
+        store,
+        {
+          samples: config.get('quota.window.num'),
+          windowMs: config.get('quota.window.size.seconds') * 1000,
+          controllerSamples: config.get('controller.quota.window.num'),
+          controllerWindowMs: config.get('controller.quota.window.size.seconds') * 1000,
+        },
+        clock,
+        logger.child('quota'),
+      )
       const services: BrokerServices = {
         nodeId,
         clusterId: store.clusterId(),
@@ -407,6 +419,7 @@ export class Broker {
         txnMarkers,
         shareCoordinator,
         shares: shares.service,
+        quotas,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: l.securityProtocol })),
@@ -419,6 +432,7 @@ export class Broker {
         clock,
         logger: logger.child('network'),
         metrics,
+        admit: (ip) => quotas.admitConnection(ip),
       })
       metrics?.attach(services)
       await network.start()

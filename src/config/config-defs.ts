@@ -26,6 +26,7 @@ import { HTTP_KEYS } from './http-keys.js'
 import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
 import { LOG_KEYS } from './log-keys.js'
+import { QUOTA_KEYS } from './quota-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 export * from './config-key.js'
@@ -39,6 +40,7 @@ export const BROKER_CONFIG_DEFS = [
   ...SHARE_GROUP_KEYS,
   ...SHARE_COORDINATOR_KEYS,
   ...HTTP_KEYS,
+  ...QUOTA_KEYS,
 ] as const
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,11 @@
 // Metrics (ports/metrics.ts), when the broker exports them: each decoded request's API — Fetch
 // named FetchConsumer or FetchFollower as Kafka's RequestMetrics name it — its time from decoding
 // until the handler answered (or failed), and the response (its error codes are counted there).
+//
+// Client quotas (throttle.ts says which apply to which request): once the handler answered, the
+// request's measures are recorded; over a quota, the response carries the throttle time in its
+// throttle_time_ms (set here, for every API, instead of in each handler) and the connection is
+// muted for that long after writing it (KIP-219: answer at once, then read nothing more).
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type RequestSummary, type ResponseChunks } from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'
@@ -18,6 +23,8 @@ import type { RequestContext } from './define.js'
 import type { HandlerRegistry } from './registry.js'
 import type { BrokerServices } from '../ports/broker-services.js'
 import type { RequestMetrics } from '../ports/metrics.js'
+import type { MutationQuota } from '../ports/quotas.js'
+import { capFetch, isFollowerFetch, measure, throttledResponse } from './throttle.js'
 
 export class RequestDispatcher implements Dispatcher {
   constructor(
@@ -64,9 +71,14 @@ export class RequestDispatcher implements Dispatcher {
       )
     }
     const metrics = this.metrics
-    const startedMs = metrics ? performance.now() : 0
-    const metricName = metrics ? requestMetricName(handler.request.name, req) : ''
+    const startedMs = performance.now()
+    const apiName = handler.request.name
+    const metricName = metrics ? requestMetricName(apiName, req) : ''
+    const quotas = this.broker.quotas
+    const clientId = header.clientId ?? ''
+    capFetch(quotas, conn.principal, clientId, apiName, req)
     let after: Array<() => void> | undefined
+    let mutation: MutationQuota | undefined
     const ctx: RequestContext = {
       header,
       apiVersion: version,
@@ -74,21 +86,44 @@ export class RequestDispatcher implements Dispatcher {
       broker: this.broker,
       apis: this.registry.advertised,
       afterResponse: (fn) => (after ??= []).push(fn),
+      controllerMutationQuota: (strictSince) => (mutation ??= quotas.mutationQuota(conn.principal, clientId, version >= strictSince)),
     }
     const runAfter = () => {
       for (const fn of after ?? []) fn()
     }
-    const respond = (res: unknown): ResponseChunks => {
-      metrics?.requestCompleted(metricName, (performance.now() - startedMs) / 1000, res)
-      if (res === null) {
-        runAfter()
-        return null
-      }
+    const encode = (res: unknown): NonNullable<ResponseChunks> => {
       const w = new Writer(512)
       const flexible = handler.response.isFlexible(version)
       encodeResponseHeader(w, header.correlationId, responseHeaderVersion(header.apiKey, flexible))
       handler.response.codec(version).encode(w, res as never)
-      const chunks: NonNullable<ResponseChunks> = w.toChunks()
+      return w.toChunks()
+    }
+    const respond = (res: unknown): ResponseChunks => {
+      const handlerMs = performance.now() - startedMs
+      metrics?.requestCompleted(metricName, handlerMs / 1000, res)
+      const measured = {
+        principal: conn.principal,
+        clientId,
+        apiName,
+        req,
+        requestBytes: frame.length,
+        handlerMs,
+        responseBytes: 0,
+        earnedMs: mutation?.throttleMs() ?? 0,
+      }
+      if (res === null) {
+        // No response to carry a throttle (Produce acks=0): measured all the same.
+        measure(quotas, measured)
+        runAfter()
+        return null
+      }
+      let chunks = encode(res)
+      for (const c of chunks) measured.responseBytes += c.length
+      const throttleMs = measure(quotas, measured)
+      if (throttleMs > 0 && typeof res === 'object' && 'throttleTimeMs' in res) {
+        chunks = encode(throttledResponse(isFollowerFetch(apiName, req) ? '' : apiName, res, throttleMs))
+        chunks.muteMs = throttleMs
+      }
       if (after) chunks.onWritten = runAfter
       return chunks
     }
@@ -137,8 +172,7 @@ export class RequestDispatcher implements Dispatcher {
 /** Kafka's RequestMetrics name: Fetch from a replica (replica id ≥ 0; v15+ in replica_state) is FetchFollower. */
 function requestMetricName(apiName: string, req: unknown): string {
   if (apiName !== 'Fetch') return apiName
-  const r = req as { replicaId?: number; replicaState?: { replicaId?: number } }
-  return (r.replicaState?.replicaId ?? -1) >= 0 || (r.replicaId ?? -1) >= 0 ? 'FetchFollower' : 'FetchConsumer'
+  return isFollowerFetch(apiName, req) ? 'FetchFollower' : 'FetchConsumer'
 }
 
 /** What can be read of a header that does not parse: the fixed fields, when there are enough bytes. */

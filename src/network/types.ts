@@ -33,8 +33,10 @@ export interface ConnectionInfo {
  * null = no response (Produce with acks=0), but the request still keeps its place in the order.
  * onWritten, when set, is called once the socket has taken every chunk (or will never take them):
  * buffers the chunks point into may be reused from then on.
+ * muteMs, when set, stops reading the connection's requests for that long once the response is
+ * written (a client over its quota, KIP-219).
  */
-export type ResponseChunks = (Buffer[] & { onWritten?: () => void }) | null
+export type ResponseChunks = (Buffer[] & { onWritten?: () => void; muteMs?: number }) | null
 
 export interface Dispatcher {
   /**
@@ -54,7 +56,9 @@ export interface Dispatcher {
  * - on-request: the handler closes on purpose (a Produce with acks=0 that failed: the producer's
  *   only way to learn of it);
  * - request-failed: an unexpected error while answering;
- * - response-too-large: a response past 2 GiB.
+ * - response-too-large: a response past 2 GiB;
+ * - connection-rate: a connection from an address past its connection creation rate (KIP-612),
+ *   closed at accept.
  */
 export type CloseKind =
   | 'invalid-frame-size'
@@ -65,6 +69,7 @@ export type CloseKind =
   | 'on-request'
   | 'request-failed'
   | 'response-too-large'
+  | 'connection-rate'
 
 /** The request a close is about, as far as its header was read. */
 export interface RequestSummary {

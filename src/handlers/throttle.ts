@@ -1,0 +1,79 @@
+// Which client quotas a request is measured against, and what a throttled response looks like
+// (the dispatcher calls these; ports/quotas.ts has the measures). As Kafka's KafkaApis:
+// - every request's handler time counts against request_percentage (ClientRequestQuotaManager),
+//   except the brokers' own traffic (follower Fetch, WriteTxnMarkers, the share state RPCs);
+// - Produce counts its request size against producer_byte_rate;
+// - a consumer Fetch counts its response size against consumer_byte_rate; its fetch max bytes is
+//   first capped to what the quota allows in a window, and a throttled Fetch is answered empty (the
+//   bytes it would have carried are taken back), so the client fetches them again after the throttle;
+// - CreateTopics, CreatePartitions and DeleteTopics add the controller mutation quota's throttle
+//   (the handlers record their mutations, see RequestContext.controllerMutationQuota).
+// The response carries the largest throttle in throttle_time_ms and the connection is muted for
+// that long after it is written (KIP-219).
+import type { KafkaPrincipal } from '../network/principal.js'
+import type { QuotaService } from '../ports/quotas.js'
+
+/** Kafka's message of THROTTLING_QUOTA_EXCEEDED. */
+export const THROTTLED = 'The throttling quota has been exceeded.'
+
+/** The brokers' own requests, never throttled (Kafka's cluster actions). */
+const EXEMPT = new Set([
+  'WriteTxnMarkers',
+  'InitializeShareGroupState',
+  'ReadShareGroupState',
+  'WriteShareGroupState',
+  'DeleteShareGroupState',
+  'ReadShareGroupStateSummary',
+])
+
+export interface Measured {
+  principal: KafkaPrincipal
+  clientId: string
+  apiName: string
+  req: unknown
+  requestBytes: number
+  handlerMs: number
+  /** Encoded response size. */
+  responseBytes: number
+  /** Throttle already earned (the controller mutation quota). */
+  earnedMs: number
+}
+
+export function isFollowerFetch(apiName: string, req: unknown): boolean {
+  if (apiName !== 'Fetch') return false
+  const r = req as { replicaId?: number; replicaState?: { replicaId?: number } }
+  return (r.replicaState?.replicaId ?? -1) >= 0 || (r.replicaId ?? -1) >= 0
+}
+
+function exempt(apiName: string, req: unknown): boolean {
+  return EXEMPT.has(apiName) || isFollowerFetch(apiName, req)
+}
+
+/** Before the handler: a consumer Fetch asks for no more than its quota allows in a window. */
+export function capFetch(quotas: QuotaService, principal: KafkaPrincipal, clientId: string, apiName: string, req: unknown): void {
+  if (apiName !== 'Fetch' || isFollowerFetch(apiName, req)) return
+  const cap = quotas.fetchBytesCap(principal, clientId)
+  const r = req as { maxBytes: number }
+  if (cap < r.maxBytes) r.maxBytes = Math.max(1, cap)
+}
+
+/** Records the request's measures; the throttle time it earned (0: none). */
+export function measure(quotas: QuotaService, m: Measured): number {
+  if (exempt(m.apiName, m.req)) return 0
+  let throttle = Math.max(m.earnedMs, quotas.record('request', m.principal, m.clientId, m.handlerMs))
+  if (m.apiName === 'Produce') {
+    throttle = Math.max(throttle, quotas.record('produce', m.principal, m.clientId, m.requestBytes))
+  } else if (m.apiName === 'Fetch') {
+    const bandwidth = quotas.record('fetch', m.principal, m.clientId, m.responseBytes)
+    throttle = Math.max(throttle, bandwidth)
+    // Kafka: a throttled Fetch answers empty, so its bytes do not count twice.
+    if (throttle > 0) quotas.unrecord('fetch', m.principal, m.clientId, m.responseBytes)
+  }
+  return throttle
+}
+
+/** The response as sent to a throttled client: its throttle time set; a consumer Fetch emptied. */
+export function throttledResponse(apiName: string, res: object, throttleMs: number): object {
+  if (apiName === 'Fetch') return { ...res, throttleTimeMs: throttleMs, responses: [] }
+  return { ...res, throttleTimeMs: throttleMs }
+}
