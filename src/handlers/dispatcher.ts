@@ -119,10 +119,11 @@ export class RequestDispatcher implements Dispatcher {
       }
       let chunks = encode(res)
       for (const c of chunks) measured.responseBytes += c.length
-      const throttleMs = measure(quotas, measured)
-      if (throttleMs > 0 && typeof res === 'object' && 'throttleTimeMs' in res) {
-        chunks = encode(throttledResponse(isFollowerFetch(apiName, req) ? '' : apiName, res, throttleMs))
-        chunks.muteMs = throttleMs
+      const throttle = measure(quotas, measured)
+      if (throttle.ms > 0 && typeof res === 'object' && 'throttleTimeMs' in res) {
+        chunks = encode(throttledResponse(apiName, res, throttle.ms))
+        chunks.muteMs = throttle.ms
+        metrics?.throttled(throttle.quota, throttle.ms)
       }
       if (after) chunks.onWritten = runAfter
       return chunks

@@ -11,6 +11,7 @@
 // The response carries the largest throttle in throttle_time_ms and the connection is muted for
 // that long after it is written (KIP-219).
 import type { KafkaPrincipal } from '../network/principal.js'
+import type { ThrottleQuota } from '../ports/metrics.js'
 import type { QuotaService } from '../ports/quotas.js'
 
 /** Kafka's message of THROTTLING_QUOTA_EXCEEDED. */
@@ -57,19 +58,31 @@ export function capFetch(quotas: QuotaService, principal: KafkaPrincipal, client
   if (cap < r.maxBytes) r.maxBytes = Math.max(1, cap)
 }
 
-/** Records the request's measures; the throttle time it earned (0: none). */
-export function measure(quotas: QuotaService, m: Measured): number {
-  if (exempt(m.apiName, m.req)) return 0
-  let throttle = Math.max(m.earnedMs, quotas.record('request', m.principal, m.clientId, m.handlerMs))
-  if (m.apiName === 'Produce') {
-    throttle = Math.max(throttle, quotas.record('produce', m.principal, m.clientId, m.requestBytes))
-  } else if (m.apiName === 'Fetch') {
-    const bandwidth = quotas.record('fetch', m.principal, m.clientId, m.responseBytes)
-    throttle = Math.max(throttle, bandwidth)
-    // Kafka: a throttled Fetch answers empty, so its bytes do not count twice.
-    if (throttle > 0) quotas.unrecord('fetch', m.principal, m.clientId, m.responseBytes)
+/** The throttle a request earned (ms 0: none) and the quota that earned the longest one. */
+export interface Throttle {
+  ms: number
+  quota: ThrottleQuota
+}
+
+/** Records the request's measures; the throttle it earned. */
+export function measure(quotas: QuotaService, m: Measured): Throttle {
+  const t: Throttle = { ms: m.earnedMs, quota: 'controller_mutation' }
+  if (exempt(m.apiName, m.req)) return { ms: 0, quota: 'request' }
+  const take = (ms: number, quota: ThrottleQuota) => {
+    if (ms > t.ms) {
+      t.ms = ms
+      t.quota = quota
+    }
   }
-  return throttle
+  take(quotas.record('request', m.principal, m.clientId, m.handlerMs), 'request')
+  if (m.apiName === 'Produce') {
+    take(quotas.record('produce', m.principal, m.clientId, m.requestBytes), 'produce')
+  } else if (m.apiName === 'Fetch') {
+    take(quotas.record('fetch', m.principal, m.clientId, m.responseBytes), 'fetch')
+    // Kafka: a throttled Fetch answers empty, so its bytes do not count twice.
+    if (t.ms > 0) quotas.unrecord('fetch', m.principal, m.clientId, m.responseBytes)
+  }
+  return t
 }
 
 /** The response as sent to a throttled client: its throttle time set; a consumer Fetch emptied. */

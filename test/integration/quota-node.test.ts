@@ -7,7 +7,7 @@
 //   the broker refuses with exit 1;
 // - a kafkajs producer whose client id has producer_byte_rate = 100 KiB/s sending 1 MiB is
 //   throttled (kafkajs logs each throttle time the broker answers) and its average rate stays near
-//   the quota; one without a quota sees no throttle;
+//   the quota; one without a quota sees no throttle; /metrics counts the throttled responses;
 // - connection_creation_rate on ip 127.0.0.1: connections opened fast past the rate are closed by
 //   the broker at accept.
 import assert from 'node:assert/strict'
@@ -17,6 +17,7 @@ import { Admin } from '@platformatic/kafka'
 import { Kafka, logLevel } from 'kafkajs'
 import { type RunningBroker, startBroker } from '../../src/index.js'
 import { tributary } from '../helpers/cli.js'
+import { sampleValue, scrape } from '../unit/http/metrics-text-parser.js'
 
 const KIB = 1024
 const QUOTA = 100 * KIB
@@ -27,7 +28,7 @@ describe('client quotas with Node clients', () => {
   let admin: Admin
 
   before(async () => {
-    broker = await startBroker({ storage: 'memory', config: { 'quota.window.num': 3 } })
+    broker = await startBroker({ storage: 'memory', http: true, config: { 'quota.window.num': 3 } })
     admin = new Admin({ clientId: 'quota-admin', bootstrapBrokers: [broker.bootstrap] })
   })
   after(async () => {
@@ -145,6 +146,11 @@ describe('client quotas with Node clients', () => {
     assert.ok(rate < 2 * QUOTA, `average rate ${Math.round(rate)} B/s with a quota of ${QUOTA}`)
     const free = await produceMiB('kjs-free')
     assert.deepEqual(free.throttles, [], 'a client id without a quota is not throttled')
+    // The broker's /metrics counts them, per quota type.
+    const families = await scrape(`${broker.http}/metrics`)
+    const throttled = sampleValue(families, 'kafka_server_quota_throttled_responses_total', { quota: 'produce' }) ?? 0
+    assert.ok(throttled >= slow.throttles.length, `${throttled} throttled Produce responses counted`)
+    assert.ok((sampleValue(families, 'kafka_server_quota_throttle_time_seconds_total', { quota: 'produce' }) ?? 0) > 0)
   })
 
   test('connection_creation_rate: connections past the rate from 127.0.0.1 are closed at accept', { timeout: 60_000 }, async () => {
