@@ -13,6 +13,9 @@
 // request's measures are recorded; over a quota, the response carries the throttle time in its
 // throttle_time_ms (set here, for every API, instead of in each handler) and the connection is
 // muted for that long after writing it (KIP-219: answer at once, then read nothing more).
+// request_percentage counts the event-loop time the request took here — the handler until its
+// first await, and the encoding — as Kafka counts time on its threads and not time parked in
+// purgatory: a long-poll's wait (Fetch max_wait_ms, JoinGroup) is no work.
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type RequestSummary, type ResponseChunks } from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'
@@ -79,6 +82,8 @@ export class RequestDispatcher implements Dispatcher {
     capFetch(quotas, conn.principal, clientId, apiName, req)
     let after: Array<() => void> | undefined
     let mutation: MutationQuota | undefined
+    /** Event-loop time this request took: the handler until its first await, and the encoding. */
+    let busyMs = 0
     const ctx: RequestContext = {
       header,
       apiVersion: version,
@@ -99,15 +104,15 @@ export class RequestDispatcher implements Dispatcher {
       return w.toChunks()
     }
     const respond = (res: unknown): ResponseChunks => {
-      const handlerMs = performance.now() - startedMs
-      metrics?.requestCompleted(metricName, handlerMs / 1000, res)
+      const respondStartMs = performance.now()
+      metrics?.requestCompleted(metricName, (respondStartMs - startedMs) / 1000, res)
       const measured = {
         principal: conn.principal,
         clientId,
         apiName,
         req,
         requestBytes: frame.length,
-        handlerMs,
+        busyMs,
         responseBytes: 0,
         earnedMs: mutation?.throttleMs() ?? 0,
       }
@@ -119,6 +124,7 @@ export class RequestDispatcher implements Dispatcher {
       }
       let chunks = encode(res)
       for (const c of chunks) measured.responseBytes += c.length
+      measured.busyMs += performance.now() - respondStartMs
       const throttle = measure(quotas, measured)
       if (throttle.ms > 0 && typeof res === 'object' && 'throttleTimeMs' in res) {
         chunks = encode(throttledResponse(apiName, res, throttle.ms))
@@ -147,6 +153,7 @@ export class RequestDispatcher implements Dispatcher {
     let out: ReturnType<typeof handler.handle>
     try {
       out = handler.handle(ctx, req)
+      busyMs = performance.now() - startedMs
     } catch (err) {
       return failed(err)
     }

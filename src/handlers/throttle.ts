@@ -1,6 +1,6 @@
 // Which client quotas a request is measured against, and what a throttled response looks like
 // (the dispatcher calls these; ports/quotas.ts has the measures). As Kafka's KafkaApis:
-// - every request's handler time counts against request_percentage (ClientRequestQuotaManager),
+// - every request's event-loop time counts against request_percentage (ClientRequestQuotaManager),
 //   except the brokers' own traffic (follower Fetch, WriteTxnMarkers, the share state RPCs);
 // - Produce counts its request size against producer_byte_rate;
 // - a consumer Fetch counts its response size against consumer_byte_rate; its fetch max bytes is
@@ -33,7 +33,8 @@ export interface Measured {
   apiName: string
   req: unknown
   requestBytes: number
-  handlerMs: number
+  /** Event-loop milliseconds the request took (request_percentage). */
+  busyMs: number
   /** Encoded response size. */
   responseBytes: number
   /** Throttle already earned (the controller mutation quota). */
@@ -74,7 +75,7 @@ export function measure(quotas: QuotaService, m: Measured): Throttle {
       t.quota = quota
     }
   }
-  take(quotas.record('request', m.principal, m.clientId, m.handlerMs), 'request')
+  take(quotas.record('request', m.principal, m.clientId, m.busyMs), 'request')
   if (m.apiName === 'Produce') {
     take(quotas.record('produce', m.principal, m.clientId, m.requestBytes), 'produce')
   } else if (m.apiName === 'Fetch') {

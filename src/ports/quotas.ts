@@ -55,7 +55,7 @@ export interface QuotaService {
   /** Throws KafkaError INVALID_REQUEST / UNSUPPORTED_VERSION for a bad filter. */
   describe(components: readonly QuotaFilterComponent[], strict: boolean): QuotaEntry[]
   alter(entries: readonly QuotaAlteration[], validateOnly: boolean): Promise<QuotaAlterResult[]>
-  /** Records a produce (request bytes), fetch (response bytes) or request (handler ms) measure. */
+  /** Records a produce (request bytes), fetch (response bytes) or request (event-loop ms) measure. */
   record(type: MeasuredQuota, principal: KafkaPrincipal, clientId: string, value: number): number
   /** Takes back a recorded value (a throttled Fetch answers empty, as Kafka does). */
   unrecord(type: MeasuredQuota, principal: KafkaPrincipal, clientId: string, value: number): void

@@ -8,6 +8,7 @@
 // - a kafkajs producer whose client id has producer_byte_rate = 100 KiB/s sending 1 MiB is
 //   throttled (kafkajs logs each throttle time the broker answers) and its average rate stays near
 //   the quota; one without a quota sees no throttle; /metrics counts the throttled responses;
+// - request_percentage counts work, not waiting: a consumer long-polling at the tail is not throttled;
 // - connection_creation_rate on ip 127.0.0.1: connections opened fast past the rate are closed by
 //   the broker at accept.
 import assert from 'node:assert/strict'
@@ -151,6 +152,40 @@ describe('client quotas with Node clients', () => {
     const throttled = sampleValue(families, 'kafka_server_quota_throttled_responses_total', { quota: 'produce' }) ?? 0
     assert.ok(throttled >= slow.throttles.length, `${throttled} throttled Produce responses counted`)
     assert.ok((sampleValue(families, 'kafka_server_quota_throttle_time_seconds_total', { quota: 'produce' }) ?? 0) > 0)
+  })
+
+  test('request_percentage counts work, not a long-poll: an idle consumer at the tail is not throttled', { timeout: 60_000 }, async () => {
+    const set = await cli('set', '--client', 'kjs-poller', '--request-percentage', '1')
+    assert.equal(set.code, 0, set.stderr)
+    const throttles: number[] = []
+    let fetches = 0
+    const kafka = new Kafka({
+      clientId: 'kjs-poller',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.DEBUG,
+      logCreator: () => (entry) => {
+        if (/Client side throttling in effect/.test(entry.log.message)) throttles.push(1)
+      },
+    })
+    const consumer = kafka.consumer({ groupId: 'quota-poller', maxWaitTimeInMs: 200 })
+    consumer.on(consumer.events.FETCH, () => fetches++)
+    await consumer.connect()
+    try {
+      await consumer.subscribe({ topic: 'quota-node', fromBeginning: false })
+      await consumer.run({ eachMessage: async () => {} })
+      // Each Fetch waits its 200 ms at the tail: as elapsed time that alone would be 100 %.
+      await new Promise<void>((resolve) => {
+        const check = setInterval(() => {
+          if (fetches >= 15) {
+            clearInterval(check)
+            resolve()
+          }
+        }, 100)
+      })
+    } finally {
+      await consumer.disconnect()
+    }
+    assert.deepEqual(throttles, [], `throttled while idle (${fetches} fetches)`)
   })
 
   test('connection_creation_rate: connections past the rate from 127.0.0.1 are closed at accept', { timeout: 60_000 }, async () => {
