@@ -117,10 +117,12 @@ export class RequestDispatcher implements Dispatcher {
         earnedMs: mutation?.throttleMs() ?? 0,
       }
       if (res === null) {
-        // No response to carry a throttle (Produce acks=0): measured all the same.
-        measure(quotas, measured)
+        // No response (Produce acks=0): measured all the same, and muted (Kafka mutes it too).
+        const throttle = measure(quotas, measured)
         runAfter()
-        return null
+        if (throttle.ms <= 0) return null
+        metrics?.throttled(throttle.quota, throttle.ms)
+        return Object.assign([] as Buffer[], { muteMs: throttle.ms, silent: true })
       }
       let chunks = encode(res)
       for (const c of chunks) measured.responseBytes += c.length

@@ -226,6 +226,12 @@ export class Connection {
       }
       this.slots.shift()
       if (slot.chunks === null) continue
+      if (slot.chunks.silent) {
+        // No response, but a mute (a throttled Produce with acks=0).
+        if (slot.chunks.muteMs !== undefined && slot.chunks.muteMs > 0) this.mute(slot.chunks.muteMs)
+        slot.chunks.onWritten?.()
+        continue
+      }
       // One cork around everything ready: each response's prefix and chunks, and consecutive
       // pipelined responses, leave in one writev.
       if (!corked) {

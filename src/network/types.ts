@@ -34,9 +34,10 @@ export interface ConnectionInfo {
  * onWritten, when set, is called once the socket has taken every chunk (or will never take them):
  * buffers the chunks point into may be reused from then on.
  * muteMs, when set, stops reading the connection's requests for that long once the response is
- * written (a client over its quota, KIP-219).
+ * written (a client over its quota, KIP-219). silent: nothing is written, as for null, but muteMs
+ * still applies (a throttled request that has no response).
  */
-export type ResponseChunks = (Buffer[] & { onWritten?: () => void; muteMs?: number }) | null
+export type ResponseChunks = (Buffer[] & { onWritten?: () => void; muteMs?: number; silent?: boolean }) | null
 
 export interface Dispatcher {
   /**

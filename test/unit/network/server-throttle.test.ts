@@ -1,6 +1,6 @@
 // The network layer's two quota hooks through a real socket: a response with muteMs stops the
 // connection's requests from being read until that time has passed on the server's clock
-// (KIP-219), and an accepted socket the admit hook refuses is closed at once and logged as a
+// (KIP-219) — a silent one writes nothing and mutes all the same — and an accepted socket the admit hook refuses is closed at once and logged as a
 // 'connection-rate' close.
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
@@ -47,6 +47,32 @@ describe('NetworkServer quota hooks', () => {
     await client.waitForResponses(3)
     assert.deepEqual(calls, [1, 2, 3])
     assert.deepEqual(client.ids(), [1, 2, 3])
+    client.close()
+  })
+
+  it('a silent response writes nothing but mutes (a throttled Produce with acks=0)', async () => {
+    const clock = new ManualClock()
+    const calls: number[] = []
+    let port: number
+    ;({ server, port } = await startServer(
+      {
+        dispatch: (f) => {
+          const id = f.readInt32BE(0)
+          calls.push(id)
+          return id === 1 ? Object.assign([] as Buffer[], { muteMs: 500, silent: true }) : [req(id)]
+        },
+      },
+      {},
+      clock,
+    ))
+    const client = await TestClient.connect(port)
+    client.send(req(1), req(2))
+    await waitFor(() => calls.length === 1)
+    await sleep(50)
+    assert.deepEqual(calls, [1], 'muted after the silent request')
+    clock.advance(500)
+    await client.waitForResponses(1)
+    assert.deepEqual(client.ids(), [2], 'nothing was written for request 1')
     client.close()
   })
 
