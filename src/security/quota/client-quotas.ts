@@ -14,6 +14,8 @@
 //
 // Bounded memory: a measure idle for samples × window is as good as new, so idle ones are swept
 // once per such span; a client that cycles client ids costs at most one span's worth of them.
+import { lookup } from 'node:dns/promises'
+import { isIP, isIPv4 } from 'node:net'
 import { KafkaError, toErrorCode } from '../../protocol/errors.js'
 import type { MetadataStore } from '../../ports/metadata-store.js'
 import type {
@@ -42,6 +44,16 @@ import {
   type QuotaValues,
 } from './entity.js'
 import { SampledRate, TokenBucket } from './rate.js'
+
+/** Kafka's isValidIpEntity: an address, or a name that resolves. */
+async function checkIpEntity(ip: string): Promise<void> {
+  if (isIP(ip) !== 0) return
+  try {
+    await lookup(ip)
+  } catch {
+    throw new KafkaError('INVALID_REQUEST', `${ip} is not a valid IP or resolvable host.`)
+  }
+}
 
 export interface QuotaWindows {
   /** quota.window.num */
@@ -115,6 +127,7 @@ export class ClientQuotas implements QuotaService {
       results.push(result)
       try {
         const entity = parseEntity(e.entity)
+        if (typeof entity.ip === 'string') await checkIpEntity(entity.ip)
         const key = entityKey(entity)
         if (seen.has(key)) throw new KafkaError('INVALID_REQUEST', `Ignoring duplicate entity ${formatEntity(entity)}`)
         seen.add(key)
@@ -209,7 +222,9 @@ export class ClientQuotas implements QuotaService {
   }
 
   /** connection_creation_rate (KIP-612): 0 to accept a connection from `ip`, else how long it is over. */
-  admitConnection(ip: string): number {
+  admitConnection(address: string): number {
+    // An IPv4 client on a dual-stack listener is seen as ::ffff:a.b.c.d; its entity is a.b.c.d.
+    const ip = address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address
     const own = this.entities.get(entityKey({ ip }))?.values.connection_creation_rate
     const quota = own ?? this.entities.get(entityKey({ ip: null }))?.values.connection_creation_rate
     if (quota === undefined) return 0

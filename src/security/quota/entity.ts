@@ -4,7 +4,8 @@
 //
 // Rules kept here (the AlterClientQuotas and DescribeClientQuotas handlers and the CLI share them):
 // - user and client-id combine; ip stands alone; an empty entity, a repeated type, an unknown type or
-//   an empty name is INVALID_REQUEST (an unknown type in a describe filter is UNSUPPORTED_VERSION);
+//   an empty name is INVALID_REQUEST (an unknown type in a describe filter is UNSUPPORTED_VERSION),
+//   and so is an ip that is neither an address nor a name that resolves (client-quotas.ts asks DNS);
 // - user/client-id entities take producer_byte_rate, consumer_byte_rate (longs),
 //   request_percentage, controller_mutation_rate (doubles); ip entities connection_creation_rate
 //   (an int); any other key, a value ≤ 0, a fraction for an integral key or a value past its type

@@ -257,6 +257,29 @@ test('controller mutations: strict refuses once exhausted and throttles only the
   assert.equal(free.throttleMs(), 0)
 })
 
+test("an ip entity must be an address or a name that resolves (Kafka's message)", async () => {
+  const { quotas } = setup()
+  const ip = (name: string) => [{ entityType: 'ip', entityName: name }]
+  const [ok, bad] = await quotas.alter(
+    [
+      { entity: ip('fe80::1'), ops: [{ key: 'connection_creation_rate', value: 5, remove: false }] },
+      { entity: ip('no-such-host.invalid'), ops: [{ key: 'connection_creation_rate', value: 5, remove: false }] },
+    ],
+    false,
+  )
+  assert.equal(ok!.errorCode, 0)
+  assert.equal(bad!.errorCode, ErrorCode.INVALID_REQUEST.code)
+  assert.equal(bad!.errorMessage, 'no-such-host.invalid is not a valid IP or resolvable host.')
+})
+
+test('an IPv4 client seen on a dual-stack listener (::ffff:a.b.c.d) is limited by its IPv4 entity', async () => {
+  const { quotas } = setup()
+  await set(quotas, [{ entityType: 'ip', entityName: '192.0.2.7' }], 'connection_creation_rate', 1)
+  let refused = 0
+  for (let i = 0; i < 20; i++) if (quotas.admitConnection('::ffff:192.0.2.7') > 0) refused++
+  assert.equal(refused, 10)
+})
+
 test('connection_creation_rate: the address own entity, else the default ip; refused ones are not counted', async () => {
   const { quotas, clock } = setup()
   assert.equal(quotas.admitConnection('127.0.0.1'), 0)
