@@ -128,7 +128,8 @@ export class RequestDispatcher implements Dispatcher {
       for (const c of chunks) measured.responseBytes += c.length
       measured.busyMs += performance.now() - respondStartMs
       const throttle = measure(quotas, measured)
-      if (throttle.ms > 0 && typeof res === 'object' && 'throttleTimeMs' in res) {
+      // Versions without the field encode without it; the mute applies to every version.
+      if (throttle.ms > 0 && typeof res === 'object' && res !== null) {
         chunks = encode(throttledResponse(apiName, res, throttle.ms))
         chunks.muteMs = throttle.ms
         metrics?.throttled(throttle.quota, throttle.ms)

@@ -28,6 +28,7 @@ const SCRIPT: string[][] = [
   ['--alter', '--entity-type', 'clients', '--entity-name', 'frac', '--add-config', 'producer_byte_rate=1.5'],
   ['--alter', '--entity-type', 'clients', '--entity-name', 'neg', '--add-config', 'consumer_byte_rate=-1'],
   ['--alter', '--entity-type', 'ips', '--entity-name', '10.1.2.4', '--add-config', 'connection_creation_rate=2.5'],
+  ['--alter', '--entity-type', 'ips', '--entity-name', 'no-such-host.invalid', '--add-config', 'connection_creation_rate=5'],
   ['--describe', '--entity-type', 'clients', '--entity-name', 'nobody'],
 ]
 
