@@ -33,6 +33,7 @@ import { interBrokerSecurity } from '../security/inter-broker.js'
 import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
 import { type ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { httpClientOptions } from './http-access.js'
+import { ClientQuotas } from '../security/quota/client-quotas.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -380,6 +381,17 @@ export class Broker {
       parts.sync.onLeadershipChange((topic, partition, leading) => {
         if (!leading) shareLeaders.onResignation(topic, partition)
       })
+      const quotas = new ClientQuotas(
+        store,
+        {
+          samples: config.get('quota.window.num'),
+          windowMs: config.get('quota.window.size.seconds') * 1000,
+          controllerSamples: config.get('controller.quota.window.num'),
+          controllerWindowMs: config.get('controller.quota.window.size.seconds') * 1000,
+        },
+        clock,
+        logger.child('quota'),
+      )
       const services: BrokerServices = {
         nodeId,
         clusterId: store.clusterId(),
@@ -419,6 +431,7 @@ export class Broker {
         shares: shares.service,
         authentication: createSaslAuthenticator(config, { store, clock, logger: logger.child('sasl') }),
         scramCredentials: new StoreScramCredentials(store),
+        quotas,
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => {
@@ -435,6 +448,7 @@ export class Broker {
         clock,
         logger: logger.child('network'),
         metrics,
+        admit: (ip) => quotas.admitConnection(ip),
       })
       metrics?.attach(services)
       await network.start()

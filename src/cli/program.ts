@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
   // The client-side commands (and the client library under them) are loaded only when the command
   // line may name one: `tributary start` does not pay for them (a third of its start-up time).
   if (argv[2] !== 'start') {
-    const [topic, produce, consume, group, cluster, perf, producers, transactions, user, devCerts] = await Promise.all([
+    const [topic, produce, consume, group, cluster, perf, producers, transactions, user, devCerts, quota] = await Promise.all([
       import('./topic.js'),
       import('./produce.js'),
       import('./consume.js'),
@@ -57,6 +57,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
       import('./transactions.js'),
       import('./user.js'),
       import('./dev-certs.js'),
+      import('./quota.js'),
     ])
     topic.registerTopicCommand(program, deps)
     produce.registerProduceCommand(program, deps)
@@ -68,6 +69,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
     transactions.registerTransactionsCommand(program, deps)
     user.registerUserCommand(program, deps)
     devCerts.registerDevCertsCommand(program, deps)
+    quota.registerQuotaCommand(program, deps)
   }
 
   try {

@@ -29,6 +29,7 @@ import { LOG_KEYS } from './log-keys.js'
 import { OAUTHBEARER_KEYS } from './oauthbearer-keys.js'
 import { SASL_KEYS } from './sasl-keys.js'
 import { ETCD_TLS_KEYS, SSL_KEYS } from './ssl-keys.js'
+import { QUOTA_KEYS } from './quota-keys.js'
 import type { TOPIC_CONFIG_DEFS } from './topic-keys.js'
 
 export * from './config-key.js'
@@ -46,6 +47,7 @@ export const BROKER_CONFIG_DEFS = [
   ...HTTP_KEYS,
   ...SASL_KEYS,
   ...OAUTHBEARER_KEYS,
+  ...QUOTA_KEYS,
 ] as const
 
 // ---------------------------------------------------------------------------------------------

@@ -4,16 +4,24 @@
 // (INVALID_REPLICATION_FACTOR), bad manual assignment (INVALID_REPLICA_ASSIGNMENT), unknown or
 // invalid config (INVALID_CONFIG), duplicate in the request (INVALID_REQUEST).
 // v5+ answers with the topic's partitions, replication factor and configs; v7+ with its id.
+// Controller mutation quota (KIP-599): each created partition counts; from v6 a topic asked for
+// while the quota is exhausted gets THROTTLING_QUOTA_EXCEEDED (older versions are throttled instead).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js'
 import { defineHandler } from './define.js'
+import { THROTTLED } from './throttle.js'
 
 export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVersion: 2, maxVersion: 7 }, async (ctx, req) => {
   const { topics, configs } = ctx.broker
   const counts = new Map<string, number>()
   for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
   const results = []
+  const quota = req.validateOnly ? undefined : ctx.controllerMutationQuota?.(6)
   for (const t of req.topics) {
+    if (quota && !quota.admit()) {
+      results.push({ name: t.name, errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED.code, errorMessage: THROTTLED, configs: null })
+      continue
+    }
     if ((counts.get(t.name) ?? 0) > 1) {
       results.push({
         name: t.name,
@@ -25,6 +33,7 @@ export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVer
     }
     try {
       const created = await topics.create(t, req.validateOnly)
+      quota?.record(created.partitions)
       results.push({
         name: t.name,
         topicId: created.topicId,

@@ -5,19 +5,29 @@
 // validate_only checks and creates nothing. New partitions' logs exist, and Metadata, Produce and
 // Fetch see them, once the answer is sent; the new count is persisted in the metadata store.
 // timeout_ms is not needed: the change is complete when the answer goes out.
-import { KafkaError, toErrorCode } from '../protocol/errors.js'
+// Controller mutation quota (KIP-599): each new partition counts; from v3 a topic asked for while
+// the quota is exhausted gets THROTTLING_QUOTA_EXCEEDED (older versions are throttled instead).
+import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js'
 import { defineHandler } from './define.js'
+import { THROTTLED } from './throttle.js'
 
 export default defineHandler(CreatePartitionsRequest, CreatePartitionsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => {
   const counts = new Map<string, number>()
   for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
   const results = []
+  const quota = req.validateOnly ? undefined : ctx.controllerMutationQuota?.(3)
   for (const t of req.topics) {
+    if (quota && !quota.admit()) {
+      results.push({ name: t.name, errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED.code, errorMessage: THROTTLED })
+      continue
+    }
     try {
       if ((counts.get(t.name) ?? 0) > 1) throw new KafkaError('INVALID_REQUEST', 'Duplicate topic in request.')
       const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds)
+      const before = ctx.broker.topics.get(t.name)?.partitions ?? t.count
       await ctx.broker.topics.createPartitions(t.name, t.count, assignments, req.validateOnly)
+      quota?.record(t.count - before)
       results.push({ name: t.name, errorCode: 0, errorMessage: null })
     } catch (err) {
       if (!(err instanceof KafkaError)) ctx.broker.logger.error('create partitions failed', { topic: t.name, err })

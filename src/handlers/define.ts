@@ -6,6 +6,7 @@ import type { CloseKind, ConnectionInfo } from '../network/types.js'
 import type { RequestHeader } from '../protocol/header.js'
 import type { Encodable, Message } from '../protocol/schema.js'
 import type { BrokerServices } from '../ports/broker-services.js'
+import type { MutationQuota } from '../ports/quotas.js'
 
 /** An API this broker serves and its version range (registry.ts derives them from the handlers). */
 export interface AdvertisedApi {
@@ -23,6 +24,11 @@ export interface RequestContext {
   readonly apis: readonly AdvertisedApi[]
   /** Runs fn once the socket has taken the response (pooled read buffers go back then). */
   afterResponse?(fn: () => void): void
+  /**
+   * The request's controller mutation quota (KIP-599), strict from `strictSinceVersion` (the
+   * first version that knows THROTTLING_QUOTA_EXCEEDED); its throttle goes into the response.
+   */
+  controllerMutationQuota?(strictSinceVersion: number): MutationQuota
 }
 
 /** A response, or null when the API sends none (Produce with acks=0). */

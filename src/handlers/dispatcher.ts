@@ -13,6 +13,14 @@
 // Metrics (ports/metrics.ts), when the broker exports them: each decoded request's API — Fetch
 // named FetchConsumer or FetchFollower as Kafka's RequestMetrics name it — its time from decoding
 // until the handler answered (or failed), and the response (its error codes are counted there).
+//
+// Client quotas (throttle.ts says which apply to which request): once the handler answered, the
+// request's measures are recorded; over a quota, the response carries the throttle time in its
+// throttle_time_ms (set here, for every API, instead of in each handler) and the connection is
+// muted for that long after writing it (KIP-219: answer at once, then read nothing more).
+// request_percentage counts the event-loop time the request took here — the handler until its
+// first await, and the encoding — as Kafka counts time on its threads and not time parked in
+// purgatory: a long-poll's wait (Fetch max_wait_ms, JoinGroup) is no work.
 import { CloseConnection, type ConnectionInfo, type Dispatcher, type RequestSummary, type ResponseChunks } from '../network/types.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { API_VERSIONS_KEY, decodeRequestHeader, encodeResponseHeader, responseHeaderVersion } from '../protocol/header.js'
@@ -23,6 +31,8 @@ import { CloseAfterResponse, type RequestContext } from './define.js'
 import type { HandlerRegistry } from './registry.js'
 import type { BrokerServices } from '../ports/broker-services.js'
 import type { RequestMetrics } from '../ports/metrics.js'
+import type { MutationQuota } from '../ports/quotas.js'
+import { capFetch, isFollowerFetch, measure, throttledResponse } from './throttle.js'
 
 export class RequestDispatcher implements Dispatcher {
   constructor(
@@ -84,9 +94,16 @@ export class RequestDispatcher implements Dispatcher {
       )
     }
     const metrics = this.metrics
-    const startedMs = metrics ? performance.now() : 0
-    const metricName = metrics ? requestMetricName(handler.request.name, req) : ''
+    const startedMs = performance.now()
+    const apiName = handler.request.name
+    const metricName = metrics ? requestMetricName(apiName, req) : ''
+    const quotas = this.broker.quotas
+    const clientId = header.clientId ?? ''
+    capFetch(quotas, conn.principal, clientId, apiName, req)
     let after: Array<() => void> | undefined
+    let mutation: MutationQuota | undefined
+    /** Event-loop time this request took: the handler until its first await, and the encoding. */
+    let busyMs = 0
     const ctx: RequestContext = {
       header,
       apiVersion: version,
@@ -94,6 +111,7 @@ export class RequestDispatcher implements Dispatcher {
       broker: this.broker,
       apis: this.registry.advertised,
       afterResponse: (fn) => (after ??= []).push(fn),
+      controllerMutationQuota: (strictSince) => (mutation ??= quotas.mutationQuota(conn.principal, clientId, version >= strictSince)),
     }
     const runAfter = () => {
       for (const fn of after ?? []) fn()
@@ -106,12 +124,36 @@ export class RequestDispatcher implements Dispatcher {
       return w.toChunks()
     }
     const respond = (res: unknown): ResponseChunks => {
-      metrics?.requestCompleted(metricName, (performance.now() - startedMs) / 1000, res)
-      if (res === null) {
-        runAfter()
-        return null
+      const respondStartMs = performance.now()
+      metrics?.requestCompleted(metricName, (respondStartMs - startedMs) / 1000, res)
+      const measured = {
+        principal: conn.principal,
+        clientId,
+        apiName,
+        req,
+        requestBytes: frame.length,
+        busyMs,
+        responseBytes: 0,
+        earnedMs: mutation?.throttleMs() ?? 0,
       }
-      const chunks = encode(res)
+      if (res === null) {
+        // No response (Produce acks=0): measured all the same, and muted (Kafka mutes it too).
+        const throttle = measure(quotas, measured)
+        runAfter()
+        if (throttle.ms <= 0) return null
+        metrics?.throttled(throttle.quota, throttle.ms)
+        return Object.assign([] as Buffer[], { muteMs: throttle.ms, silent: true })
+      }
+      let chunks = encode(res)
+      for (const c of chunks) measured.responseBytes += c.length
+      measured.busyMs += performance.now() - respondStartMs
+      const throttle = measure(quotas, measured)
+      // Versions without the field encode without it; the mute applies to every version.
+      if (throttle.ms > 0 && typeof res === 'object' && res !== null) {
+        chunks = encode(throttledResponse(apiName, res, throttle.ms))
+        chunks.muteMs = throttle.ms
+        metrics?.throttled(throttle.quota, throttle.ms)
+      }
       if (after) chunks.onWritten = runAfter
       return chunks
     }
@@ -137,6 +179,7 @@ export class RequestDispatcher implements Dispatcher {
     let out: ReturnType<typeof handler.handle>
     try {
       out = handler.handle(ctx, req)
+      busyMs = performance.now() - startedMs
     } catch (err) {
       return failed(err)
     }
@@ -163,8 +206,7 @@ export class RequestDispatcher implements Dispatcher {
 /** Kafka's RequestMetrics name: Fetch from a replica (replica id ≥ 0; v15+ in replica_state) is FetchFollower. */
 function requestMetricName(apiName: string, req: unknown): string {
   if (apiName !== 'Fetch') return apiName
-  const r = req as { replicaId?: number; replicaState?: { replicaId?: number } }
-  return (r.replicaState?.replicaId ?? -1) >= 0 || (r.replicaId ?? -1) >= 0 ? 'FetchFollower' : 'FetchConsumer'
+  return isFollowerFetch(apiName, req) ? 'FetchFollower' : 'FetchConsumer'
 }
 
 /** What can be read of a header that does not parse: the fixed fields, when there are enough bytes. */

@@ -37,6 +37,8 @@ import listPartitionReassignments from './46-list-partition-reassignments.js'
 import offsetDelete from './47-offset-delete.js'
 import describeUserScramCredentials from './50-describe-user-scram-credentials.js'
 import alterUserScramCredentials from './51-alter-user-scram-credentials.js'
+import describeClientQuotas from './48-describe-client-quotas.js'
+import alterClientQuotas from './49-alter-client-quotas.js'
 import describeCluster from './60-describe-cluster.js'
 import describeProducers from './61-describe-producers.js'
 import describeTransactions from './65-describe-transactions.js'
@@ -100,6 +102,8 @@ export const allHandlers: Handler[] = [
   offsetDelete,
   describeUserScramCredentials,
   alterUserScramCredentials,
+  describeClientQuotas,
+  alterClientQuotas,
   describeCluster,
   describeProducers,
   describeTransactions,

@@ -12,6 +12,11 @@
 // while the socket's write buffer is full; it resumes on 'drain' or when a slot is freed. Frames
 // already received wait inside the FrameDecoder meanwhile.
 //
+// Why a response can mute the connection: a client over its quota is answered at once with the
+// throttle time, and the broker then stops reading its requests for that long (KIP-219). The
+// dispatcher says how long on the response (ResponseChunks.muteMs); the mute starts when the
+// response is handed to the socket, and requests already read wait in the FrameDecoder.
+//
 // How it ends (Kafka closes the connection in all these cases):
 // - bad frame size: destroyed at once (a broken or hostile client; no answer is owed);
 // - a dispatcher error: the responses before the failed request are written, then the socket is
@@ -83,6 +88,9 @@ export class Connection {
   private ended = false
   private lastActivityMs: number
   private idleTimer: Timer | undefined
+  /** Until when (monotonic ms) no request is taken: a throttled client (KIP-219). */
+  private mutedUntilMs = 0
+  private muteTimer: Timer | undefined
   private graceTimer: Timer | undefined
   private readonly log: Logger
 
@@ -149,7 +157,7 @@ export class Connection {
     if (this.pumping || this.state === 'closed') return
     this.pumping = true
     try {
-      while (this.state === 'open' && this.slots.length < this.maxInFlight() && !this.writeBlocked()) {
+      while (this.state === 'open' && this.slots.length < this.maxInFlight() && !this.writeBlocked() && !this.muted()) {
         let frame: Buffer | undefined
         try {
           frame = this.info.authenticated ? this.decoder.next() : this.decoder.next(this.opts.saslMaxReceiveBytes)
@@ -164,7 +172,7 @@ export class Connection {
         if (frame === undefined) break
         this.dispatch(frame)
       }
-      if (this.state === 'open' && this.peerEnded && this.slots.length === 0 && !this.writeBlocked()) {
+      if (this.state === 'open' && this.peerEnded && this.slots.length === 0 && !this.writeBlocked() && !this.muted()) {
         // The client half-closed and everything it sent has been answered.
         this.endSocket()
       }
@@ -240,6 +248,12 @@ export class Connection {
       }
       this.slots.shift()
       if (slot.chunks === null) continue
+      if (slot.chunks.silent) {
+        // No response, but a mute (a throttled Produce with acks=0).
+        if (slot.chunks.muteMs !== undefined && slot.chunks.muteMs > 0) this.mute(slot.chunks.muteMs)
+        slot.chunks.onWritten?.()
+        continue
+      }
       // One cork around everything ready: each response's prefix and chunks, and consecutive
       // pipelined responses, leave in one writev.
       if (!corked) {
@@ -250,6 +264,7 @@ export class Connection {
         slot.chunks.onWritten?.()
         break
       }
+      if (slot.chunks.muteMs !== undefined && slot.chunks.muteMs > 0) this.mute(slot.chunks.muteMs)
       wrote = true
     }
     if (corked) this.socket.uncork()
@@ -283,7 +298,7 @@ export class Connection {
 
   private updateReading(): void {
     if (this.state === 'closed' || this.peerEnded) return
-    const pause = this.state === 'open' && (this.slots.length >= this.maxInFlight() || this.writeBlocked())
+    const pause = this.state === 'open' && (this.slots.length >= this.maxInFlight() || this.writeBlocked() || this.muted())
     if (pause && !this.readPaused) {
       this.readPaused = true
       this.socket.pause()
@@ -291,6 +306,24 @@ export class Connection {
       this.readPaused = false
       this.socket.resume()
     }
+  }
+
+  private muted(): boolean {
+    return this.mutedUntilMs > 0 && this.opts.clock.monotonic() < this.mutedUntilMs
+  }
+
+  /** Takes no request for `ms` (from now, or longer if already muted for longer); pump() resumes. */
+  private mute(ms: number): void {
+    const until = this.opts.clock.monotonic() + ms
+    if (until <= this.mutedUntilMs) return
+    this.mutedUntilMs = until
+    this.muteTimer?.cancel()
+    this.muteTimer = this.opts.clock.setTimeout(() => {
+      this.muteTimer = undefined
+      this.mutedUntilMs = 0
+      this.pump()
+    }, ms)
+    this.updateReading()
   }
 
   /** Takes no new request; flush() ends the socket once what is owed has been written. */
@@ -361,7 +394,8 @@ export class Connection {
     this.slots.length = 0
     this.idleTimer?.cancel()
     this.graceTimer?.cancel()
-    this.idleTimer = this.graceTimer = undefined
+    this.muteTimer?.cancel()
+    this.idleTimer = this.graceTimer = this.muteTimer = undefined
     this.abort.abort(new Error(`connection ${this.info.id} closed`))
     this.opts.onClose(this)
   }

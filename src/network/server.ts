@@ -40,6 +40,11 @@ export interface NetworkServerOptions {
   logger: Logger
   /** Connections opened and closed per listener, and protocol closes (the broker's /metrics). */
   metrics?: NetworkMetrics
+  /**
+   * Asked for each accepted socket: 0 to take it, else how many milliseconds its address is over
+   * its connection creation rate — the socket is then closed at once and the close logged.
+   */
+  admit?: (remoteAddress: string) => number
 }
 
 interface Bound {
@@ -189,6 +194,18 @@ export class NetworkServer {
 
   private accept(socket: Socket, listener: ListenerConfig, principal: KafkaPrincipal): void {
     if (this.closing !== undefined) {
+      socket.destroy()
+      return
+    }
+    const overMs = this.opts.admit?.(socket.remoteAddress ?? '') ?? 0
+    if (overMs > 0) {
+      this.protocolCloses.record({
+        conn: 0,
+        listener: listener.name,
+        remote: `${socket.remoteAddress}:${socket.remotePort}`,
+        kind: 'connection-rate',
+        reason: `connection creation rate of ${socket.remoteAddress} exceeded (for ${overMs} ms more)`,
+      })
       socket.destroy()
       return
     }

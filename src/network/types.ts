@@ -43,8 +43,11 @@ export interface ConnectionInfo {
  * null = no response (Produce with acks=0), but the request still keeps its place in the order.
  * onWritten, when set, is called once the socket has taken every chunk (or will never take them):
  * buffers the chunks point into may be reused from then on.
+ * muteMs, when set, stops reading the connection's requests for that long once the response is
+ * written (a client over its quota, KIP-219). silent: nothing is written, as for null, but muteMs
+ * still applies (a throttled request that has no response).
  */
-export type ResponseChunks = (Buffer[] & { onWritten?: () => void }) | null
+export type ResponseChunks = (Buffer[] & { onWritten?: () => void; muteMs?: number; silent?: boolean }) | null
 
 export interface Dispatcher {
   /**
@@ -71,6 +74,8 @@ export interface Dispatcher {
  * - session-expired: a request after the SASL session's lifetime (KIP-368);
  * - tls-handshake: a TLS handshake that failed (an old protocol version, no shared cipher, a client
  *   certificate missing or not trusted, or no principal mapping rule for it), or did not finish.
+ * - connection-rate: a connection from an address past its connection creation rate (KIP-612),
+ *   closed at accept.
  */
 export type CloseKind =
   | 'invalid-frame-size'
@@ -85,6 +90,7 @@ export type CloseKind =
   | 'authentication-failed'
   | 'session-expired'
   | 'tls-handshake'
+  | 'connection-rate'
 
 /** The request a close is about, as far as its header was read. */
 export interface RequestSummary {

@@ -1,6 +1,6 @@
 // The services a request handler reaches through its context: one port per concept (topics.ts,
 // replicas.ts, groups.ts, configs.ts, log-dirs.ts, partition-admin.ts, telemetry.ts,
-// transactions.ts, share-coordinator.ts, share-fetch.ts) gathered
+// transactions.ts, share-coordinator.ts, share-fetch.ts, quotas.ts) gathered
 // here. The broker's composition root (broker/broker.ts) provides them; handlers never import
 // concrete services, so tests can hand them fakes. Ports depend on nothing above them: the
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
@@ -12,6 +12,7 @@ import type { ScramCredentialService } from './scram-credentials.js'
 import type { GroupService } from './groups.js'
 import type { LogDirService } from './log-dirs.js'
 import type { PartitionAdminService } from './partition-admin.js'
+import type { QuotaService } from './quotas.js'
 import type { ReplicaService } from './replicas.js'
 import type { ShareCoordinatorService } from './share-coordinator.js'
 import type { ShareFetchService } from './share-fetch.js'
@@ -74,4 +75,6 @@ export interface BrokerServices {
   readonly authentication?: AuthenticationService
   /** SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials); absent in test fakes. */
   readonly scramCredentials?: ScramCredentialService
+  /** Client quotas: their entities and the measures requests are throttled by. */
+  readonly quotas: QuotaService
 }

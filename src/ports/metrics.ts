@@ -22,7 +22,12 @@ export interface RequestMetrics {
   requestCompleted(request: string, seconds: number, response: unknown): void
   /** A request whose handling closed the connection (counted, with its latency, under error `kind`). */
   requestFailed(request: string, seconds: number, kind: string): void
+  /** A response throttled for `ms` by a client quota of type `quota` (the one that earned the longest throttle). */
+  throttled(quota: ThrottleQuota, ms: number): void
 }
+
+/** Kafka's client quota types (its Produce, Fetch, Request and ControllerMutation throttle-time sensors). */
+export type ThrottleQuota = 'produce' | 'fetch' | 'request' | 'controller_mutation'
 
 /** What replication reports (replication/replica-manager.ts, replica-sync.ts). */
 export interface ReplicationMetrics {

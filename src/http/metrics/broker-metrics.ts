@@ -14,7 +14,7 @@
 import { type Counter, collectDefaultMetrics, type Gauge, Histogram, Registry } from 'prom-client'
 import type { CloseKind } from '../../network/types.js'
 import type { BrokerServices } from '../../ports/broker-services.js'
-import type { BrokerMetrics } from '../../ports/metrics.js'
+import type { BrokerMetrics, ThrottleQuota } from '../../ports/metrics.js'
 import { errorByCode } from '../../protocol/errors.js'
 import { instrumentsOf } from './instruments.js'
 
@@ -78,6 +78,8 @@ export class PromBrokerMetrics implements BrokerMetrics {
   private readonly connectionsCreated: Counter<'listener'>
   private readonly connectionsClosed: Counter<'listener'>
   private readonly protocolCloses: Counter<'listener' | 'kind'>
+  private readonly throttleTime: Counter<'quota'>
+  private readonly throttledResponses: Counter<'quota'>
   private readonly byRequest = new Map<string, RequestChildren>()
   private readonly byTopic = new Map<string, TopicChildren>()
   private readonly byListener = new Map<string, ListenerChildren>()
@@ -143,6 +145,16 @@ export class PromBrokerMetrics implements BrokerMetrics {
       'Connections the broker closed for a protocol reason (network/types.ts CloseKind), per listener and kind.',
       ['listener', 'kind'],
     )
+    this.throttleTime = counter(
+      'kafka_server_quota_throttle_time_seconds_total',
+      "Time responses were throttled by client quotas, per quota type (Kafka's Produce, Fetch, Request, ControllerMutation throttle-time).",
+      ['quota'],
+    )
+    this.throttledResponses = counter(
+      'kafka_server_quota_throttled_responses_total',
+      'Responses throttled by client quotas, per quota type.',
+      ['quota'],
+    )
     processMetrics()
   }
 
@@ -195,6 +207,11 @@ export class PromBrokerMetrics implements BrokerMetrics {
     c.requests.inc()
     c.time.observe(seconds)
     this.error(c, kind).inc()
+  }
+
+  throttled(quota: ThrottleQuota, ms: number): void {
+    this.throttleTime.labels(quota).inc(ms / 1000)
+    this.throttledResponses.labels(quota).inc()
   }
 
   // --- ReplicationMetrics

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { RequestDispatcher } from '../../../src/handlers/dispatcher.js'
 import { createRegistry } from '../../../src/handlers/index.js'
 import type { BrokerServices } from '../../../src/ports/broker-services.js'
+import type { MeasuredQuota, QuotaService } from '../../../src/ports/quotas.js'
 import { CloseConnection, type ConnectionInfo } from '../../../src/network/types.js'
 import { encodeRequestHeader } from '../../../src/protocol/header.js'
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../../src/protocol/messages/18-api-versions.js'
@@ -33,7 +34,23 @@ const services = {
   brokers: () => [{ nodeId: 0, host: '127.0.0.1', port: 9092, rack: null }],
   controllerId: () => 0,
   topics: { list: () => [], get: () => undefined, getById: () => undefined },
+  quotas: fixedQuotas(() => 0),
 } as unknown as BrokerServices
+
+/** A quota service whose every record earns throttle(type) ms; it remembers what was recorded. */
+function fixedQuotas(throttle: (type: MeasuredQuota) => number, recorded: Array<[MeasuredQuota, string, number]> = []): QuotaService {
+  return {
+    describe: () => [],
+    alter: async () => [],
+    record: (type, _p, clientId, value) => {
+      recorded.push([type, clientId, value])
+      return throttle(type)
+    },
+    unrecord: () => {},
+    fetchBytesCap: () => Infinity,
+    mutationQuota: () => ({ admit: () => true, record: () => {}, throttleMs: () => 0 }),
+  }
+}
 
 function frame(apiKey: number, apiVersion: number, body: Buffer, flexible: boolean): Buffer {
   const w = new Writer()
@@ -149,4 +166,37 @@ test('a flexible response (Metadata v9) carries response header v1 with its tag 
 
 test('Produce v0-2 is advertised but refused: the connection closes', () => {
   assert.throws(() => dispatcher.dispatch(frame(0, 2, Buffer.alloc(0), false), conn), CloseConnection)
+})
+
+test('a throttled request: throttle_time_ms set in the response, the connection muted as long (KIP-219)', async () => {
+  const recorded: Array<[MeasuredQuota, string, number]> = []
+  const throttled = new RequestDispatcher(createRegistry(), {
+    ...services,
+    quotas: fixedQuotas((type) => (type === 'request' ? 250 : 0), recorded),
+  } as unknown as BrokerServices)
+  const chunks = await throttled.dispatch(frame(3, 1, MetadataRequest.encode(1, { topics: null }), false), conn)
+  assert.ok(chunks)
+  assert.equal(chunks.muteMs, 250)
+  const r = new Reader(Buffer.concat(chunks))
+  assert.equal(r.int32(), 42)
+  assert.equal(MetadataResponse.codec(1).decode(r).throttleTimeMs, 0, 'Metadata v1 has no throttle field: unchanged')
+  const v3 = await throttled.dispatch(frame(3, 3, MetadataRequest.encode(3, { topics: null }), false), conn)
+  assert.ok(v3)
+  assert.equal(v3.muteMs, 250)
+  const r3 = new Reader(Buffer.concat(v3))
+  r3.int32()
+  assert.equal(MetadataResponse.codec(3).decode(r3).throttleTimeMs, 250)
+  assert.deepEqual(
+    recorded.map(([type, clientId]) => [type, clientId]),
+    [
+      ['request', 'test'],
+      ['request', 'test'],
+    ],
+  )
+})
+
+test('a request within its quotas is answered as is, not muted', async () => {
+  const chunks = await dispatcher.dispatch(frame(3, 3, MetadataRequest.encode(3, { topics: null }), false), conn)
+  assert.ok(chunks)
+  assert.equal(chunks.muteMs, undefined)
 })

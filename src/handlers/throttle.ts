@@ -1,0 +1,93 @@
+// Which client quotas a request is measured against, and what a throttled response looks like
+// (the dispatcher calls these; ports/quotas.ts has the measures). As Kafka's KafkaApis:
+// - every request's event-loop time counts against request_percentage (ClientRequestQuotaManager),
+//   except the brokers' own traffic (follower Fetch, WriteTxnMarkers, the share state RPCs);
+// - Produce counts its request size against producer_byte_rate;
+// - a consumer Fetch counts its response size against consumer_byte_rate; its fetch max bytes is
+//   first capped to what the quota allows in a window, and a throttled Fetch is answered empty (the
+//   bytes it would have carried are taken back), so the client fetches them again after the throttle;
+// - CreateTopics, CreatePartitions and DeleteTopics add the controller mutation quota's throttle
+//   (the handlers record their mutations, see RequestContext.controllerMutationQuota).
+// The response carries the largest throttle in throttle_time_ms and the connection is muted for
+// that long after it is written (KIP-219).
+import type { KafkaPrincipal } from '../network/principal.js'
+import type { ThrottleQuota } from '../ports/metrics.js'
+import type { QuotaService } from '../ports/quotas.js'
+
+/** Kafka's message of THROTTLING_QUOTA_EXCEEDED. */
+export const THROTTLED = 'The throttling quota has been exceeded.'
+
+/** The brokers' own requests, never throttled (Kafka's cluster actions). */
+const EXEMPT = new Set([
+  'WriteTxnMarkers',
+  'InitializeShareGroupState',
+  'ReadShareGroupState',
+  'WriteShareGroupState',
+  'DeleteShareGroupState',
+  'ReadShareGroupStateSummary',
+])
+
+export interface Measured {
+  principal: KafkaPrincipal
+  clientId: string
+  apiName: string
+  req: unknown
+  requestBytes: number
+  /** Event-loop milliseconds the request took (request_percentage). */
+  busyMs: number
+  /** Encoded response size. */
+  responseBytes: number
+  /** Throttle already earned (the controller mutation quota). */
+  earnedMs: number
+}
+
+export function isFollowerFetch(apiName: string, req: unknown): boolean {
+  if (apiName !== 'Fetch') return false
+  const r = req as { replicaId?: number; replicaState?: { replicaId?: number } }
+  return (r.replicaState?.replicaId ?? -1) >= 0 || (r.replicaId ?? -1) >= 0
+}
+
+function exempt(apiName: string, req: unknown): boolean {
+  return EXEMPT.has(apiName) || isFollowerFetch(apiName, req)
+}
+
+/** Before the handler: a consumer Fetch asks for no more than its quota allows in a window. */
+export function capFetch(quotas: QuotaService, principal: KafkaPrincipal, clientId: string, apiName: string, req: unknown): void {
+  if (apiName !== 'Fetch' || isFollowerFetch(apiName, req)) return
+  const cap = quotas.fetchBytesCap(principal, clientId)
+  const r = req as { maxBytes: number }
+  if (cap < r.maxBytes) r.maxBytes = Math.max(1, cap)
+}
+
+/** The throttle a request earned (ms 0: none) and the quota that earned the longest one. */
+export interface Throttle {
+  ms: number
+  quota: ThrottleQuota
+}
+
+/** Records the request's measures; the throttle it earned. */
+export function measure(quotas: QuotaService, m: Measured): Throttle {
+  const t: Throttle = { ms: m.earnedMs, quota: 'controller_mutation' }
+  if (exempt(m.apiName, m.req)) return { ms: 0, quota: 'request' }
+  const take = (ms: number, quota: ThrottleQuota) => {
+    if (ms > t.ms) {
+      t.ms = ms
+      t.quota = quota
+    }
+  }
+  take(quotas.record('request', m.principal, m.clientId, m.busyMs), 'request')
+  if (m.apiName === 'Produce') {
+    take(quotas.record('produce', m.principal, m.clientId, m.requestBytes), 'produce')
+  } else if (m.apiName === 'Fetch') {
+    take(quotas.record('fetch', m.principal, m.clientId, m.responseBytes), 'fetch')
+    // Kafka: a throttled Fetch answers empty, so its bytes do not count twice.
+    if (t.ms > 0) quotas.unrecord('fetch', m.principal, m.clientId, m.responseBytes)
+  }
+  return t
+}
+
+/** The response as sent to a throttled client: its throttle time set; a consumer Fetch emptied. */
+export function throttledResponse(apiName: string, res: object, throttleMs: number): object {
+  if (apiName === 'Fetch') return { ...res, throttleTimeMs: throttleMs, responses: [] }
+  return { ...res, throttleTimeMs: throttleMs }
+}

@@ -1,0 +1,104 @@
+// The network layer's two quota hooks through a real socket: a response with muteMs stops the
+// connection's requests from being read until that time has passed on the server's clock
+// (KIP-219) — a silent one writes nothing and mutes all the same — and an accepted socket the admit hook refuses is closed at once and logged as a
+// 'connection-rate' close.
+import assert from 'node:assert/strict'
+import { afterEach, describe, it } from 'node:test'
+import { NetworkServer } from '../../../src/network/server.js'
+import type { ResponseChunks } from '../../../src/network/types.js'
+import { ManualClock } from '../../../src/util/clock.js'
+import { silentLogger } from '../../../src/util/logger.js'
+import { req, sleep, startServer, TEST_CONFIG, TestClient, waitFor } from './helpers.js'
+
+describe('NetworkServer quota hooks', () => {
+  let server: NetworkServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  it('a response with muteMs: answered at once, then no request is read until the mute ends', async () => {
+    const clock = new ManualClock()
+    const calls: number[] = []
+    let port: number
+    ;({ server, port } = await startServer(
+      {
+        dispatch: (f) => {
+          const id = f.readInt32BE(0)
+          calls.push(id)
+          const chunks: NonNullable<ResponseChunks> = [req(id)]
+          if (id === 1) chunks.muteMs = 1000
+          return chunks
+        },
+      },
+      {},
+      clock,
+    ))
+    const client = await TestClient.connect(port)
+    client.send(req(1))
+    await client.waitForResponses(1)
+    client.send(req(2), req(3))
+    await sleep(50)
+    assert.deepEqual(calls, [1], 'muted: requests 2 and 3 wait unread')
+    clock.advance(999)
+    await sleep(20)
+    assert.deepEqual(calls, [1])
+    clock.advance(1)
+    await client.waitForResponses(3)
+    assert.deepEqual(calls, [1, 2, 3])
+    assert.deepEqual(client.ids(), [1, 2, 3])
+    client.close()
+  })
+
+  it('a silent response writes nothing but mutes (a throttled Produce with acks=0)', async () => {
+    const clock = new ManualClock()
+    const calls: number[] = []
+    let port: number
+    ;({ server, port } = await startServer(
+      {
+        dispatch: (f) => {
+          const id = f.readInt32BE(0)
+          calls.push(id)
+          return id === 1 ? Object.assign([] as Buffer[], { muteMs: 500, silent: true }) : [req(id)]
+        },
+      },
+      {},
+      clock,
+    ))
+    const client = await TestClient.connect(port)
+    client.send(req(1), req(2))
+    await waitFor(() => calls.length === 1)
+    await sleep(50)
+    assert.deepEqual(calls, [1], 'muted after the silent request')
+    clock.advance(500)
+    await client.waitForResponses(1)
+    assert.deepEqual(client.ids(), [2], 'nothing was written for request 1')
+    client.close()
+  })
+
+  it('a socket the admit hook refuses is closed at accept and logged as a connection-rate close', async () => {
+    let asked = 0
+    server = new NetworkServer({
+      listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0 }],
+      config: TEST_CONFIG,
+      dispatcher: { dispatch: (f) => [req(f.readInt32BE(0))] },
+      clock: new ManualClock(),
+      logger: silentLogger,
+      admit: (ip) => {
+        assert.match(ip, /127\.0\.0\.1/)
+        return ++asked === 1 ? 0 : 500
+      },
+    })
+    await server.start()
+    const port = server.boundPorts().get('PLAINTEXT')!
+    const accepted = await TestClient.connect(port)
+    const refused = await TestClient.connect(port)
+    await refused.closed
+    accepted.send(req(7))
+    await accepted.waitForResponses(1)
+    assert.deepEqual(accepted.ids(), [7])
+    await waitFor(() => server!.protocolCloses.snapshot()['connection-rate'] === 1)
+    assert.equal(server.connectionCount, 1)
+    accepted.close()
+  })
+})
