@@ -6,6 +6,7 @@
 // v5+ answers with the topic's partitions, replication factor and configs; v7+ with its id.
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js'
+import { canCreateTopic } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVersion: 2, maxVersion: 7 }, async (ctx, req) => {
@@ -19,6 +20,16 @@ export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVer
         name: t.name,
         errorCode: ErrorCode.INVALID_REQUEST.code,
         errorMessage: `Create topics request from client contains duplicate topic ${t.name}`,
+        configs: null,
+      })
+      continue
+    }
+    // CREATE on the cluster or on the topic (Kafka's KafkaApis), else TOPIC_AUTHORIZATION_FAILED.
+    if (!canCreateTopic(ctx, t.name)) {
+      results.push({
+        name: t.name,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+        errorMessage: 'Authorization failed.',
         configs: null,
       })
       continue

@@ -7,6 +7,7 @@
 // timeout_ms is not needed: the change is complete when the answer goes out.
 import { KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js'
+import { canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(CreatePartitionsRequest, CreatePartitionsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => {
@@ -16,6 +17,8 @@ export default defineHandler(CreatePartitionsRequest, CreatePartitionsResponse, 
   for (const t of req.topics) {
     try {
       if ((counts.get(t.name) ?? 0) > 1) throw new KafkaError('INVALID_REQUEST', 'Duplicate topic in request.')
+      // ALTER on the topic (Kafka's KafkaApis).
+      if (!canTopic(ctx, Op.ALTER, t.name)) throw topicDenied()
       const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds)
       await ctx.broker.topics.createPartitions(t.name, t.count, assignments, req.validateOnly)
       results.push({ name: t.name, errorCode: 0, errorMessage: null })
