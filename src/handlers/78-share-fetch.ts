@@ -8,9 +8,21 @@
 // and acknowledgeErrorCode INVALID_RECORD_STATE for records not acquired by the member.
 // The work is share/share-requests.ts's (ports/share-fetch.ts).
 import { ShareFetchRequest, ShareFetchResponse } from '../protocol/messages/78-share-fetch.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(ShareFetchRequest, ShareFetchResponse, { minVersion: 1, maxVersion: 2 }, async (ctx, req) => {
+  // READ on the group (Kafka's KafkaApis).
+  if (req.groupId !== null && !canGroup(ctx, Op.READ, req.groupId)) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
+      acquisitionLockTimeoutMs: 0,
+      responses: [],
+      nodeEndpoints: [],
+    }
+  }
   const answer = await ctx.broker.shares.shareFetch(req, {
     apiVersion: ctx.apiVersion,
     connectionId: ctx.conn.id,

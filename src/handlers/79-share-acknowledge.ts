@@ -5,13 +5,24 @@
 // by ShareFetch. Per partition: INVALID_RECORD_STATE for records not acquired by the member, the
 // leader errors as ShareFetch answers them. The work is share/share-requests.ts's.
 import { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from '../protocol/messages/79-share-acknowledge.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(ShareAcknowledgeRequest, ShareAcknowledgeResponse, { minVersion: 1, maxVersion: 2 }, (ctx, req) =>
-  ctx.broker.shares.shareAcknowledge(req, {
-    apiVersion: ctx.apiVersion,
-    connectionId: ctx.conn.id,
-    listenerName: ctx.conn.listenerName,
-    closed: ctx.conn.closed,
-  }),
+  // READ on the group (Kafka's KafkaApis).
+  req.groupId !== null && !canGroup(ctx, Op.READ, req.groupId)
+    ? {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
+        acquisitionLockTimeoutMs: 0,
+        responses: [],
+        nodeEndpoints: [],
+      }
+    : ctx.broker.shares.shareAcknowledge(req, {
+        apiVersion: ctx.apiVersion,
+        connectionId: ctx.conn.id,
+        listenerName: ctx.conn.listenerName,
+        closed: ctx.conn.closed,
+      }),
 )
