@@ -7,22 +7,13 @@
 // the store errors of its records (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE; answered once durable),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/68-consumer-group-heartbeat.js'
-import { canGroup, Op } from './authorize.js'
+import { canGroup, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
 import { defineHandler } from './define.js'
-import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, { minVersion: 0, maxVersion: 1 }, (ctx, req) =>
   // READ on the group (Kafka's KafkaApis).
   !canGroup(ctx, Op.READ, req.groupId)
-    ? {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
-        errorMessage: null,
-        memberId: null,
-        memberEpoch: -1,
-        heartbeatIntervalMs: 0,
-        assignment: null,
-      }
+    ? HEARTBEAT_GROUP_DENIED
     : ctx.broker.groups.consumerGroupHeartbeat(req, ctx.apiVersion, {
         clientId: ctx.header.clientId ?? '',
         clientHost: `/${ctx.conn.remoteAddress}`,

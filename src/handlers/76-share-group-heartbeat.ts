@@ -6,21 +6,12 @@
 // GROUP_ID_NOT_FOUND (a classic or consumer group holds the id; leaving a group not known),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../protocol/messages/76-share-group-heartbeat.js'
-import { canGroup, Op } from './authorize.js'
+import { canGroup, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
 import { defineHandler } from './define.js'
-import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, { minVersion: 1, maxVersion: 1 }, (ctx, req) =>
   // READ on the group (Kafka's KafkaApis).
   !canGroup(ctx, Op.READ, req.groupId)
-    ? {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
-        errorMessage: null,
-        memberId: null,
-        memberEpoch: -1,
-        heartbeatIntervalMs: 0,
-        assignment: null,
-      }
+    ? HEARTBEAT_GROUP_DENIED
     : ctx.broker.groups.shareGroupHeartbeat(req, { clientId: ctx.header.clientId ?? '', clientHost: `/${ctx.conn.remoteAddress}` }),
 )

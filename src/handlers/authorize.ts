@@ -4,7 +4,7 @@
 // authorizer (authorizer.class.name unset) every check passes and authorized-operations fields
 // list every operation the resource type supports, as Kafka's AuthHelper does.
 import { type AclBindingFilter, AclOperation, type Authorizer, CLUSTER_NAME, NO_AUTHORIZER, ResourceType } from '../ports/authorizer.js'
-import { KafkaError } from '../protocol/errors.js'
+import { ErrorCode, KafkaError } from '../protocol/errors.js'
 import { BATCH_HEADER_SIZE, readBatchHeader } from '../protocol/records/batch.js'
 import type { RequestContext } from './define.js'
 
@@ -115,3 +115,37 @@ export function aclFilterOf(f: {
     permissionType: f.permissionType,
   }
 }
+
+/**
+ * ConsumerGroupDescribe/ShareGroupDescribe (KIP-848, KIP-932): each group the caller may DESCRIBE
+ * with its authorized operations when asked for, the others as GROUP_AUTHORIZATION_FAILED.
+ */
+export function describedGroupsAuthorized<G extends { groupId: string }>(ctx: RequestContext, groups: G[], withOperations: boolean) {
+  return groups.map((g) =>
+    canGroup(ctx, AclOperation.DESCRIBE, g.groupId)
+      ? {
+          ...g,
+          authorizedOperations: withOperations ? authorizedOperations(ctx, ResourceType.GROUP, g.groupId) : OPERATIONS_NOT_REQUESTED,
+        }
+      : {
+          errorCode: groupDenied().code,
+          groupId: g.groupId,
+          groupState: '',
+          groupEpoch: -1,
+          assignmentEpoch: -1,
+          assignorName: '',
+          members: [],
+        },
+  )
+}
+
+/** The ConsumerGroupHeartbeat/ShareGroupHeartbeat answer without READ on the group. */
+export const HEARTBEAT_GROUP_DENIED = {
+  throttleTimeMs: 0,
+  errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
+  errorMessage: null,
+  memberId: null,
+  memberEpoch: -1,
+  heartbeatIntervalMs: 0,
+  assignment: null,
+} as const
