@@ -3,6 +3,7 @@
 //
 //   tributary start [server.properties] [--config <file>] [--override key=value ...]
 //   tributary perf produce | consume | e2e [options]   (see perf/command.ts)
+//   tributary acl create | list | delete [options]     (see acl.ts)
 //   tributary --version
 //
 // `start` takes its config file either positionally, as kafka-server-start.sh does
@@ -45,7 +46,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
   // The client-side commands (and the client library under them) are loaded only when the command
   // line may name one: `tributary start` does not pay for them (a third of its start-up time).
   if (argv[2] !== 'start') {
-    const [topic, produce, consume, group, cluster, perf, producers, transactions] = await Promise.all([
+    const [topic, produce, consume, group, cluster, perf, producers, transactions, acl] = await Promise.all([
       import('./topic.js'),
       import('./produce.js'),
       import('./consume.js'),
@@ -54,6 +55,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
       import('./perf/command.js'),
       import('./producers.js'),
       import('./transactions.js'),
+      import('./acl.js'),
     ])
     topic.registerTopicCommand(program, deps)
     produce.registerProduceCommand(program, deps)
@@ -63,6 +65,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
     perf.registerPerfCommand(program, deps)
     producers.registerProducersCommand(program, deps)
     transactions.registerTransactionsCommand(program, deps)
+    acl.registerAclCommand(program, deps)
   }
 
   try {
