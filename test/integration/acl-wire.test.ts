@@ -2,7 +2,9 @@
 // StandardAuthorizer: a transactional batch in a Produce request without (or with an
 // unauthorized) transactional id answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED however the header
 // looks (CVE-2018-17196), and a Fetch posing as replica 1 without CLUSTER_ACTION answers
-// TOPIC_AUTHORIZATION_FAILED (CVE-2018-1288) — while a consumer's Fetch of the same partition reads.
+// TOPIC_AUTHORIZATION_FAILED (CVE-2018-1288) — while a consumer's Fetch of the same partition reads;
+// and a share consumer's ShareFetch of a topic it may not READ answers TOPIC_AUTHORIZATION_FAILED
+// for that topic only.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startBroker, type RunningBroker } from '../../src/broker/start.js'
@@ -13,6 +15,10 @@ import { Connection } from '../../src/client/connection.js'
 import { AclOperation as Op, AclPermissionType as Perm, PatternType as Pat, ResourceType as Res } from '../../src/ports/authorizer.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { FetchRequest, FetchResponse } from '../../src/protocol/messages/01-fetch.js'
+import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
+import { waitFor } from '../helpers/clients.js'
+import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../../src/protocol/messages/76-share-group-heartbeat.js'
+import { ShareFetchRequest, ShareFetchResponse } from '../../src/protocol/messages/78-share-fetch.js'
 import { ProduceRequest, ProduceResponse } from '../../src/protocol/messages/00-produce.js'
 import { buildRecordBatch } from '../../src/protocol/records/builder.js'
 import { silentLogger } from '../../src/util/logger.js'
@@ -42,12 +48,15 @@ describe('authorization on the wire', () => {
     const client = await KafkaClient.connect({ bootstrap: [broker.bootstrap] })
     try {
       await createTopic(client, { name: TOPIC, numPartitions: 1, replicationFactor: 1 })
+      await createTopic(client, { name: `${TOPIC}-closed`, numPartitions: 1, replicationFactor: 1 })
       // The cluster has ACLs now (DESCRIBE, not CLUSTER_ACTION); the topic is open to all; the
       // transactional id 'mine' is allowed, every other one has an ACL of User:bob only.
       await createAcls(client, [
         allow({ resourceType: Res.CLUSTER, resourceName: 'kafka-cluster', operation: Op.DESCRIBE }),
         allow({ resourceType: Res.TRANSACTIONAL_ID, resourceName: 'mine', operation: Op.WRITE }),
         { ...allow({ resourceType: Res.TRANSACTIONAL_ID, resourceName: '*', operation: Op.WRITE }), principal: 'User:bob' },
+        { ...allow({ resourceType: Res.TOPIC, resourceName: `${TOPIC}-closed`, operation: Op.READ }), permissionType: Perm.DENY },
+        allow({ resourceType: Res.TOPIC, resourceName: `${TOPIC}-closed`, operation: Op.DESCRIBE }),
       ])
     } finally {
       await client.close()
@@ -108,5 +117,45 @@ describe('authorization on the wire', () => {
     const asConsumer = await fetch(-1)
     assert.equal(asConsumer.responses[0]!.partitions[0]!.errorCode, 0)
     assert.ok((asConsumer.responses[0]!.partitions[0]!.records?.length ?? 0) > 0)
+  })
+
+  test('ShareFetch: a topic the consumer may not READ answers TOPIC_AUTHORIZATION_FAILED, the others are served', async () => {
+    const client = await KafkaClient.connect({ bootstrap: [broker.bootstrap] })
+    let ids: Map<string, string>
+    try {
+      const md = await client.metadata([TOPIC, `${TOPIC}-closed`], { refresh: true })
+      ids = new Map([...md.topics].map(([name, t]) => [name, t.topicId!]))
+    } finally {
+      await client.close()
+    }
+    // The group's coordinator (__consumer_offsets, created on the first FindCoordinator) must be loaded.
+    await conn.request(FindCoordinatorRequest, FindCoordinatorResponse, 4, { keyType: 0, coordinatorKeys: ['wire-share'] })
+    const hb = await waitFor(async () => {
+      const r = await conn.request(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, 1, {
+        groupId: 'wire-share',
+        memberId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+        memberEpoch: 0,
+        subscribedTopicNames: [TOPIC, `${TOPIC}-closed`],
+      })
+      return r.errorCode === 0 ? r : undefined
+    }, 'the share group heartbeat to be answered')
+    const res = await conn.request(ShareFetchRequest, ShareFetchResponse, 1, {
+      groupId: 'wire-share',
+      memberId: hb.memberId ?? 'AAAAAAAAAAAAAAAAAAAAAQ',
+      shareSessionEpoch: 0,
+      maxWaitMs: 0,
+      minBytes: 0,
+      maxRecords: 10,
+      batchSize: 10,
+      topics: [TOPIC, `${TOPIC}-closed`].map((name) => ({
+        topicId: ids.get(name)!,
+        partitions: [{ partitionIndex: 0, partitionMaxBytes: 1 << 20, acknowledgementBatches: [] }],
+      })),
+      forgottenTopicsData: [],
+    })
+    assert.equal(res.errorCode, 0)
+    const byTopic = new Map(res.responses.map((t) => [t.topicId, t.partitions[0]!.errorCode]))
+    assert.equal(byTopic.get(ids.get(`${TOPIC}-closed`)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
+    assert.notEqual(byTopic.get(ids.get(TOPIC)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
   })
 })
