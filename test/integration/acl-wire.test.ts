@@ -4,7 +4,7 @@
 // looks (CVE-2018-17196), and a Fetch posing as replica 1 without CLUSTER_ACTION answers
 // TOPIC_AUTHORIZATION_FAILED (CVE-2018-1288) — while a consumer's Fetch of the same partition reads;
 // and a share consumer's ShareFetch of a topic it may not READ answers TOPIC_AUTHORIZATION_FAILED
-// for that topic only.
+// for that topic only; a KIP-848 member subscribing to a topic it may not describe is refused.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startBroker, type RunningBroker } from '../../src/broker/start.js'
@@ -15,6 +15,7 @@ import { Connection } from '../../src/client/connection.js'
 import { AclOperation as Op, AclPermissionType as Perm, PatternType as Pat, ResourceType as Res } from '../../src/ports/authorizer.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { FetchRequest, FetchResponse } from '../../src/protocol/messages/01-fetch.js'
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../src/protocol/messages/68-consumer-group-heartbeat.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
 import { waitFor } from '../helpers/clients.js'
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../../src/protocol/messages/76-share-group-heartbeat.js'
@@ -57,6 +58,7 @@ describe('authorization on the wire', () => {
         { ...allow({ resourceType: Res.TRANSACTIONAL_ID, resourceName: '*', operation: Op.WRITE }), principal: 'User:bob' },
         { ...allow({ resourceType: Res.TOPIC, resourceName: `${TOPIC}-closed`, operation: Op.READ }), permissionType: Perm.DENY },
         allow({ resourceType: Res.TOPIC, resourceName: `${TOPIC}-closed`, operation: Op.DESCRIBE }),
+        { ...allow({ resourceType: Res.TOPIC, resourceName: `${TOPIC}-secret`, operation: Op.DESCRIBE }), permissionType: Perm.DENY },
       ])
     } finally {
       await client.close()
@@ -157,5 +159,25 @@ describe('authorization on the wire', () => {
     const byTopic = new Map(res.responses.map((t) => [t.topicId, t.partitions[0]!.errorCode]))
     assert.equal(byTopic.get(ids.get(`${TOPIC}-closed`)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
     assert.notEqual(byTopic.get(ids.get(TOPIC)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
+  })
+
+  test('ConsumerGroupHeartbeat: a subscription to a topic the member may not DESCRIBE is TOPIC_AUTHORIZATION_FAILED', async () => {
+    const beat = (topics: string[]) =>
+      conn.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, {
+        groupId: 'wire-848',
+        memberId: 'AAAAAAAAAAAAAAAAAAAAAg',
+        memberEpoch: 0,
+        rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: topics,
+        topicPartitions: [],
+      })
+    const refused = await beat([TOPIC, `${TOPIC}-secret`])
+    assert.equal(refused.errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
+    assert.match(refused.errorMessage ?? '', /wire-acl-secret/)
+    const accepted = await waitFor(async () => {
+      const r = await beat([TOPIC])
+      return r.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code || r.errorCode === 0 ? r : undefined
+    }, 'the consumer group heartbeat to be answered')
+    assert.equal(accepted.errorCode, 0)
   })
 })
