@@ -149,3 +149,48 @@ export const HEARTBEAT_GROUP_DENIED = {
   heartbeatIntervalMs: 0,
   assignment: null,
 } as const
+
+type ShareTopic = { topicId: string; partitions: ReadonlyArray<{ partitionIndex: number }> }
+
+/**
+ * ShareFetch/ShareAcknowledge (Kafka's KafkaApis): READ on each topic. `request` is the request
+ * without the topics the caller may not read (unknown ids stay: the service answers them); the
+ * answer gets those topics back, each partition TOPIC_AUTHORIZATION_FAILED with `fields(p)`,
+ * unless the whole request failed.
+ */
+export function readableShareTopics<Req extends { topics: ShareTopic[] }>(ctx: RequestContext, req: Req) {
+  const refused = req.topics.filter((t) => {
+    const name = ctx.broker.topics.getById(t.topicId)?.name
+    return name !== undefined && !canTopic(ctx, AclOperation.READ, name)
+  })
+  return {
+    request: refused.length === 0 ? req : { ...req, topics: req.topics.filter((t) => !refused.includes(t)) },
+    answer<Res extends { errorCode: number; responses: unknown[] }, P extends Req['topics'][number]['partitions'][number]>(
+      res: Res,
+      fields: (p: P, code: number) => object,
+    ): Res {
+      if (refused.length === 0 || res.errorCode !== 0) return res
+      const code = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
+      const more = refused.map((t) => ({
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: code,
+          errorMessage: null,
+          currentLeader: { leaderId: -1, leaderEpoch: -1 },
+          ...fields(p as P, code),
+        })),
+      }))
+      return { ...res, responses: [...res.responses, ...more] }
+    },
+  }
+}
+
+/** The ShareFetch/ShareAcknowledge answer without READ on the group. */
+export const shareGroupDenied = () => ({
+  throttleTimeMs: 0,
+  errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
+  acquisitionLockTimeoutMs: 0,
+  responses: [],
+  nodeEndpoints: [],
+})

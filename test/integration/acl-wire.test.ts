@@ -20,6 +20,7 @@ import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/proto
 import { waitFor } from '../helpers/clients.js'
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../../src/protocol/messages/76-share-group-heartbeat.js'
 import { ShareFetchRequest, ShareFetchResponse } from '../../src/protocol/messages/78-share-fetch.js'
+import { ShareAcknowledgeRequest, ShareAcknowledgeResponse } from '../../src/protocol/messages/79-share-acknowledge.js'
 import { ProduceRequest, ProduceResponse } from '../../src/protocol/messages/00-produce.js'
 import { buildRecordBatch } from '../../src/protocol/records/builder.js'
 import { silentLogger } from '../../src/util/logger.js'
@@ -121,7 +122,7 @@ describe('authorization on the wire', () => {
     assert.ok((asConsumer.responses[0]!.partitions[0]!.records?.length ?? 0) > 0)
   })
 
-  test('ShareFetch: a topic the consumer may not READ answers TOPIC_AUTHORIZATION_FAILED, the others are served', async () => {
+  test('ShareFetch and ShareAcknowledge: a topic the consumer may not READ answers TOPIC_AUTHORIZATION_FAILED, the others are served', async () => {
     const client = await KafkaClient.connect({ bootstrap: [broker.bootstrap] })
     let ids: Map<string, string>
     try {
@@ -159,6 +160,20 @@ describe('authorization on the wire', () => {
     const byTopic = new Map(res.responses.map((t) => [t.topicId, t.partitions[0]!.errorCode]))
     assert.equal(byTopic.get(ids.get(`${TOPIC}-closed`)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
     assert.notEqual(byTopic.get(ids.get(TOPIC)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
+    // Acknowledgements of the unreadable topic are refused the same way.
+    const ack = await conn.request(ShareAcknowledgeRequest, ShareAcknowledgeResponse, 1, {
+      groupId: 'wire-share',
+      memberId: hb.memberId ?? 'AAAAAAAAAAAAAAAAAAAAAQ',
+      shareSessionEpoch: 1,
+      topics: [TOPIC, `${TOPIC}-closed`].map((name) => ({
+        topicId: ids.get(name)!,
+        partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [1] }] }],
+      })),
+    })
+    assert.equal(ack.errorCode, 0)
+    const acked = new Map(ack.responses.map((t) => [t.topicId, t.partitions[0]!.errorCode]))
+    assert.equal(acked.get(ids.get(`${TOPIC}-closed`)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
+    assert.notEqual(acked.get(ids.get(TOPIC)!), ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
   })
 
   test('ConsumerGroupHeartbeat: a subscription to a topic the member may not DESCRIBE is TOPIC_AUTHORIZATION_FAILED', async () => {
