@@ -56,6 +56,7 @@ import { ClientTelemetry } from '../telemetry/client-telemetry.js'
 import type { HttpServer } from '../http/server.js'
 import type { BrokerMetrics } from '../ports/metrics.js'
 import { createShareLeaders, type ShareLeaders } from '../share/share-leaders.js'
+import { authorizerFor } from '../security/acl/standard-authorizer.js'
 
 /**
  * Requests of one connection handled at once. Kafka handles one at a time per connection; a few
@@ -432,6 +433,15 @@ export class Broker {
         authentication: createSaslAuthenticator(config, { store, clock, logger: logger.child('sasl') }),
         scramCredentials: new StoreScramCredentials(store),
         quotas,
+        authorizer: authorizerFor(
+          {
+            className: config.get('authorizer.class.name'),
+            superUsers: config.get('super.users'),
+            allowEveryoneIfNoAclFound: config.get('allow.everyone.if.no.acl.found'),
+          },
+          store,
+          logger.child('authorizer'),
+        ),
       }
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => {

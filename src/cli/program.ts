@@ -4,6 +4,7 @@
 //   tributary start [server.properties] [--config <file>] [--override key=value ...]
 //   tributary perf produce | consume | e2e [options]   (see perf/command.ts)
 //   tributary dev-certs --dir DIR [--host H ...]     (development TLS certificates, dev-certs.ts)
+//   tributary acl create | list | delete [options]     (see acl.ts)
 //   tributary --version
 //
 // `start` takes its config file either positionally, as kafka-server-start.sh does
@@ -46,7 +47,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
   // The client-side commands (and the client library under them) are loaded only when the command
   // line may name one: `tributary start` does not pay for them (a third of its start-up time).
   if (argv[2] !== 'start') {
-    const [topic, produce, consume, group, cluster, perf, producers, transactions, user, devCerts, quota] = await Promise.all([
+    const [topic, produce, consume, group, cluster, perf, producers, transactions, user, devCerts, quota, acl] = await Promise.all([
       import('./topic.js'),
       import('./produce.js'),
       import('./consume.js'),
@@ -58,6 +59,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
       import('./user.js'),
       import('./dev-certs.js'),
       import('./quota.js'),
+      import('./acl.js'),
     ])
     topic.registerTopicCommand(program, deps)
     produce.registerProduceCommand(program, deps)
@@ -70,6 +72,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<vo
     user.registerUserCommand(program, deps)
     devCerts.registerDevCertsCommand(program, deps)
     quota.registerQuotaCommand(program, deps)
+    acl.registerAclCommand(program, deps)
   }
 
   try {

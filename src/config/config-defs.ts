@@ -22,6 +22,7 @@
 // reused without warnings, but have no effect: Node runs one event loop, and there is no KRaft
 // quorum or ZooKeeper (cluster metadata lives in the local store or etcd, docs/architecture.md §1.5).
 import { MEMBERSHIP_AND_NETWORK_KEYS, SERVICE_KEYS } from './broker-keys.js'
+import { AUTHORIZER_KEYS } from './authorizer-keys.js'
 import { HTTP_KEYS } from './http-keys.js'
 import { SHARE_COORDINATOR_KEYS, SHARE_GROUP_KEYS } from './share-keys.js'
 import type { ConfigType } from './config-key.js'
@@ -48,6 +49,7 @@ export const BROKER_CONFIG_DEFS = [
   ...SASL_KEYS,
   ...OAUTHBEARER_KEYS,
   ...QUOTA_KEYS,
+  ...AUTHORIZER_KEYS,
 ] as const
 
 // ---------------------------------------------------------------------------------------------

@@ -41,6 +41,14 @@
 // unreachable, or the previous transaction still completing: CONCURRENT_TRANSACTIONS), a code
 // every producer retries without a metadata refresh.
 //
+// Authorization (Kafka's KafkaApis): WRITE on each topic (else TOPIC_AUTHORIZATION_FAILED for its
+// partitions, before the topic is looked up, so a denied name does not tell whether it exists);
+// auto-creation needs CREATE on the cluster or the topic; a request carrying a transactional batch
+// needs WRITE on its transactional id, decided by the batches' attributes, not by the header (a
+// transactional batch without a transactional id is refused: CVE-2018-17196) — else every
+// partition answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED. An idempotent batch needs nothing more:
+// its producer id came from InitProducerId, which checked IDEMPOTENT_WRITE (or WRITE, KIP-679).
+//
 // Ordering: a producer pipelines requests on one connection and relies on them being appended in
 // the order sent. Requests of one connection therefore issue their appends in arrival order, even
 // when an earlier one first waits for a topic to be auto-created or for its transaction's
@@ -52,6 +60,7 @@ import { ErrorCode, type ErrorName, errorByCode, KafkaError, RecordValidationErr
 import { ProduceRequest, ProduceResponse, type ProduceRequestData } from '../protocol/messages/00-produce.js'
 import { BATCH_HEADER_SIZE, readBatchHeader } from '../protocol/records/batch.js'
 import type { AppendPolicy } from '../ports/replicas.js'
+import { canCreateTopic, canTopic, canTransactionalId, isTransactionalBatch, Op, topicDenied, transactionalIdDenied } from './authorize.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 interface PartitionResult {
@@ -95,8 +104,9 @@ async function resolveTopic(ctx: RequestContext, t: { name: string; topicId: str
     if (!topic) throw new KafkaError('UNKNOWN_TOPIC_ID', `no topic has the id ${t.topicId}`)
   }
   const name = topic?.name ?? t.name
+  if (!canTopic(ctx, Op.WRITE, name)) throw topicDenied()
   if (INTERNAL_TOPICS.has(name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot produce to internal topic ${name}`)
-  topic ??= topics.get(name) ?? (await topics.getOrAutoCreate(name, true))
+  topic ??= topics.get(name) ?? (canCreateTopic(ctx, name) ? await topics.getOrAutoCreate(name, true) : undefined)
   if (!topic) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
   return topic
 }
@@ -245,13 +255,19 @@ export default defineHandler(
   async (ctx, req) => {
     const acks = req.acks
     let responses: TopicResult[]
-    if (acks !== 0 && acks !== 1 && acks !== -1) {
-      const invalid = new KafkaError('INVALID_REQUIRED_ACKS')
-      responses = req.topicData.map((t) => ({
+    const refuseAll = (err: KafkaError): TopicResult[] =>
+      req.topicData.map((t) => ({
         name: t.name,
         topicId: t.topicId,
-        partitionResponses: t.partitionData.map((p) => failed(p.index, invalid)),
+        partitionResponses: t.partitionData.map((p) => failed(p.index, err)),
       }))
+    if (acks !== 0 && acks !== 1 && acks !== -1) {
+      responses = refuseAll(new KafkaError('INVALID_REQUIRED_ACKS'))
+    } else if (
+      !canTransactionalId(ctx, Op.WRITE, req.transactionalId) &&
+      req.topicData.some((t) => t.partitionData.some((p) => isTransactionalBatch(p.records)))
+    ) {
+      responses = refuseAll(transactionalIdDenied())
     } else {
       const previous = appendsIssued.get(ctx.conn)
       let issued!: () => void

@@ -18,9 +18,12 @@
 // from followers: they must be sent to the leader, read up to the log end rather than the high
 // watermark, and tell the leader where the follower is (ReplicaManager.readForFollower). Consumers
 // fetching from a follower get NOT_LEADER_OR_FOLLOWER.
+// Authorization: READ on each topic, CLUSTER_ACTION on the cluster for a replica's fetch; either
+// refused answers TOPIC_AUTHORIZATION_FAILED for the topic's partitions (Kafka's KafkaApis).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../protocol/messages/01-fetch.js'
 import { type PartitionRead, partitionKey } from '../ports/replicas.js'
+import { canCluster, canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 const EMPTY = Buffer.alloc(0)
@@ -72,12 +75,16 @@ async function readAll(
   const out: TopicOut[] = []
   const readCommitted = req.isolationLevel === 1
   const replicaId = ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId
+  // A replica's fetch needs CLUSTER_ACTION (CVE-2018-1288), a consumer's READ on each topic.
+  const follower = replicaId >= 0 ? canCluster(ctx, Op.CLUSTER_ACTION) : undefined
   for (const t of req.topics) {
     const record = byId ? topics.getById(t.topicId) : topics.get(t.topic)
     const name = record?.name ?? t.topic
     const partitions: PartitionOut[] = []
+    const denied = (record !== undefined || !byId) && !(follower ?? canTopic(ctx, Op.READ, name))
     for (const fp of t.partitions) {
       try {
+        if (denied) throw topicDenied()
         if (!record) throw new KafkaError(byId ? 'UNKNOWN_TOPIC_ID' : 'UNKNOWN_TOPIC_OR_PARTITION')
         const p = replicas.require(record.name, fp.partition)
         p.checkLeaderEpoch(fp.currentLeaderEpoch)

@@ -14,6 +14,7 @@
 // UNSUPPORTED_VERSION.
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { ListOffsetsRequest, ListOffsetsResponse } from '../protocol/messages/02-list-offsets.js'
+import { canTopic, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 /** The first request version that may carry each special timestamp (ReplicaManager's table). */
@@ -51,6 +52,8 @@ export default defineHandler(ListOffsetsRequest, ListOffsetsResponse, { minVersi
         name: t.name,
         partitions: await Promise.all(
           t.partitions.map(async (lp) => {
+            // DESCRIBE on the topic (Kafka's KafkaApis), before it is looked up.
+            if (!canTopic(ctx, Op.DESCRIBE, t.name)) return failed(lp.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
             if (duplicates.has(`${t.name}\u0000${lp.partitionIndex}`)) return failed(lp.partitionIndex, ErrorCode.INVALID_REQUEST.code)
             if (timestampUnsupported(lp.timestamp, ctx.apiVersion)) return failed(lp.partitionIndex, ErrorCode.UNSUPPORTED_VERSION.code)
             try {

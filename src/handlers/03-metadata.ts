@@ -9,6 +9,10 @@
 // Partitions: leader, leader epoch, replicas and ISR from the partition state in the metadata
 // store; replicas on brokers that are not registered are listed offline, and a partition whose
 // leader is gone (or none) answers LEADER_NOT_AVAILABLE with leader -1 until one is elected.
+// Authorization (Kafka's KafkaApis): all topics = those the caller may DESCRIBE, without an error
+// for the others; a named topic it may not DESCRIBE answers TOPIC_AUTHORIZATION_FAILED whether it
+// exists or not; auto-creation needs CREATE on the cluster or the topic (else
+// TOPIC_AUTHORIZATION_FAILED). Authorized operations (v8+) when the request asks for them.
 import type { TopicRecord } from '../ports/metadata-store.js'
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
@@ -16,8 +20,18 @@ import { MetadataRequest, MetadataResponse } from '../protocol/messages/03-metad
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import { defineHandler, type RequestContext } from './define.js'
 import { partitionMetadata } from './partition-metadata.js'
+import {
+  authorizedOperations,
+  canCreateTopic,
+  clusterOperations,
+  canTopic,
+  OPERATIONS_NOT_REQUESTED,
+  Op,
+  ResourceType,
+  topicDenied,
+} from './authorize.js'
 
-function describeTopic(ctx: RequestContext, topic: TopicRecord, live: ReadonlySet<number>) {
+function describeTopic(ctx: RequestContext, topic: TopicRecord, live: ReadonlySet<number>, withOperations: boolean) {
   const partitions = []
   for (let i = 0; i < topic.partitions; i++) {
     const p = partitionMetadata(ctx.broker, topic.name, i, live)
@@ -29,6 +43,7 @@ function describeTopic(ctx: RequestContext, topic: TopicRecord, live: ReadonlySe
     topicId: topic.topicId,
     isInternal: INTERNAL_TOPICS.has(topic.name),
     partitions,
+    topicAuthorizedOperations: withOperations ? authorizedOperations(ctx, ResourceType.TOPIC, topic.name) : OPERATIONS_NOT_REQUESTED,
   }
 }
 
@@ -38,8 +53,9 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
   const out = []
   const brokers = ctx.broker.brokers(ctx.conn.listenerName)
   const live = new Set(brokers.map((b) => b.nodeId))
+  const ops = req.includeTopicAuthorizedOperations
   if (all) {
-    for (const t of topics.list()) out.push(describeTopic(ctx, t, live))
+    for (const t of topics.list()) if (canTopic(ctx, Op.DESCRIBE, t.name)) out.push(describeTopic(ctx, t, live, ops))
   } else {
     for (const rt of req.topics!) {
       try {
@@ -48,12 +64,17 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
           if (rt.topicId === ZERO_UUID || ctx.apiVersion < 12) throw new KafkaError('INVALID_REQUEST', 'topic without name or id')
           const byId = topics.getById(rt.topicId)
           if (!byId) throw new KafkaError('UNKNOWN_TOPIC_ID')
-          out.push(describeTopic(ctx, byId, live))
+          if (!canTopic(ctx, Op.DESCRIBE, byId.name)) throw topicDenied()
+          out.push(describeTopic(ctx, byId, live, ops))
           continue
         }
-        const t = await topics.getOrAutoCreate(rt.name, req.allowAutoTopicCreation)
+        if (!canTopic(ctx, Op.DESCRIBE, rt.name)) throw topicDenied()
+        const exists = topics.get(rt.name)
+        if (!exists && req.allowAutoTopicCreation && ctx.broker.settings.autoCreateTopics && !canCreateTopic(ctx, rt.name))
+          throw topicDenied()
+        const t = exists ?? (await topics.getOrAutoCreate(rt.name, req.allowAutoTopicCreation))
         if (!t) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
-        out.push(describeTopic(ctx, t, live))
+        out.push(describeTopic(ctx, t, live, ops))
       } catch (err) {
         // Below v12 the name cannot be null on the wire.
         const name = rt.name ?? (ctx.apiVersion >= 12 ? null : '')
@@ -68,5 +89,6 @@ export default defineHandler(MetadataRequest, MetadataResponse, { minVersion: 0,
     controllerId: ctx.broker.controllerId(),
     topics: out,
     errorCode: 0,
+    clusterAuthorizedOperations: clusterOperations(ctx, req.includeClusterAuthorizedOperations),
   }
 })

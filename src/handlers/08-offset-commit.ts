@@ -11,12 +11,22 @@
 // COORDINATOR_NOT_AVAILABLE.
 import { OffsetCommitRequest, OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js'
 import { resolveOffsetsToCommit } from './offsets-to-commit.js'
+import { canGroup, canTopic, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(OffsetCommitRequest, OffsetCommitResponse, { minVersion: 2, maxVersion: 10 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker
   const byId = ctx.apiVersion >= 10
-  const { results, offsets, slots } = resolveOffsetsToCommit(topics, req.topics, byId)
+  // READ on the group (else GROUP_AUTHORIZATION_FAILED everywhere) and on each topic.
+  const groupAllowed = canGroup(ctx, Op.READ, req.groupId)
+  const { results, offsets, slots } = resolveOffsetsToCommit(topics, req.topics, byId, (topic) =>
+    !groupAllowed
+      ? ErrorCode.GROUP_AUTHORIZATION_FAILED.code
+      : canTopic(ctx, Op.READ, topic)
+        ? 0
+        : ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+  )
   if (offsets.length > 0) {
     const codes = await groups.commitOffsets({
       groupId: req.groupId,

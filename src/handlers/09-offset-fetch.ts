@@ -13,6 +13,7 @@
 import { ErrorCode } from '../protocol/errors.js'
 import { OffsetFetchRequest, OffsetFetchResponse, type OffsetFetchRequestData } from '../protocol/messages/09-offset-fetch.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
+import { canGroup, canTopic, Op } from './authorize.js'
 import { defineHandler, type RequestContext } from './define.js'
 import type { FetchedOffset, FetchOffsetsResult } from '../ports/groups.js'
 
@@ -22,13 +23,32 @@ export default defineHandler(OffsetFetchRequest, OffsetFetchResponse, { minVersi
   const members = new Map(
     ctx.apiVersion >= 9 ? req.groups.map((g) => [g.groupId, { memberId: g.memberId, memberEpoch: g.memberEpoch }]) : [],
   )
-  const fetch = (groupId: string, topics: RequestedTopics): FetchOffsetsResult =>
-    ctx.broker.groups.fetchOffsets(
+  // DESCRIBE on the group (else GROUP_AUTHORIZATION_FAILED), and on each topic: a named one the
+  // caller may not describe answers TOPIC_AUTHORIZATION_FAILED, all topics leave it out.
+  const fetch = (groupId: string, topics: RequestedTopics): FetchOffsetsResult => {
+    if (!canGroup(ctx, Op.DESCRIBE, groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, topics: [] }
+    const r = ctx.broker.groups.fetchOffsets(
       groupId,
       topics?.map((t) => ({ name: t.name, partitions: t.partitionIndexes })) ?? null,
       req.requireStable,
       members.get(groupId),
     )
+    const denied = (t: { name: string }) => !canTopic(ctx, Op.DESCRIBE, t.name)
+    if (!r.topics.some(denied)) return r
+    if (topics === null) return { ...r, topics: r.topics.filter((t) => !denied(t)) }
+    const code = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
+    return {
+      ...r,
+      topics: r.topics.map((t) =>
+        denied(t)
+          ? {
+              ...t,
+              partitions: t.partitions.map((p) => ({ ...p, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: code })),
+            }
+          : t,
+      ),
+    }
+  }
 
   if (ctx.apiVersion >= 10) return { throttleTimeMs: 0, groups: req.groups.map((g) => fetchByTopicId(ctx, g, fetch)) }
   if (ctx.apiVersion >= 8) {

@@ -27,6 +27,7 @@ import { SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC } from '../cluster/top
 import { parseShareCoordinatorKey } from '../ports/share-coordinator.js'
 import { ErrorCode, type ErrorName } from '../protocol/errors.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js'
+import { canCluster, canGroup, canTransactionalId, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 interface Answer {
@@ -90,6 +91,10 @@ export default defineHandler(FindCoordinatorRequest, FindCoordinatorResponse, { 
       const parsed = parseShareCoordinatorKey(key)
       if (typeof parsed === 'string') return fail(key, 'INVALID_REQUEST', parsed)
     }
+    // DESCRIBE on the group or transactional id; a share-state key is for brokers (CLUSTER_ACTION).
+    if (keyType === GROUP && !canGroup(ctx, Op.DESCRIBE, key)) return fail(key, 'GROUP_AUTHORIZATION_FAILED')
+    if (keyType === TRANSACTION && !canTransactionalId(ctx, Op.DESCRIBE, key)) return fail(key, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED')
+    if (keyType === SHARE && !canCluster(ctx, Op.CLUSTER_ACTION)) return fail(key, 'CLUSTER_AUTHORIZATION_FAILED')
     if (topicError !== null) return fail(key, 'COORDINATOR_NOT_AVAILABLE', topicError)
     if (!coordinatorTopic) return fail(key, 'COORDINATOR_NOT_AVAILABLE', `${internalTopic} does not exist yet`)
     const partition = partitionForGroup(key, coordinatorTopic.partitions)

@@ -9,10 +9,27 @@
 // MEMBER_ID_REQUIRED, FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, REBALANCE_IN_PROGRESS,
 // COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE.
 import { JoinGroupRequest, JoinGroupResponse } from '../protocol/messages/11-join-group.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(JoinGroupRequest, JoinGroupResponse, { minVersion: 0, maxVersion: 9 }, async (ctx, req) => {
   const v = ctx.apiVersion
+  // READ on the group (Kafka's KafkaApis), else GROUP_AUTHORIZATION_FAILED.
+  if (!canGroup(ctx, Op.READ, req.groupId)) {
+    const errorCode = ErrorCode.GROUP_AUTHORIZATION_FAILED.code
+    return {
+      throttleTimeMs: 0,
+      errorCode,
+      generationId: -1,
+      protocolType: null,
+      protocolName: v >= 7 ? null : '',
+      leader: '',
+      skipAssignment: false,
+      memberId: req.memberId,
+      members: [],
+    }
+  }
   const r = await ctx.broker.groups.joinGroup({
     groupId: req.groupId,
     memberId: req.memberId,

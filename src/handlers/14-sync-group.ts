@@ -8,10 +8,22 @@
 // code (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, UNKNOWN_SERVER_ERROR for a too-large group),
 // COORDINATOR_LOAD_IN_PROGRESS.
 import { SyncGroupRequest, SyncGroupResponse } from '../protocol/messages/14-sync-group.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(SyncGroupRequest, SyncGroupResponse, { minVersion: 0, maxVersion: 5 }, async (ctx, req) => {
   const v = ctx.apiVersion
+  // READ on the group, else GROUP_AUTHORIZATION_FAILED.
+  if (!canGroup(ctx, Op.READ, req.groupId)) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
+      protocolType: null,
+      protocolName: null,
+      assignment: Buffer.alloc(0),
+    }
+  }
   const r = await ctx.broker.groups.syncGroup({
     groupId: req.groupId,
     generationId: req.generationId,

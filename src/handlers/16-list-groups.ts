@@ -3,6 +3,7 @@
 // whose protocol type is "share" too). Filters compare case-insensitively; an empty filter
 // matches everything.
 import { ListGroupsRequest, ListGroupsResponse } from '../protocol/messages/16-list-groups.js'
+import { canCluster, canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(ListGroupsRequest, ListGroupsResponse, { minVersion: 0, maxVersion: 5 }, (ctx, req) => {
@@ -10,5 +11,7 @@ export default defineHandler(ListGroupsRequest, ListGroupsResponse, { minVersion
     states: ctx.apiVersion >= 4 ? req.statesFilter : [],
     types: ctx.apiVersion >= 5 ? req.typesFilter : [],
   })
-  return { throttleTimeMs: 0, errorCode: r.errorCode, groups: r.groups }
+  // DESCRIBE on the cluster lists every group; else only the groups the caller may DESCRIBE.
+  const groups = canCluster(ctx, Op.DESCRIBE) ? r.groups : r.groups.filter((g) => canGroup(ctx, Op.DESCRIBE, g.groupId))
+  return { throttleTimeMs: 0, errorCode: r.errorCode, groups }
 })

@@ -8,6 +8,7 @@
 // while the quota is exhausted gets THROTTLING_QUOTA_EXCEEDED (older versions are throttled instead).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js'
+import { canCreateTopic } from './authorize.js'
 import { defineHandler } from './define.js'
 import { THROTTLED } from './throttle.js'
 
@@ -27,6 +28,16 @@ export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVer
         name: t.name,
         errorCode: ErrorCode.INVALID_REQUEST.code,
         errorMessage: `Create topics request from client contains duplicate topic ${t.name}`,
+        configs: null,
+      })
+      continue
+    }
+    // CREATE on the cluster or on the topic (Kafka's KafkaApis), else TOPIC_AUTHORIZATION_FAILED.
+    if (!canCreateTopic(ctx, t.name)) {
+      results.push({
+        name: t.name,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+        errorMessage: 'Authorization failed.',
         configs: null,
       })
       continue

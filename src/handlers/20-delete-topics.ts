@@ -7,6 +7,7 @@ import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../protocol/messages/20-delete-topics.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
+import { canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 import { THROTTLED } from './throttle.js'
 
@@ -23,6 +24,8 @@ export default defineHandler(DeleteTopicsRequest, DeleteTopicsResponse, { minVer
     try {
       const byId = w.name === null
       const topic = byId ? topics.getById(w.topicId) : topics.get(w.name!)
+      // DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED (before existence, for a name).
+      if ((topic || !byId) && !canTopic(ctx, Op.DELETE, topic?.name ?? w.name!)) throw topicDenied()
       if (!topic) throw new KafkaError(byId ? 'UNKNOWN_TOPIC_ID' : 'UNKNOWN_TOPIC_OR_PARTITION')
       if (!settings.deleteTopicEnable) throw new KafkaError('TOPIC_DELETION_DISABLED')
       if (INTERNAL_TOPICS.has(topic.name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot delete internal topic ${topic.name}`)

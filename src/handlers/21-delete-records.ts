@@ -7,6 +7,7 @@
 // other than -1 or one above the high watermark. Low watermark -1 with any error.
 import { KafkaError, toErrorCode } from '../protocol/errors.js'
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../protocol/messages/21-delete-records.js'
+import { canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(DeleteRecordsRequest, DeleteRecordsResponse, { minVersion: 0, maxVersion: 2 }, async (ctx, req) => {
@@ -19,6 +20,8 @@ export default defineHandler(DeleteRecordsRequest, DeleteRecordsResponse, { minV
         partitions: await Promise.all(
           t.partitions.map(async (dp) => {
             try {
+              // DELETE on the topic (Kafka's KafkaApis), before it is looked up.
+              if (!canTopic(ctx, Op.DELETE, t.name)) throw topicDenied()
               const topic = topics.get(t.name)
               if (!topic) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
               const p = replicas.require(t.name, dp.partitionIndex)

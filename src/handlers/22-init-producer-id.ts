@@ -8,12 +8,20 @@
 // Errors: INVALID_REQUEST (empty transactional id), INVALID_TRANSACTION_TIMEOUT (not in
 // (0, transaction.max.timeout.ms]), NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
 // CONCURRENT_TRANSACTIONS, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v4, txn-errors.ts).
-import { toErrorCode } from '../protocol/errors.js'
+import { ErrorCode, toErrorCode } from '../protocol/errors.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js'
+import { canIdempotentWrite, canTransactionalId, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 import { forVersion } from './txn-errors.js'
 
 export default defineHandler(InitProducerIdRequest, InitProducerIdResponse, { minVersion: 0, maxVersion: 5 }, async (ctx, req) => {
+  // WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some
+  // topic (KIP-679), as Kafka's KafkaApis checks.
+  const refuse = (code: number) => ({ throttleTimeMs: 0, errorCode: code, producerId: -1, producerEpoch: -1 })
+  if (req.transactionalId !== null && !canTransactionalId(ctx, Op.WRITE, req.transactionalId)) {
+    return refuse(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code)
+  }
+  if (req.transactionalId === null && !canIdempotentWrite(ctx)) return refuse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
   if (req.transactionalId !== null) {
     const r = await ctx.broker.transactions.initProducerId({
       transactionalId: req.transactionalId,

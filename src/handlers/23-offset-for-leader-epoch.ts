@@ -8,16 +8,20 @@
 // UNKNOWN_LEADER_EPOCH (currentLeaderEpoch older / newer than this leader's).
 import { KafkaError, toErrorCode } from '../protocol/errors.js'
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../protocol/messages/23-offset-for-leader-epoch.js'
+import { canCluster, canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, { minVersion: 2, maxVersion: 4 }, (ctx, req) => {
   const { topics, replicas } = ctx.broker
+  // A replica (replicaId >= 0) needs CLUSTER_ACTION, a client DESCRIBE on the topic (Kafka's KafkaApis).
+  const follower = req.replicaId >= 0 ? canCluster(ctx, Op.CLUSTER_ACTION) : undefined
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((op) => {
         try {
+          if (!(follower ?? canTopic(ctx, Op.DESCRIBE, t.topic))) throw topicDenied()
           if (!topics.get(t.topic)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION')
           const p = replicas.require(t.topic, op.partition)
           p.checkLeaderEpoch(op.currentLeaderEpoch)

@@ -7,10 +7,16 @@
 // INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v2, txn-errors.ts),
 // CONCURRENT_TRANSACTIONS, INVALID_TXN_STATE.
 import { EndTxnRequest, EndTxnResponse } from '../protocol/messages/26-end-txn.js'
+import { canTransactionalId, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 import { forVersion } from './txn-errors.js'
 
 export default defineHandler(EndTxnRequest, EndTxnResponse, { minVersion: 0, maxVersion: 5 }, async (ctx, req) => {
+  // WRITE on the transactional id (Kafka's KafkaApis).
+  if (!canTransactionalId(ctx, Op.WRITE, req.transactionalId)) {
+    return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code, producerId: -1, producerEpoch: -1 }
+  }
   const r = await ctx.broker.transactions.endTxn({
     transactionalId: req.transactionalId,
     producerId: req.producerId,

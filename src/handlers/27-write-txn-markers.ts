@@ -7,11 +7,24 @@
 // REQUEST_TIMED_OUT, INVALID_PRODUCER_EPOCH (a marker older than the producer's epoch),
 // TRANSACTION_COORDINATOR_FENCED (from an older coordinator epoch), KAFKA_STORAGE_ERROR.
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../protocol/messages/27-write-txn-markers.js'
+import { canCluster, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(WriteTxnMarkersRequest, WriteTxnMarkersResponse, { minVersion: 1, maxVersion: 2 }, async (ctx, req) => ({
   markers: await Promise.all(
     req.markers.map(async (m) => {
+      // Sent by transaction coordinators: CLUSTER_ACTION on the cluster (Kafka's KafkaApis).
+      if (!canCluster(ctx, Op.CLUSTER_ACTION)) {
+        const denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code
+        return {
+          producerId: m.producerId,
+          topics: m.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: denied })),
+          })),
+        }
+      }
       const partitions = m.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })))
       const results = await ctx.broker.txnMarkers.writeMarkers(
         {

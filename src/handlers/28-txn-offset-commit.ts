@@ -24,6 +24,7 @@ import {
   type TxnOffsetCommitRequestData,
 } from '../protocol/messages/28-txn-offset-commit.js'
 import { resolveOffsetsToCommit } from './offsets-to-commit.js'
+import { canGroup, canTopic, canTransactionalId, Op } from './authorize.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 const OFFSETS_TOPIC = '__consumer_offsets'
@@ -31,7 +32,15 @@ const OFFSETS_TOPIC = '__consumer_offsets'
 export default defineHandler(TxnOffsetCommitRequest, TxnOffsetCommitResponse, { minVersion: 0, maxVersion: 6 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker
   const byId = ctx.apiVersion >= 6
-  const { results, offsets, slots } = resolveOffsetsToCommit(topics, req.topics, byId)
+  // WRITE on the transactional id, READ on the group and on each topic (Kafka's KafkaApis).
+  const refusedAll = !canTransactionalId(ctx, Op.WRITE, req.transactionalId)
+    ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code
+    : !canGroup(ctx, Op.READ, req.groupId)
+      ? ErrorCode.GROUP_AUTHORIZATION_FAILED.code
+      : 0
+  const { results, offsets, slots } = resolveOffsetsToCommit(topics, req.topics, byId, (topic) =>
+    refusedAll !== 0 ? refusedAll : canTopic(ctx, Op.READ, topic) ? 0 : ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+  )
   if (offsets.length > 0) {
     const v3 = ctx.apiVersion >= 3
     const codes = await groups.txnOffsetCommit({

@@ -9,6 +9,7 @@
 // resource type not served).
 import { ErrorCode } from '../protocol/errors.js'
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../protocol/messages/32-describe-configs.js'
+import { configRefusal, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 import type { ConfigEntry } from '../ports/configs.js'
 
@@ -20,6 +21,9 @@ export default defineHandler(DescribeConfigsRequest, DescribeConfigsResponse, { 
   const { topics, configs, nodeId } = ctx.broker
   const results = req.resources.map((r) => {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName }
+    // DESCRIBE_CONFIGS on the topic, group or cluster (Kafka's ConfigHelper).
+    const refused = configRefusal(ctx, Op.DESCRIBE_CONFIGS, r.resourceType, r.resourceName)
+    if (refused) return { ...base, errorCode: refused.code, errorMessage: null, configs: [] }
     let entries: ConfigEntry[]
     if (r.resourceType === RESOURCE_TOPIC) {
       const topic = topics.get(r.resourceName)

@@ -9,6 +9,7 @@
 import { KafkaError, toErrorCode } from '../protocol/errors.js'
 import { AlterConfigsRequest, type AlterConfigsRequestData, AlterConfigsResponse } from '../protocol/messages/33-alter-configs.js'
 import { RESOURCE_BROKER, RESOURCE_TOPIC } from './32-describe-configs.js'
+import { configRefusal, Op } from './authorize.js'
 import { defineHandler, type RequestContext } from './define.js'
 
 type Resource = AlterConfigsRequestData['resources'][number]
@@ -70,6 +71,9 @@ export async function alterEach<R extends { resourceType: number; resourceName: 
     try {
       if (dupes.has(`${r.resourceType}:${r.resourceName}`))
         throw new KafkaError('INVALID_REQUEST', 'Each resource must appear at most once.')
+      // ALTER_CONFIGS on the topic, group or cluster (Kafka's KafkaApis).
+      const refused = configRefusal(ctx, Op.ALTER_CONFIGS, r.resourceType, r.resourceName)
+      if (refused) throw refused
       await alter(r)
       responses.push({ ...base, errorCode: 0, errorMessage: null })
     } catch (err) {

@@ -6,7 +6,9 @@
 // log dir; the top-level code (v3+) is NONE (no authorization yet, so never
 // CLUSTER_AUTHORIZATION_FAILED).
 import { DescribeLogDirsRequest, DescribeLogDirsResponse } from '../protocol/messages/35-describe-log-dirs.js'
+import { canCluster, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 import type { LogDirPartition } from '../ports/log-dirs.js'
 
 type Wanted = Map<string, Set<number>> | null
@@ -18,6 +20,8 @@ export default defineHandler(DescribeLogDirsRequest, DescribeLogDirsResponse, { 
     for (const p of t.partitions) set.add(p)
     wanted!.set(t.topic, set)
   }
+  // DESCRIBE on the cluster (Kafka's KafkaApis), else no directory and CLUSTER_AUTHORIZATION_FAILED.
+  if (!canCluster(ctx, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, results: [] }
   const dirs = await ctx.broker.logDirs.describe()
   return {
     throttleTimeMs: 0,

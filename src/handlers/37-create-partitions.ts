@@ -9,6 +9,7 @@
 // the quota is exhausted gets THROTTLING_QUOTA_EXCEEDED (older versions are throttled instead).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js'
+import { canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 import { THROTTLED } from './throttle.js'
 
@@ -24,6 +25,8 @@ export default defineHandler(CreatePartitionsRequest, CreatePartitionsResponse, 
     }
     try {
       if ((counts.get(t.name) ?? 0) > 1) throw new KafkaError('INVALID_REQUEST', 'Duplicate topic in request.')
+      // ALTER on the topic (Kafka's KafkaApis).
+      if (!canTopic(ctx, Op.ALTER, t.name)) throw topicDenied()
       const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds)
       const before = ctx.broker.topics.get(t.name)?.partitions ?? t.count
       await ctx.broker.topics.createPartitions(t.name, t.count, assignments, req.validateOnly)

@@ -5,8 +5,9 @@
 // exist here, so it is never answered.
 // Errors per group: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP (members remain), INVALID_GROUP_ID,
 // COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, a failed write's code.
-import { errorByCode } from '../protocol/errors.js'
+import { ErrorCode, errorByCode } from '../protocol/errors.js'
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/messages/42-delete-groups.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 function errorMessage(groupId: string, errorCode: number): string | null {
@@ -22,10 +23,15 @@ function errorMessage(groupId: string, errorCode: number): string | null {
   }
 }
 
-export default defineHandler(DeleteGroupsRequest, DeleteGroupsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => ({
-  throttleTimeMs: 0,
-  results: (await ctx.broker.groups.deleteGroups(req.groupsNames)).map((r) => ({
-    ...r,
-    errorMessage: errorMessage(r.groupId, r.errorCode),
-  })),
-}))
+export default defineHandler(DeleteGroupsRequest, DeleteGroupsResponse, { minVersion: 0, maxVersion: 3 }, async (ctx, req) => {
+  // DELETE on each group, else GROUP_AUTHORIZATION_FAILED for it (Kafka's KafkaApis).
+  const allowed = req.groupsNames.filter((g) => canGroup(ctx, Op.DELETE, g))
+  const deleted = new Map((await ctx.broker.groups.deleteGroups(allowed)).map((r) => [r.groupId, r.errorCode]))
+  return {
+    throttleTimeMs: 0,
+    results: req.groupsNames.map((groupId) => {
+      const errorCode = deleted.get(groupId) ?? ErrorCode.GROUP_AUTHORIZATION_FAILED.code
+      return { groupId, errorCode, errorMessage: errorMessage(groupId, errorCode) }
+    }),
+  }
+})

@@ -8,6 +8,7 @@
 // Top-level errorCode (v1+): 0; v0 has none. On a single node no election is ever needed.
 import { ErrorCode, KafkaError } from '../protocol/errors.js'
 import { ElectionType, ElectLeadersRequest, ElectLeadersResponse } from '../protocol/messages/43-elect-leaders.js'
+import { canCluster, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 interface PartitionResult {
@@ -22,6 +23,18 @@ export default defineHandler(ElectLeadersRequest, ElectLeadersResponse, { minVer
   const throttleTimeMs = 0
   if (electionType !== ElectionType.PREFERRED && electionType !== ElectionType.UNCLEAN) {
     return { throttleTimeMs, errorCode: ErrorCode.INVALID_REQUEST.code, replicaElectionResults: [] }
+  }
+  // ALTER on the cluster (Kafka's KafkaApis), else CLUSTER_AUTHORIZATION_FAILED for every partition asked.
+  if (!canCluster(ctx, Op.ALTER)) {
+    const denied = { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, errorMessage: null }
+    return {
+      throttleTimeMs,
+      errorCode: denied.errorCode,
+      replicaElectionResults: (req.topicPartitions ?? []).map((t) => ({
+        topic: t.topic,
+        partitionResult: t.partitions.map((partitionId) => ({ partitionId, ...denied })),
+      })),
+    }
   }
   const unclean = electionType === ElectionType.UNCLEAN
   const all = req.topicPartitions === null

@@ -12,6 +12,8 @@ import {
   AlterPartitionReassignmentsRequest,
   AlterPartitionReassignmentsResponse,
 } from '../protocol/messages/45-alter-partition-reassignments.js'
+import { canCluster, Op } from './authorize.js'
+import { ErrorCode } from '../protocol/errors.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(
@@ -22,6 +24,16 @@ export default defineHandler(
     const { broker } = ctx
     // v0 has no such field: replication factor changes were always allowed.
     const allowRfChange = ctx.apiVersion < 1 || req.allowReplicationFactorChange
+    // ALTER on the cluster (Kafka's KafkaApis).
+    if (!canCluster(ctx, Op.ALTER)) {
+      return {
+        throttleTimeMs: 0,
+        allowReplicationFactorChange: allowRfChange,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code,
+        errorMessage: null,
+        responses: [],
+      }
+    }
     const responses = []
     for (const t of req.topics) {
       const partitions = []

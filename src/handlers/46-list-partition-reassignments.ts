@@ -6,13 +6,18 @@ import {
   ListPartitionReassignmentsRequest,
   ListPartitionReassignmentsResponse,
 } from '../protocol/messages/46-list-partition-reassignments.js'
+import { canCluster, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(
   ListPartitionReassignmentsRequest,
   ListPartitionReassignmentsResponse,
   { minVersion: 0, maxVersion: 0 },
   (ctx, req) => {
+    // DESCRIBE on the cluster (Kafka's KafkaApis).
+    if (!canCluster(ctx, Op.DESCRIBE))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, errorMessage: null, topics: [] }
     const named = req.topics === null ? null : req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes }))
     const byTopic = new Map<
       string,

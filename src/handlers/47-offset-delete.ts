@@ -6,15 +6,20 @@
 // type), INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, a failed write's code.
 import { ErrorCode } from '../protocol/errors.js'
 import { OffsetDeleteRequest, OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js'
+import { canGroup, canTopic, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 import type { TopicPartitions } from '../ports/groups.js'
 
 export default defineHandler(OffsetDeleteRequest, OffsetDeleteResponse, { minVersion: 0, maxVersion: 0 }, async (ctx, req) => {
   const { topics, groups } = ctx.broker
+  // DELETE on the group (else GROUP_AUTHORIZATION_FAILED), READ on each topic (else
+  // TOPIC_AUTHORIZATION_FAILED for its partitions), as Kafka's KafkaApis.
+  if (!canGroup(ctx, Op.DELETE, req.groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, throttleTimeMs: 0, topics: [] }
+  const deniedTopics = new Set(req.topics.filter((t) => !canTopic(ctx, Op.READ, t.name)).map((t) => t.name))
   const unknown = new Map<string, number[]>()
   const known: TopicPartitions[] = []
   for (const t of req.topics) {
-    const topic = topics.get(t.name)
+    const topic = deniedTopics.has(t.name) ? undefined : topics.get(t.name)
     const ok: number[] = []
     for (const p of t.partitions) {
       if (topic && p.partitionIndex >= 0 && p.partitionIndex < topic.partitions) ok.push(p.partitionIndex)
@@ -36,7 +41,7 @@ export default defineHandler(OffsetDeleteRequest, OffsetDeleteResponse, { minVer
           ...(answered.get(t.name) ?? []),
           ...(unknown.get(t.name) ?? []).map((partitionIndex) => ({
             partitionIndex,
-            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code,
+            errorCode: deniedTopics.has(t.name) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED.code : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code,
           })),
         ],
       })),

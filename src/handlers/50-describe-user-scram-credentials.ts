@@ -5,6 +5,7 @@ import {
   DescribeUserScramCredentialsResponse,
 } from '../protocol/messages/50-describe-user-scram-credentials.js'
 import { ErrorCode } from '../protocol/errors.js'
+import { canCluster, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(
@@ -16,6 +17,8 @@ export default defineHandler(
     if (!service) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION.code, errorMessage: 'SCRAM is not available', results: [] }
     }
+    // Kafka: DESCRIBE on the cluster.
+    if (!canCluster(ctx, Op.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, results: [] }
     return { throttleTimeMs: 0, errorCode: 0, results: service.describe(req.users?.map((u) => u.name) ?? null) }
   },
 )

@@ -8,6 +8,7 @@ import {
   AlterUserScramCredentialsResponse,
 } from '../protocol/messages/51-alter-user-scram-credentials.js'
 import { ErrorCode } from '../protocol/errors.js'
+import { canCluster, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(
@@ -16,11 +17,18 @@ export default defineHandler(
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => {
     const service = ctx.broker.scramCredentials
+    const users = () => [...new Set([...req.deletions, ...req.upsertions].map((x) => x.name))]
     if (!service) {
-      const users = [...new Set([...req.deletions, ...req.upsertions].map((x) => x.name))]
       return {
         throttleTimeMs: 0,
-        results: users.map((user) => ({ user, errorCode: ErrorCode.UNSUPPORTED_VERSION.code, errorMessage: 'SCRAM is not available' })),
+        results: users().map((user) => ({ user, errorCode: ErrorCode.UNSUPPORTED_VERSION.code, errorMessage: 'SCRAM is not available' })),
+      }
+    }
+    // Kafka: ALTER on the cluster, else every user is answered CLUSTER_AUTHORIZATION_FAILED.
+    if (!canCluster(ctx, Op.ALTER)) {
+      return {
+        throttleTimeMs: 0,
+        results: users().map((user) => ({ user, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, errorMessage: null })),
       }
     }
     return { throttleTimeMs: 0, results: await service.alter(req.deletions, req.upsertions) }

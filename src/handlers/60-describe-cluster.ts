@@ -7,6 +7,7 @@
 // adds none.
 import { ErrorCode } from '../protocol/errors.js'
 import { DescribeClusterRequest, DescribeClusterResponse } from '../protocol/messages/60-describe-cluster.js'
+import { clusterOperations } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(DescribeClusterRequest, DescribeClusterResponse, { minVersion: 0, maxVersion: 2 }, (ctx, req) => {
@@ -21,5 +22,6 @@ export default defineHandler(DescribeClusterRequest, DescribeClusterResponse, { 
     brokers: ctx.broker
       .brokers(ctx.conn.listenerName)
       .map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
+    clusterAuthorizedOperations: clusterOperations(ctx, req.includeClusterAuthorizedOperations),
   }
 })

@@ -6,6 +6,7 @@
 // NOT_LEADER_OR_FOLLOWER (the partition exists but has no replica here), UNKNOWN_TOPIC_OR_PARTITION.
 import { toErrorCode } from '../protocol/errors.js'
 import { DescribeProducersRequest, DescribeProducersResponse } from '../protocol/messages/61-describe-producers.js'
+import { canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(DescribeProducersRequest, DescribeProducersResponse, { minVersion: 0, maxVersion: 0 }, (ctx, req) => ({
@@ -14,6 +15,8 @@ export default defineHandler(DescribeProducersRequest, DescribeProducersResponse
     name: t.name,
     partitions: t.partitionIndexes.map((partitionIndex) => {
       try {
+        // READ on the topic (Kafka's KafkaApis).
+        if (!canTopic(ctx, Op.READ, t.name)) throw topicDenied()
         return {
           partitionIndex,
           errorCode: 0,

@@ -5,6 +5,7 @@
 // state are echoed in unknownStateFilters (and match nothing); COORDINATOR_LOAD_IN_PROGRESS while a
 // `__transaction_state` partition loads. The filters a version does not carry are off.
 import { ListTransactionsRequest, ListTransactionsResponse } from '../protocol/messages/66-list-transactions.js'
+import { canTransactionalId, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(ListTransactionsRequest, ListTransactionsResponse, { minVersion: 0, maxVersion: 2 }, (ctx, req) => {
@@ -18,10 +19,13 @@ export default defineHandler(ListTransactionsRequest, ListTransactionsResponse, 
     throttleTimeMs: 0,
     errorCode: r.errorCode,
     unknownStateFilters: r.unknownStateFilters,
-    transactionStates: r.transactions.map((t) => ({
-      transactionalId: t.transactionalId,
-      producerId: t.producerId,
-      transactionState: t.transactionState,
-    })),
+    // Only the transactional ids the caller may DESCRIBE (Kafka's KafkaApis).
+    transactionStates: r.transactions
+      .filter((t) => canTransactionalId(ctx, Op.DESCRIBE, t.transactionalId))
+      .map((t) => ({
+        transactionalId: t.transactionalId,
+        producerId: t.producerId,
+        transactionState: t.transactionState,
+      })),
   }
 })

@@ -7,11 +7,28 @@
 // the store errors of its records (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE; answered once durable),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/68-consumer-group-heartbeat.js'
+import { canGroup, canTopic, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
+import { ErrorCode } from '../protocol/errors.js'
 import { defineHandler } from './define.js'
 
-export default defineHandler(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, { minVersion: 0, maxVersion: 1 }, (ctx, req) =>
-  ctx.broker.groups.consumerGroupHeartbeat(req, ctx.apiVersion, {
-    clientId: ctx.header.clientId ?? '',
-    clientHost: `/${ctx.conn.remoteAddress}`,
-  }),
+export default defineHandler(
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse,
+  { minVersion: 0, maxVersion: 1 },
+  (ctx, req) => {
+    // READ on the group, DESCRIBE on each subscribed topic (Kafka's KafkaApis).
+    if (!canGroup(ctx, Op.READ, req.groupId)) return HEARTBEAT_GROUP_DENIED
+    const denied = (req.subscribedTopicNames ?? []).filter((t) => !canTopic(ctx, Op.DESCRIBE, t))
+    if (denied.length > 0) {
+      return {
+        ...HEARTBEAT_GROUP_DENIED,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+        errorMessage: `The group has subscribed to topics which are not authorized: ${[...new Set(denied)].sort().join(', ')}`,
+      }
+    }
+    return ctx.broker.groups.consumerGroupHeartbeat(req, ctx.apiVersion, {
+      clientId: ctx.header.clientId ?? '',
+      clientHost: `/${ctx.conn.remoteAddress}`,
+    })
+  },
 )

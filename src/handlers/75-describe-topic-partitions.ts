@@ -13,6 +13,8 @@
 // Partitions are described as Metadata describes them (partition-metadata.ts), without a partition
 // error: Kafka leaves it 0 even while there is no leader (leader -1). Eligible leader replicas and
 // the last known ELR are empty: leaders come from the ISR only (no eligible.leader.replicas.version).
+// Authorization: DESCRIBE on each topic (all topics: the others are left out; a named one answers
+// TOPIC_AUTHORIZATION_FAILED); each topic carries the caller's authorized operations on it.
 import { INTERNAL_TOPICS, topicNameError } from '../cluster/topic-names.js'
 import { ErrorCode } from '../protocol/errors.js'
 import {
@@ -23,16 +25,10 @@ import {
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
 import { defineHandler } from './define.js'
 import { partitionMetadata } from './partition-metadata.js'
+import { authorizedOperations, canTopic, Op, ResourceType } from './authorize.js'
 
 /** Kafka's max.request.partition.size.limit default: the most partitions one answer carries. */
 export const MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000
-
-/**
- * The operations on a topic a caller may perform, as a bit per AclOperation code: without an
- * authorizer Kafka reports all of them (AuthHelper.authorizedOperations) — READ 3, WRITE 4,
- * CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11.
- */
-const ALL_TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0)
 
 type ResponseTopic = DescribeTopicPartitionsResponseData['topics'][number]
 
@@ -63,6 +59,19 @@ export default defineHandler(
         nextCursor = { topicName: name, partitionIndex: 0 }
         break
       }
+      // DESCRIBE on the topic (Kafka's KafkaApis): all topics leave it out, a named one is refused.
+      if (!canTopic(ctx, Op.DESCRIBE, name)) {
+        if (!all)
+          out.push({
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+            name,
+            topicId: ZERO_UUID,
+            isInternal: false,
+            partitions: [],
+            topicAuthorizedOperations: 0,
+          })
+        continue
+      }
       const topic = topics.get(name)
       if (!topic) {
         if (!all) {
@@ -73,7 +82,7 @@ export default defineHandler(
             topicId: ZERO_UUID,
             isInternal: INTERNAL_TOPICS.has(name),
             partitions: [],
-            topicAuthorizedOperations: ALL_TOPIC_OPERATIONS,
+            topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name),
           })
         }
         continue
@@ -90,7 +99,7 @@ export default defineHandler(
         topicId: topic.topicId,
         isInternal: INTERNAL_TOPICS.has(name),
         partitions,
-        topicAuthorizedOperations: ALL_TOPIC_OPERATIONS,
+        topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name),
       })
       if (end < topic.partitions) {
         nextCursor = { topicName: name, partitionIndex: end }

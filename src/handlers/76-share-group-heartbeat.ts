@@ -6,8 +6,12 @@
 // GROUP_ID_NOT_FOUND (a classic or consumer group holds the id; leaving a group not known),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../protocol/messages/76-share-group-heartbeat.js'
+import { canGroup, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, { minVersion: 1, maxVersion: 1 }, (ctx, req) =>
-  ctx.broker.groups.shareGroupHeartbeat(req, { clientId: ctx.header.clientId ?? '', clientHost: `/${ctx.conn.remoteAddress}` }),
+  // READ on the group (Kafka's KafkaApis).
+  !canGroup(ctx, Op.READ, req.groupId)
+    ? HEARTBEAT_GROUP_DENIED
+    : ctx.broker.groups.shareGroupHeartbeat(req, { clientId: ctx.header.clientId ?? '', clientHost: `/${ctx.conn.remoteAddress}` }),
 )

@@ -8,10 +8,16 @@
 // and acknowledgeErrorCode INVALID_RECORD_STATE for records not acquired by the member.
 // The work is share/share-requests.ts's (ports/share-fetch.ts).
 import { ShareFetchRequest, ShareFetchResponse } from '../protocol/messages/78-share-fetch.js'
+import { canGroup, Op, readableShareTopics, shareGroupDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 
 export default defineHandler(ShareFetchRequest, ShareFetchResponse, { minVersion: 1, maxVersion: 2 }, async (ctx, req) => {
-  const answer = await ctx.broker.shares.shareFetch(req, {
+  // READ on the group (Kafka's KafkaApis).
+  if (req.groupId !== null && !canGroup(ctx, Op.READ, req.groupId)) return shareGroupDenied()
+  // READ on each topic: a topic the caller may not read is left out of the fetch (and of the
+  // share session) and answered TOPIC_AUTHORIZATION_FAILED, as Kafka's KafkaApis does.
+  const topics = readableShareTopics(ctx, req)
+  const answer = await ctx.broker.shares.shareFetch(topics.request, {
     apiVersion: ctx.apiVersion,
     connectionId: ctx.conn.id,
     listenerName: ctx.conn.listenerName,
@@ -20,5 +26,10 @@ export default defineHandler(ShareFetchRequest, ShareFetchResponse, { minVersion
   // The records point into pooled read buffers: they go back once the socket has the response.
   if (ctx.afterResponse) ctx.afterResponse(answer.release)
   else answer.release()
-  return answer.response
+  return topics.answer(answer.response, (p: (typeof req.topics)[number]['partitions'][number], code) => ({
+    acknowledgeErrorCode: p.acknowledgementBatches.length > 0 ? code : 0,
+    acknowledgeErrorMessage: null,
+    records: Buffer.alloc(0),
+    acquiredRecords: [],
+  }))
 })

@@ -18,6 +18,6 @@ export default defineHandler(
   InitializeShareGroupStateResponse,
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => ({
-    results: await perKey(req, (key, p) => ctx.broker.shareCoordinator.initialize(key, p.stateEpoch, p.startOffset)),
+    results: await perKey(ctx, {}, req, (key, p) => ctx.broker.shareCoordinator.initialize(key, p.stateEpoch, p.startOffset)),
   }),
 )

@@ -15,6 +15,8 @@ export default defineHandler(
   ReadShareGroupStateResponse,
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => ({
-    results: await perKey(req, (key, p) => ctx.broker.shareCoordinator.read(key, p.leaderEpoch)),
+    results: await perKey(ctx, { stateEpoch: -1, startOffset: -1, stateBatches: [] }, req, (key, p) =>
+      ctx.broker.shareCoordinator.read(key, p.leaderEpoch),
+    ),
   }),
 )

@@ -17,7 +17,7 @@ export default defineHandler(
   WriteShareGroupStateResponse,
   { minVersion: 0, maxVersion: 1 },
   async (ctx, req) => ({
-    results: await perKey(req, (key, p) =>
+    results: await perKey(ctx, {}, req, (key, p) =>
       ctx.broker.shareCoordinator.write(key, {
         stateEpoch: p.stateEpoch,
         leaderEpoch: p.leaderEpoch,

@@ -14,6 +14,6 @@ export default defineHandler(
   DeleteShareGroupStateResponse,
   { minVersion: 0, maxVersion: 0 },
   async (ctx, req) => ({
-    results: await perKey(req, (key) => ctx.broker.shareCoordinator.delete(key)),
+    results: await perKey(ctx, {}, req, (key) => ctx.broker.shareCoordinator.delete(key)),
   }),
 )

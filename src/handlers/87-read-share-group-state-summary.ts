@@ -17,6 +17,8 @@ export default defineHandler(
   ReadShareGroupStateSummaryResponse,
   { minVersion: 0, maxVersion: 1 },
   async (ctx, req) => ({
-    results: await perKey(req, (key, p) => ctx.broker.shareCoordinator.readSummary(key, p.leaderEpoch)),
+    results: await perKey(ctx, { stateEpoch: -1, leaderEpoch: -1, startOffset: -1, deliveryCompleteCount: -1 }, req, (key, p) =>
+      ctx.broker.shareCoordinator.readSummary(key, p.leaderEpoch),
+    ),
   }),
 )

@@ -8,11 +8,29 @@ import {
   DescribeShareGroupOffsetsRequest,
   DescribeShareGroupOffsetsResponse,
 } from '../protocol/messages/90-describe-share-group-offsets.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(
   DescribeShareGroupOffsetsRequest,
   DescribeShareGroupOffsetsResponse,
   { minVersion: 0, maxVersion: 1 },
-  async (ctx, req) => ({ throttleTimeMs: 0, groups: await ctx.broker.groups.describeShareGroupOffsets(req.groups) }),
+  async (ctx, req) => {
+    // DESCRIBE on each group (Kafka's KafkaApis).
+    const allowed = req.groups.filter((g) => canGroup(ctx, Op.DESCRIBE, g.groupId))
+    const described = new Map((await ctx.broker.groups.describeShareGroupOffsets(allowed)).map((g) => [g.groupId, g]))
+    return {
+      throttleTimeMs: 0,
+      groups: req.groups.map(
+        (g) =>
+          described.get(g.groupId) ?? {
+            groupId: g.groupId,
+            topics: [],
+            errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code,
+            errorMessage: null,
+          },
+      ),
+    }
+  },
 )

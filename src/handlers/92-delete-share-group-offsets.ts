@@ -3,11 +3,17 @@
 // NOT_COORDINATOR; per topic: UNKNOWN_TOPIC_OR_PARTITION (unknown, or no share state in the group)
 // and the share coordinator's errors.
 import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '../protocol/messages/92-delete-share-group-offsets.js'
+import { canGroup, Op } from './authorize.js'
 import { defineHandler } from './define.js'
+import { ErrorCode } from '../protocol/errors.js'
 
 export default defineHandler(
   DeleteShareGroupOffsetsRequest,
   DeleteShareGroupOffsetsResponse,
   { minVersion: 0, maxVersion: 0 },
-  (ctx, req) => ctx.broker.groups.deleteShareGroupOffsets(req),
+  // DELETE on the group (Kafka's KafkaApis).
+  (ctx, req) =>
+    canGroup(ctx, Op.DELETE, req.groupId)
+      ? ctx.broker.groups.deleteShareGroupOffsets(req)
+      : { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, responses: [] },
 )

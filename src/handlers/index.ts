@@ -24,6 +24,9 @@ import addOffsetsToTxn from './25-add-offsets-to-txn.js'
 import endTxn from './26-end-txn.js'
 import writeTxnMarkers from './27-write-txn-markers.js'
 import txnOffsetCommit from './28-txn-offset-commit.js'
+import describeAcls from './29-describe-acls.js'
+import createAcls from './30-create-acls.js'
+import deleteAcls from './31-delete-acls.js'
 import describeConfigs from './32-describe-configs.js'
 import alterConfigs from './33-alter-configs.js'
 import describeLogDirs from './35-describe-log-dirs.js'
@@ -89,6 +92,9 @@ export const allHandlers: Handler[] = [
   endTxn,
   writeTxnMarkers,
   txnOffsetCommit,
+  describeAcls,
+  createAcls,
+  deleteAcls,
   describeConfigs,
   alterConfigs,
   describeLogDirs,

@@ -4,7 +4,8 @@
 // UNKNOWN_TOPIC_ID for all its partitions), else by name; a partition of an unknown topic, or beyond
 // the topic's partition count, answers UNKNOWN_TOPIC_OR_PARTITION. The answer's topics start as the
 // request's (ids carried back), every partition at 0; the caller writes the coordinator's code for
-// offsets[i] into slots[i].
+// offsets[i] into slots[i]. `refusal` gives the authorization answer for a topic (by name; 0 =
+// allowed), which comes before the topic is looked up, as Kafka answers it.
 import type { OffsetToCommit } from '../ports/groups.js'
 import type { TopicService } from '../ports/topics.js'
 import { ErrorCode } from '../protocol/errors.js'
@@ -35,7 +36,12 @@ export interface ResolvedCommit {
   slots: Array<{ errorCode: number }>
 }
 
-export function resolveOffsetsToCommit(topics: TopicService, requested: readonly CommitRequestTopic[], byId: boolean): ResolvedCommit {
+export function resolveOffsetsToCommit(
+  topics: TopicService,
+  requested: readonly CommitRequestTopic[],
+  byId: boolean,
+  refusal: (topic: string) => number = () => 0,
+): ResolvedCommit {
   const results = requested.map((t) => ({
     name: t.name,
     topicId: t.topicId,
@@ -45,8 +51,13 @@ export function resolveOffsetsToCommit(topics: TopicService, requested: readonly
   const slots: Array<{ errorCode: number }> = []
   requested.forEach((t, ti) => {
     const topic = byId ? topics.getById(t.topicId) : topics.get(t.name)
+    const refused = topic || !byId ? refusal(topic?.name ?? t.name) : 0
     t.partitions.forEach((p, pi) => {
       const slot = results[ti]!.partitions[pi]!
+      if (refused !== 0) {
+        slot.errorCode = refused
+        return
+      }
       if (!topic && byId) {
         slot.errorCode = ErrorCode.UNKNOWN_TOPIC_ID.code
         return

@@ -4,6 +4,7 @@
 // here. The broker's composition root (broker/broker.ts) provides them; handlers never import
 // concrete services, so tests can hand them fakes. Ports depend on nothing above them: the
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
+import type { Authorizer } from './authorizer.js'
 import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { AuthenticationService } from './authentication.js'
@@ -77,4 +78,6 @@ export interface BrokerServices {
   readonly scramCredentials?: ScramCredentialService
   /** Client quotas: their entities and the measures requests are throttled by. */
   readonly quotas: QuotaService
+  /** Who may do what (authorizer.class.name); absent = no authorization, as NO_AUTHORIZER. */
+  readonly authorizer?: Authorizer
 }

@@ -33,11 +33,11 @@ export function saslBrokerOverrides(mechanisms = ['PLAIN'], extra: Record<string
 }
 
 /** Our own client, logged in with PLAIN as the broker's admin user. */
-export function adminClient(bootstrap: string, user = 'admin'): Promise<KafkaClient> {
+export function adminClient(bootstrap: string, user = 'admin', password = PLAIN_USERS[user as 'admin']): Promise<KafkaClient> {
   return KafkaClient.connect({
     bootstrap: [bootstrap],
     clientId: 'it-sasl-admin',
-    security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: user, password: PLAIN_USERS[user as 'admin'] } },
+    security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: user, password } },
   })
 }
 
