@@ -5,6 +5,8 @@
 #   kcat, etcd-server      librdkafka's CLI and etcd for the cluster tests (Debian packages)
 #   python3 + confluent-kafka 2.16.1   librdkafka's admin/producer/consumer API (PyPI; pinned)
 #   Java 17+ and Maven      the Java client, Kafka Streams and Apache Kafka itself (jars from Maven Central)
+#   chromium                the console's browser tests (driven by puppeteer-core; no browser download)
+#   openssl                 tributary dev-certs makes the TLS tests' certificates with it
 # Needs root or sudo for the Debian packages. Usage: npm run test:deps  (or bash scripts/install-test-deps.sh)
 set -euo pipefail
 
@@ -25,6 +27,7 @@ java_major() { java -version 2>&1 | sed -nE 's/.*version "([0-9]+).*/\1/p' | hea
 if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then need_apt+=(openjdk-17-jdk-headless); fi
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then
