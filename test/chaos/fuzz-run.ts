@@ -44,6 +44,19 @@ export interface FuzzRunReport extends FuzzReport {
 
 const BATCH = 50
 
+/** A case that has not ended well past its wait is a finding of its own (a connect or close that hangs). */
+async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | { problem: string }> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<{ problem: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ problem: `the case did not end within ${ms} ms` }), ms)
+  })
+  try {
+    return await Promise.race([p, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return m ? Math.round(Number(m[1]) / 1024) : Number.NaN
@@ -84,7 +97,7 @@ export async function fuzzRun(opts: FuzzRunOptions): Promise<FuzzRunReport> {
       const worker = async () => {
         while (next < cases.length) {
           const c = cases[next++]!
-          const r = await runCase(broker.host, broker.port, c, waitMs)
+          const r = await withDeadline(runCase(broker.host, broker.port, c, waitMs), waitMs + 15_000)
           byKind[c.kind]++
           if ('problem' in r) findings.push({ case: describeCase(c), problem: r.problem })
           else {
