@@ -570,7 +570,8 @@ async function startHttp(
   const listeners = httpListeners(config)
   if (listeners.length === 0) return undefined
   const [{ HttpServer }, { HTTP_MODULES }] = await Promise.all([import('../http/server.js'), import('../http/modules.js')])
-  const clientOptions = httpClientOptions(config, tlsContexts, address, logger.child('http'))
+  const access = httpClientOptions(config, tlsContexts, address, logger.child('http'))
+  const clientOptions = access.options
   const bootstrap = () => {
     try {
       return clientOptions('', null).bootstrap[0]!
@@ -578,7 +579,8 @@ async function startHttp(
       return ''
     }
   }
-  return HttpServer.start(listeners, { services, config, logger: logger.child('http'), bootstrap, clientOptions }, HTTP_MODULES)
+  const deps = { services, config, logger: logger.child('http'), bootstrap, clientOptions, loginMechanisms: access.mechanisms }
+  return HttpServer.start(listeners, deps, HTTP_MODULES)
 }
 
 /** The etcd cluster when etcd.endpoints is set; the etcd client is loaded only then. */

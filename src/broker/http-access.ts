@@ -4,8 +4,8 @@
 //   presenting the broker's key store: HTTP callers must not act as the broker); they act as
 //   User:ANONYMOUS.
 // - basic: a SASL listener (SASL_PLAINTEXT or SASL_SSL), logging in as the HTTP request's user
-//   with tributary.http.sasl.mechanism, else the first of PLAIN, SCRAM-SHA-512, SCRAM-SHA-256
-//   the listener enables. A broker without one fails start-up.
+//   with tributary.http.sasl.mechanism, else with SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN, those the
+//   listener enables, in that order until one accepts the user. A broker without one fails start-up.
 // A broker with only SASL listeners and authentication none still starts (a Kafka server.properties
 // works as is): its HTTP requests are answered with the reason.
 import type { KafkaClientOptions } from '../client/client.js'
@@ -15,14 +15,14 @@ import type { HttpUser } from '../http/auth.js'
 import type { ListenerTlsContext } from '../security/tls/listener-tls.js'
 import type { Logger } from '../util/logger.js'
 
-const HTTP_MECHANISMS = ['PLAIN', 'SCRAM-SHA-512', 'SCRAM-SHA-256']
+const HTTP_MECHANISMS = ['SCRAM-SHA-512', 'SCRAM-SHA-256', 'PLAIN']
 
 export function httpClientOptions(
   config: BrokerConfig,
   tlsContexts: ReadonlyMap<string, ListenerTlsContext>,
   address: (listener: string) => string | undefined,
   logger: Logger,
-): (clientId: string, user: HttpUser | null) => KafkaClientOptions {
+): { options: (clientId: string, user: HttpUser | null) => KafkaClientOptions; mechanisms: readonly string[] } {
   const mode = config.get('tributary.http.authentication')
   const listeners = config.advertisedListeners
   const pick =
@@ -42,25 +42,31 @@ export function httpClientOptions(
     const why =
       'this broker has no PLAINTEXT or SSL listener for anonymous HTTP requests: set tributary.http.authentication=basic (or tributary.http.listeners= to turn HTTP off)'
     logger.warn(`HTTP cannot reach Kafka: ${why}`)
-    return () => {
-      throw new Error(why)
+    return {
+      options: () => {
+        throw new Error(why)
+      },
+      mechanisms: [],
     }
   }
   const protocol = pick.securityProtocol
   const tlsContext = protocol === 'SSL' || protocol === 'SASL_SSL' ? tlsContexts.get(pick.name) : undefined
-  let mechanism = ''
+  // The mechanisms an HTTP user may log in with, tried in order (auth.ts remembers the one that
+  // worked): SCRAM users come from the metadata store, PLAIN users from the listener's JAAS config.
+  let mechanisms: string[] = []
   if (mode === 'basic') {
     const enabled = config.listenerValue(pick.name, 'sasl.enabled.mechanisms')
-    mechanism = config.get('tributary.http.sasl.mechanism') ?? HTTP_MECHANISMS.find((m) => enabled.includes(m)) ?? ''
-    if (!enabled.includes(mechanism)) {
+    const chosen = config.get('tributary.http.sasl.mechanism')
+    mechanisms = chosen !== null ? [chosen] : HTTP_MECHANISMS.filter((m) => enabled.includes(m))
+    if (mechanisms.length === 0 || !mechanisms.every((m) => enabled.includes(m))) {
       throw new ConfigError(
-        `tributary.http.authentication=basic logs in with ${mechanism || 'PLAIN or SCRAM'}, which listener ${pick.name} does not enable`,
+        `tributary.http.authentication=basic logs in with ${chosen ?? 'PLAIN or SCRAM'}, which listener ${pick.name} does not enable`,
         'tributary.http.sasl.mechanism',
-        mechanism,
+        chosen ?? '',
       )
     }
   }
-  return (clientId, user) => {
+  const options = (clientId: string, user: HttpUser | null): KafkaClientOptions => {
     const tls = tlsContext?.clientTls()
     const security: ClientSecurity | undefined =
       protocol === 'PLAINTEXT'
@@ -68,8 +74,9 @@ export function httpClientOptions(
         : {
             protocol,
             ...(tls ? { tls: { ...(tls.ca !== undefined ? { ca: tls.ca } : {}), checkHostname: tls.checkHostname } } : {}),
-            ...(user ? { sasl: { mechanism, username: user.username, password: user.password } } : {}),
+            ...(user ? { sasl: { mechanism: user.mechanism ?? mechanisms[0]!, username: user.username, password: user.password } } : {}),
           }
     return { bootstrap: [address(pick.name) ?? ''], clientId, ...(security ? { security } : {}) }
   }
+  return { options, mechanisms }
 }

@@ -40,6 +40,6 @@ export const HTTP_KEYS = [
     default: null,
     validator: { oneOf: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] },
     scope: 'broker',
-    doc: 'With tributary.http.authentication=basic, the SASL mechanism the HTTP routes log in with. Default: the first of PLAIN, SCRAM-SHA-512, SCRAM-SHA-256 that the SASL listener enables.',
+    doc: 'With tributary.http.authentication=basic, the one SASL mechanism the HTTP routes log users in with. Default: SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN, those the SASL listener enables, tried in that order until one accepts the user (the one that did is remembered).',
   },
 ] as const satisfies readonly ConfigKeyDef[]

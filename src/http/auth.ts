@@ -24,6 +24,8 @@ import type { Logger } from '../util/logger.js'
 export interface HttpUser {
   readonly username: string
   readonly password: string
+  /** The SASL mechanism this user logs in with (the first of the candidates the broker accepted). */
+  readonly mechanism?: string
 }
 
 const requestUser = new AsyncLocalStorage<HttpUser | null>()
@@ -36,7 +38,7 @@ export function currentUser(): HttpUser | null {
 /** A key naming the current user (and password digest) apart from every other; '' when anonymous. */
 export function userKey(): string {
   const user = currentUser()
-  return user === null ? '' : `${user.username}\u0000${digest(user.password)}`
+  return user === null ? '' : `${user.username}\u0000${digest(user.password)}\u0000${user.mechanism ?? ''}`
 }
 
 /** Runs fn as `user` (for work started outside a request, e.g. tests). */
@@ -65,6 +67,9 @@ export function isLoginRefused(err: unknown): boolean {
   return err instanceof ClientError && REFUSED.has(err.code)
 }
 
+/** How many users' working mechanism is remembered (a bounded memo: a login found once is not searched again). */
+const MAX_REMEMBERED = 1024
+
 interface Pooled {
   client: Promise<KafkaClient>
   lastUsed: number
@@ -74,11 +79,15 @@ interface Pooled {
 export class HttpClients {
   private readonly pool = new Map<string, Pooled>()
   private readonly sweeper: NodeJS.Timeout
+  /** user and password digest → the mechanism that logged them in. */
+  private readonly working = new Map<string, string>()
 
   constructor(
     /** The options of a client acting for the user (null: anonymous). */
     private readonly optionsFor: (clientId: string, user: HttpUser | null) => KafkaClientOptions,
     private readonly logger: Logger,
+    /** The SASL mechanisms a user may log in with, tried in this order (auth=basic). */
+    private readonly mechanisms: readonly string[] = [],
   ) {
     this.sweeper = setInterval(() => this.sweep(), IDLE_MS / 5)
     this.sweeper.unref()
@@ -108,9 +117,31 @@ export class HttpClients {
     return entry.client
   }
 
-  /** Checks the current user's credentials by logging in (once per user and password). */
-  async verify(): Promise<void> {
-    await this.get(AUTH_CLIENT_ID)
+  /**
+   * Logs a user in: with the mechanism that worked for them before, else each candidate in turn
+   * (a PLAIN user of the listener's JAAS config, or a SCRAM user of the metadata store). The user
+   * with the mechanism that worked; a refusal (isLoginRefused) when none did.
+   */
+  async login(user: HttpUser): Promise<HttpUser> {
+    const who = `${user.username}\u0000${digest(user.password)}`
+    const known = this.working.get(who)
+    const order = known !== undefined ? [known, ...this.mechanisms.filter((m) => m !== known)] : this.mechanisms
+    let refusal: unknown = new ClientError('SASL_AUTHENTICATION_FAILED', 'no SASL mechanism to log in with')
+    for (const mechanism of order.length > 0 ? order : [undefined]) {
+      const candidate: HttpUser = mechanism === undefined ? user : { ...user, mechanism }
+      try {
+        await runAs(candidate, () => this.get(AUTH_CLIENT_ID))
+        if (mechanism !== undefined && known !== mechanism) {
+          if (this.working.size >= MAX_REMEMBERED) this.working.delete(this.working.keys().next().value!)
+          this.working.set(who, mechanism)
+        }
+        return candidate
+      } catch (err) {
+        if (!isLoginRefused(err)) throw err
+        refusal = err
+      }
+    }
+    throw refusal
   }
 
   async close(): Promise<void> {
@@ -159,8 +190,7 @@ export async function authenticate(
   const user = parseBasic(header)
   if (!user) return 'missing'
   try {
-    await runAs(user, () => clients.verify())
-    return user
+    return await clients.login(user)
   } catch (err) {
     if (isLoginRefused(err)) return 'refused'
     throw err
@@ -185,18 +215,16 @@ export function registerAuthentication(app: FastifyInstance, mode: 'none' | 'bas
       refuse('Authentication required: send Authorization: Basic with a Kafka user and password')
       return
     }
-    requestUser.run(user, () => {
-      clients.verify().then(
-        () => done(),
-        (err: unknown) => {
-          if (isLoginRefused(err)) {
-            logger.info('HTTP login refused', { user: user.username, remote: req.ip })
-            refuse(`Authentication failed for user ${user.username}`)
-          } else {
-            done(err instanceof Error ? err : new Error(String(err)))
-          }
-        },
-      )
-    })
+    clients.login(user).then(
+      (loggedIn) => requestUser.run(loggedIn, done),
+      (err: unknown) => {
+        if (isLoginRefused(err)) {
+          logger.info('HTTP login refused', { user: user.username, remote: req.ip })
+          refuse(`Authentication failed for user ${user.username}`)
+        } else {
+          done(err instanceof Error ? err : new Error(String(err)))
+        }
+      },
+    )
   })
 }

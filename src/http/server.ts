@@ -26,6 +26,8 @@ export interface HttpDeps {
    * listener broker.ts picked for HTTP, with its security and the user's login (auth.ts).
    */
   clientOptions(clientId: string, user: HttpUser | null): KafkaClientOptions
+  /** With tributary.http.authentication=basic, the SASL mechanisms a user may log in with, in order. */
+  readonly loginMechanisms?: readonly string[]
 }
 
 /** What the modules get: the deps and the Kafka clients of the requesting user (auth.ts). */
@@ -57,7 +59,7 @@ export class HttpServer {
   static async start(listeners: readonly string[], base: HttpDeps, modules: readonly HttpModule[]): Promise<HttpServer> {
     const apps: FastifyInstance[] = []
     const urls: string[] = []
-    const clients = new HttpClients((id, user) => base.clientOptions(id, user), base.logger)
+    const clients = new HttpClients((id, user) => base.clientOptions(id, user), base.logger, base.loginMechanisms)
     const deps: HttpContext = { ...base, clients }
     const authentication = deps.config.get('tributary.http.authentication') as 'none' | 'basic'
     try {

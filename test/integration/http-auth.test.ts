@@ -1,13 +1,13 @@
 // The HTTP listener with tributary.http.authentication=basic on a broker whose only listener is
-// SASL_PLAINTEXT: every route wants `Authorization: Basic` with a Kafka user (here PLAIN users
-// of the listener's JAAS config) and reaches Kafka logged in as that user. No credentials or a
+// SASL_PLAINTEXT: every route wants `Authorization: Basic` with a Kafka user (PLAIN users of the
+// listener's JAAS config, SCRAM users of the metadata store) and reaches Kafka logged in as that user. No credentials or a
 // wrong password: 401 with a Basic challenge — REST, SSE and the WebSocket upgrade alike; the
 // right ones: the same answers as without authentication.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import WebSocket from 'ws'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
-import { PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
+import { createScramUsers, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 const ALICE = basic('alice', PLAIN_USERS.alice)
@@ -15,7 +15,10 @@ const ALICE = basic('alice', PLAIN_USERS.alice)
 describe('HTTP with basic authentication', () => {
   let b: BrokerProcess
   before(async () => {
-    b = await startBrokerProcess({ overrides: saslBrokerOverrides(['PLAIN'], { 'tributary.http.authentication': 'basic' }) })
+    b = await startBrokerProcess({
+      overrides: saslBrokerOverrides(['PLAIN', 'SCRAM-SHA-512'], { 'tributary.http.authentication': 'basic' }),
+    })
+    await createScramUsers(b.bootstrap, { carol: 'carol-secret' }, ['SCRAM-SHA-512'])
   })
   after(async () => {
     await stopAndCheck(b)
@@ -39,6 +42,19 @@ describe('HTTP with basic authentication', () => {
     await sse.body?.cancel()
     assert.match(b.stdout() + b.stderr(), /HTTP login refused/)
     assert.doesNotMatch(b.stdout() + b.stderr(), /alice-secret|wrong/, 'no password in the log')
+  })
+
+  it('logs in PLAIN users of the JAAS config and SCRAM users of the metadata store alike', async () => {
+    for (const [user, password] of [
+      ['alice', PLAIN_USERS.alice],
+      ['carol', 'carol-secret'],
+      ['carol', 'carol-secret'],
+    ]) {
+      const r = await fetch(`${b.http}/v3/clusters`, { headers: { authorization: basic(user!, password!) } })
+      assert.equal(r.status, 200, `${user}: ${await r.text()}`)
+    }
+    const wrong = await fetch(`${b.http}/v3/clusters`, { headers: { authorization: basic('carol', PLAIN_USERS.alice) } })
+    assert.equal(wrong.status, 401)
   })
 
   it('serves a logged-in user: REST admin and produce, then the SSE stream', async () => {
