@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import { deleteScramUser, describeScramUsers, upsertScramUser } from '../client/scram-users.js'
-import { SCRAM_DEFAULT_ITERATIONS, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS } from '../security/sasl/scram-crypto.js'
+import { SCRAM_DEFAULT_ITERATIONS, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS } from '../protocol/sasl/scram-crypto.js'
 import { adminCommand, type ConnectionOptions, intOption, runTool, type ToolIo, table, UsageError, withClient } from './common.js'
 import type { CliDeps } from './deps.js'
 

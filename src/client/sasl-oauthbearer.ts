@@ -4,7 +4,7 @@
 // the token answers a JSON error instead of an empty message; the client then sends %x01, as the
 // RFC and Kafka's OAuthBearerSaslClient do, and the broker fails the exchange with
 // SASL_AUTHENTICATION_FAILED. The token is never logged or put in an error message.
-import { buildInitialResponse } from '../security/sasl/oauthbearer-message.js'
+import { buildInitialResponse } from '../protocol/sasl/oauthbearer-message.js'
 import { ClientError } from './errors.js'
 import type { ClientSaslOptions } from './security.js'
 

@@ -2,7 +2,7 @@
 // security.protocol is SASL_PLAINTEXT or SASL_SSL): SaslHandshake v1 names the mechanism, then each
 // token goes in a SaslAuthenticate request until the mechanism is done, as Kafka's
 // SaslClientAuthenticator does. PLAIN sends one message; SCRAM-SHA-256/512 run RFC 5802 with the
-// arithmetic the broker uses (security/sasl/scram-crypto.ts) and check the broker's signature, so a
+// arithmetic the broker uses (protocol/sasl/scram-crypto.ts) and check the broker's signature, so a
 // broker that does not know the password cannot pass for one that does. Mechanisms plug in through
 // SASL_CLIENT_MECHANISMS (OAUTHBEARER adds its entry). Failures are ClientErrors with Kafka's codes
 // (UNSUPPORTED_SASL_MECHANISM, SASL_AUTHENTICATION_FAILED, ILLEGAL_SASL_STATE); no message carries
@@ -19,7 +19,7 @@ import {
   scramMechanismByName,
   serverKey,
   serverSignature,
-} from '../security/sasl/scram-crypto.js'
+} from '../protocol/sasl/scram-crypto.js'
 import {
   authMessage,
   clientFinalWithoutProof,
@@ -27,7 +27,7 @@ import {
   parseServerFinal,
   parseServerFirst,
   ScramFormatError,
-} from '../security/sasl/scram-messages.js'
+} from '../protocol/sasl/scram-messages.js'
 import type { Connection } from './connection.js'
 import { OAUTHBEARER, oauthBearerClient } from './sasl-oauthbearer.js'
 import { ClientError, throwIfError } from './errors.js'

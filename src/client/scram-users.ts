@@ -18,7 +18,7 @@ import {
   saltedPassword,
   scramMechanismByName,
   scramMechanismByType,
-} from '../security/sasl/scram-crypto.js'
+} from '../protocol/sasl/scram-crypto.js'
 import type { KafkaClient } from './client.js'
 import { ClientError, throwIfError } from './errors.js'
 

@@ -6,8 +6,8 @@ import { KafkaClient } from '../../src/client/client.js'
 import { upsertScramUser } from '../../src/client/scram-users.js'
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
 import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
-import { clientProof, saltedPassword, scramMechanismByName } from '../../src/security/sasl/scram-crypto.js'
-import { authMessage, clientFinalWithoutProof, parseServerFirst } from '../../src/security/sasl/scram-messages.js'
+import { clientProof, saltedPassword, scramMechanismByName } from '../../src/protocol/sasl/scram-crypto.js'
+import { authMessage, clientFinalWithoutProof, parseServerFirst } from '../../src/protocol/sasl/scram-messages.js'
 import type { RawClient } from './clients.js'
 
 export const PLAIN_USERS = { admin: 'admin-secret', alice: 'alice-secret' }

@@ -1,7 +1,7 @@
 // SASL/OAUTHBEARER on the broker (KIP-255; token validation against a JWKS, KIP-768), as Kafka's
 // OAuthBearerSaslServer with OAuthBearerValidatorCallbackHandler behaves:
 //
-// 1. The client's initial response is parsed strictly (oauthbearer-message.ts). A malformed one
+// 1. The client's initial response is parsed strictly (protocol/sasl/oauthbearer-message.ts). A malformed one
 //    fails the exchange at once with Kafka's generic message.
 // 2. The token is validated (oauthbearer-jwt.ts) with keys from the JWKS (jwks-source.ts). A token
 //    that fails is answered, not refused: the server token is the RFC 7628 JSON error
@@ -24,7 +24,12 @@ import { type Logger, silentLogger } from '../../util/logger.js'
 import { type JwksSource, createJwksSource } from './jwks-source.js'
 import { SaslAuthenticationError, type SaslContext, type SaslMechanism, type SaslServer } from './mechanism.js'
 import { type JwtValidationSettings, JwtValidationError, type ValidatedToken, validateJwt } from './oauthbearer-jwt.js'
-import { type OAuthBearerInitialResponse, OAuthBearerMessageError, jsonErrorResponse, parseInitialResponse } from './oauthbearer-message.js'
+import {
+  type OAuthBearerInitialResponse,
+  OAuthBearerMessageError,
+  jsonErrorResponse,
+  parseInitialResponse,
+} from '../../protocol/sasl/oauthbearer-message.js'
 
 export const OAUTHBEARER = 'OAUTHBEARER'
 

@@ -11,7 +11,7 @@ import type { SaslMechanism } from './mechanism.js'
 import { OAUTHBEARER, createOAuthBearerMechanism } from './oauthbearer.js'
 import { plainMechanism, plainUsers } from './plain.js'
 import { scramMechanism } from './scram.js'
-import { SCRAM_MECHANISMS } from './scram-crypto.js'
+import { SCRAM_MECHANISMS } from '../../protocol/sasl/scram-crypto.js'
 
 /** What a mechanism may use to set itself up on one listener. */
 export interface MechanismSetup {

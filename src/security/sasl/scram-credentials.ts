@@ -26,7 +26,7 @@ import {
   type ScramCredential,
   type ScramMechanismParams,
   scramMechanismByType,
-} from './scram-crypto.js'
+} from '../../protocol/sasl/scram-crypto.js'
 
 export function scramEntryKey(mechanism: string, user: string): string {
   return `${mechanism}:${user}`

@@ -22,8 +22,8 @@ import {
   type ScramMechanismParams,
   serverSignature,
   verifyClientProof,
-} from './scram-crypto.js'
-import { authMessage, type ClientFirst, formatServerFirst, parseClientFinal, parseClientFirst } from './scram-messages.js'
+} from '../../protocol/sasl/scram-crypto.js'
+import { authMessage, type ClientFirst, formatServerFirst, parseClientFinal, parseClientFirst } from '../../protocol/sasl/scram-messages.js'
 
 /** Per process: the made-up salts of unknown users cannot be told from real ones. */
 const FAKE_SALT_KEY = randomBytes(32)

@@ -8,7 +8,7 @@ import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { before, describe, it } from 'node:test'
 import { ConfigError, defaultBrokerConfig } from '../../../src/config/config.js'
-import { buildInitialResponse } from '../../../src/security/sasl/oauthbearer-message.js'
+import { buildInitialResponse } from '../../../src/protocol/sasl/oauthbearer-message.js'
 import { type OAuthBearerMechanism, createOAuthBearerMechanism, oauthBearerSettings } from '../../../src/security/sasl/oauthbearer.js'
 import { AUDIENCE, CTX, ISSUER, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from '../../helpers/oauth.js'
 

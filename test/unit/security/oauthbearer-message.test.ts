@@ -7,7 +7,7 @@ import {
   buildInitialResponse,
   jsonErrorResponse,
   parseInitialResponse,
-} from '../../../src/security/sasl/oauthbearer-message.js'
+} from '../../../src/protocol/sasl/oauthbearer-message.js'
 
 const parse = (s: string) => parseInitialResponse(Buffer.from(s, 'latin1'))
 

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { type KeyLike, SignJWT, UnsecuredJWT, exportSPKI, importJWK } from 'jose'
 import { SaslAuthenticationError } from '../../../src/security/sasl/mechanism.js'
 import { INVALID_CREDENTIALS_MESSAGE, type OAuthBearerMechanism } from '../../../src/security/sasl/oauthbearer.js'
-import { MAX_INITIAL_RESPONSE_BYTES, buildInitialResponse } from '../../../src/security/sasl/oauthbearer-message.js'
+import { MAX_INITIAL_RESPONSE_BYTES, buildInitialResponse } from '../../../src/protocol/sasl/oauthbearer-message.js'
 import { AUDIENCE, CTX, type SigningKey, jwksFile, jwksOf, mechanismFor, signingKey, tokenFor } from '../../helpers/oauth.js'
 
 const INVALID_TOKEN = '{"status":"invalid_token"}'

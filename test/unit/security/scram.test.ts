@@ -15,8 +15,8 @@ import {
   scramMechanismByName,
   serverSignature,
   verifyClientProof,
-} from '../../../src/security/sasl/scram-crypto.js'
-import { authMessage, fromSaslName, parseClientFinal, parseClientFirst, toSaslName } from '../../../src/security/sasl/scram-messages.js'
+} from '../../../src/protocol/sasl/scram-crypto.js'
+import { authMessage, fromSaslName, parseClientFinal, parseClientFirst, toSaslName } from '../../../src/protocol/sasl/scram-messages.js'
 import type { MetadataStore } from '../../../src/ports/metadata-store.js'
 
 /** The two security-entry methods of the metadata store, over one map (all SCRAM needs). */
