@@ -266,7 +266,11 @@ function resetSection(names: string[], reset: (topic: string, to: string) => Pro
             const r = await reset(String(f.get('topic')), String(f.get('to')))
             outcome.className = 'ok'
             outcome.textContent = `committed ${r.offsets.map((o) => `${o.partition}:${o.offset}`).join(' ')}`
-            setTimeout(route, 300)
+            // Show the new lag, unless the user went elsewhere meanwhile.
+            const here = location.hash
+            setTimeout(() => {
+              if (location.hash === here) void route()
+            }, 300)
           } catch (err) {
             outcome.replaceChildren(problem(err))
           }
