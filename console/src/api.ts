@@ -64,6 +64,23 @@ export interface ShareGroup {
   total_lag: number
 }
 
+/** An ACL binding with Kafka's names (src/http/console/security-routes.ts). */
+export interface Acl {
+  principal: string
+  host: string
+  operation: string
+  permission: string
+  resource_type: string
+  resource_name: string
+  pattern_type: string
+}
+
+export interface Security {
+  users: Array<{ user: string; credentials: Array<{ mechanism: string; iterations: number }> }>
+  /** null: the broker has no authorizer. */
+  acls: Acl[] | null
+}
+
 interface List<T> {
   data: T[]
 }
@@ -109,6 +126,9 @@ export const api = {
       method: 'POST',
       body: JSON.stringify({ topic, to: /^\d+$/.test(to) ? Number(to) : to }),
     }),
+  security: () => call<Security>('/console/api/security'),
+  createAcl: (acl: Acl) => call<{ created: Acl }>('/console/api/acls', { method: 'POST', body: JSON.stringify(acl) }),
+  deleteAcl: (acl: Acl) => call<{ deleted: Acl[] }>('/console/api/acls/delete', { method: 'POST', body: JSON.stringify(acl) }),
   reset: (group: string, topic: string, to: string) =>
     call<{ offsets: Array<{ partition: number; offset: number }> }>(`/console/api/groups/${encodeURIComponent(group)}/reset`, {
       method: 'POST',

@@ -1,7 +1,8 @@
 // The console: a hash-routed single-page app. #/ the cluster (brokers, topics), #/topics/NAME a
 // topic (partitions, configs, message browser, live tail, produce), #/groups the consumer and share
-// groups, #/groups/ID and #/share-groups/ID a group with its lag, members and an offset reset.
-import { api, cluster, type BrowsedRecord, HttpError } from './api.js'
+// groups, #/groups/ID and #/share-groups/ID a group with its lag, members and an offset reset,
+// #/security the SCRAM users and the ACLs (add, delete).
+import { type Acl, api, cluster, type BrowsedRecord, HttpError } from './api.js'
 import { bytes, type Child, h, table } from './dom.js'
 
 const app = document.getElementById('app')!
@@ -338,6 +339,94 @@ async function shareGroupView(id: string): Promise<void> {
   )
 }
 
+const ACL_FIELDS: Array<[keyof Acl, string]> = [
+  ['principal', 'User:alice'],
+  ['host', '*'],
+  ['operation', 'READ'],
+  ['permission', 'ALLOW'],
+  ['resource_type', 'TOPIC'],
+  ['resource_name', 'orders'],
+  ['pattern_type', 'LITERAL'],
+]
+
+async function securityView(): Promise<void> {
+  const sec = await api.security()
+  const outcome = h('p', { id: 'acl-result', class: 'muted' })
+  const acls =
+    sec.acls === null
+      ? h('p', { class: 'muted' }, 'this broker has no authorizer (authorizer.class.name is not set): every request is allowed')
+      : sec.acls.length === 0
+        ? h('p', { class: 'muted' }, 'no ACLs')
+        : table(
+            ['principal', 'host', 'operation', 'permission', 'resource', 'pattern', ''],
+            sec.acls.map((a) => [
+              a.principal,
+              a.host,
+              a.operation,
+              a.permission,
+              `${a.resource_type} ${a.resource_name}`,
+              a.pattern_type,
+              h(
+                'button',
+                {
+                  class: 'delete-acl',
+                  onclick: async () => {
+                    try {
+                      await api.deleteAcl(a)
+                      void route()
+                    } catch (err) {
+                      outcome.replaceChildren(problem(err))
+                    }
+                  },
+                },
+                'Delete',
+              ),
+            ]),
+          )
+  show(
+    h('h1', {}, 'Security'),
+    h(
+      'section',
+      { id: 'users' },
+      h('h2', {}, 'SCRAM users'),
+      sec.users.length === 0
+        ? h('p', { class: 'muted' }, 'no SCRAM users')
+        : table(
+            ['user', 'credentials'],
+            sec.users.map((u) => [u.user, u.credentials.map((c) => `${c.mechanism} (${c.iterations} iterations)`).join(', ')]),
+          ),
+    ),
+    h('section', { id: 'acls' }, h('h2', {}, 'ACLs'), acls),
+    sec.acls === null
+      ? null
+      : h(
+          'section',
+          {},
+          h('h2', {}, 'Add an ACL'),
+          h(
+            'form',
+            {
+              id: 'acl-create',
+              onsubmit: async (e: Event) => {
+                e.preventDefault()
+                const f = new FormData(e.target as HTMLFormElement)
+                const acl = Object.fromEntries(ACL_FIELDS.map(([k]) => [k, String(f.get(k) ?? '')])) as unknown as Acl
+                try {
+                  await api.createAcl(acl)
+                  void route()
+                } catch (err) {
+                  outcome.replaceChildren(problem(err))
+                }
+              },
+            },
+            ...ACL_FIELDS.map(([k, example]) => h('label', {}, k.replace('_', ' '), h('input', { name: k, placeholder: example, value: k === 'host' ? '*' : k === 'permission' ? 'ALLOW' : k === 'pattern_type' ? 'LITERAL' : '' }))),
+            h('button', { type: 'submit' }, 'Add'),
+          ),
+          outcome,
+        ),
+  )
+}
+
 async function route(): Promise<void> {
   for (const f of leaving) f()
   leaving = []
@@ -347,6 +436,7 @@ async function route(): Promise<void> {
     else if (parts[0] === 'groups' && parts[1]) await groupView(parts[1])
     else if (parts[0] === 'share-groups' && parts[1]) await shareGroupView(parts[1])
     else if (parts[0] === 'groups') await groupsView()
+    else if (parts[0] === 'security') await securityView()
     else await overview()
   } catch (err) {
     show(problem(err))

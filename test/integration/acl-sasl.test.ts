@@ -147,6 +147,39 @@ describe('ACLs for SASL users, through kafkajs and HTTP', () => {
     }
   })
 
+  test("the console's security page: ACLs listed, one added and deleted by the admin, refused to bob", async () => {
+    const call = (user: keyof typeof USERS, path: string, body?: unknown) =>
+      fetch(`${broker.http}/console/api${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: basic(user), 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+    const listed = (await (await call('admin', '/security')).json()) as {
+      acls: Array<{ principal: string; operation: string; resource_name: string }>
+    }
+    assert.ok(
+      listed.acls.some((a) => a.principal === 'User:alice' && a.operation === 'WRITE' && a.resource_name === 'orders'),
+      JSON.stringify(listed.acls),
+    )
+    const acl = {
+      principal: 'User:bob',
+      host: '*',
+      operation: 'WRITE',
+      permission: 'ALLOW',
+      resource_type: 'TOPIC',
+      resource_name: 'audit',
+      pattern_type: 'LITERAL',
+    }
+    assert.equal((await call('admin', '/acls', acl)).status, 200)
+    const withIt = (await (await call('admin', '/security')).json()) as { acls: Array<{ principal: string; operation: string }> }
+    assert.ok(withIt.acls.some((a) => a.principal === 'User:bob' && a.operation === 'WRITE'))
+    const deleted = (await (await call('admin', '/acls/delete', acl)).json()) as { deleted: unknown[] }
+    assert.equal(deleted.deleted.length, 1)
+    assert.equal((await call('admin', '/acls', { ...acl, operation: 'FLY' })).status, 400)
+    const refused = await call('bob', '/security')
+    assert.equal(refused.status, 403, await refused.clone().text())
+  })
+
   test('over HTTP the same ACLs decide: alice produces (200), bob is refused (403 with the Kafka error)', async () => {
     const cluster = (await (await fetch(`${broker.http}/v3/clusters`, { headers: { authorization: basic('alice') } })).json()) as {
       data: Array<{ cluster_id: string }>

@@ -299,6 +299,14 @@ describe('the web console', () => {
       assert.deepEqual(errors, [])
     })
 
+    it('the security page says when the broker has no authorizer', async () => {
+      await page.goto(`${b.http}/#/security`, { waitUntil: 'networkidle0' })
+      await page.waitForSelector('#acls')
+      assert.match((await page.$eval('#acls', (e) => e.textContent)) ?? '', /no authorizer/)
+      assert.match((await page.$eval('#users', (e) => e.textContent)) ?? '', /no SCRAM users/)
+      assert.deepEqual(errors, [])
+    })
+
     it('lists share groups beside consumer groups and resets a share group from its page', async () => {
       await page.goto(`${b.http}/#/groups`, { waitUntil: 'networkidle0' })
       await page.waitForSelector('#share-groups table a')

@@ -14,6 +14,7 @@
 //   position for every partition of the topic, as kafka-consumer-groups.sh --reset-offsets
 //   --execute does; refused (409) while the group has members, as the tool refuses.
 // - /console/api/share-groups: share groups with their lag and an offset reset (share-routes.ts).
+// - /console/api/security, /console/api/acls: SCRAM users and ACLs (security-routes.ts).
 //
 // Records go out as the push streams send them (push/cursor.ts, recordEvent): key, value and
 // header values as text when all are UTF-8, else all as base64, said by `encoding`. The files are
@@ -28,6 +29,7 @@ import type { KafkaClient } from '../../client/client.js'
 import { type ConsumedRecord, Fetcher } from '../../client/consumer.js'
 import { ClientError } from '../../client/errors.js'
 import { recordEvent } from '../push/cursor.js'
+import { registerSecurityRoutes } from './security-routes.js'
 import { registerShareGroupRoutes, resetRequest, resetTargets } from './share-routes.js'
 import type { HttpContext } from '../server.js'
 
@@ -138,6 +140,7 @@ export function registerConsole(app: FastifyInstance, deps: HttpContext): void {
   )
 
   registerShareGroupRoutes(app, { kafka, fail, statusOf })
+  registerSecurityRoutes(app, { kafka, fail, statusOf })
 }
 
 interface Browse {
