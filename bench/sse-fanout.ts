@@ -101,6 +101,13 @@ await producer.flush()
 const produceSeconds = (now() - started) / 1000
 await sleep(2000)
 const brokerCpuSeconds = cpuSecondsOf(broker.pid) - cpu0
+// The broker's own view of stalls (prom-client's event-loop and GC metrics on its /metrics).
+const metricsText = await (await fetch(`${broker.http}/metrics`)).text()
+const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN)
+const brokerLoop = {
+  eventLoopLagP99Ms: Number((metric('nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(1)),
+  eventLoopLagMaxMs: Number((metric('nodejs_eventloop_lag_max_seconds') * 1000).toFixed(1)),
+}
 const rssEnd = rssMiB(broker.pid)
 for (const r of requests) r.destroy()
 producer.close()
@@ -123,6 +130,7 @@ const result = {
   brokerCpuSeconds: Number(brokerCpuSeconds.toFixed(2)),
   brokerCpuMicrosecondsPerEvent: Number(((brokerCpuSeconds * 1e6) / Math.max(1, events)).toFixed(2)),
   brokerRssMiB: { start: rss0, subscribed: rssConnected, end: rssEnd, growth: rssEnd - rss0 },
+  brokerLoop,
 }
 if (json) console.log(JSON.stringify(result))
 else console.log(result)
