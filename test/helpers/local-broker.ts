@@ -93,7 +93,8 @@ export function offsetsTopicOn(
   })
 }
 
-export function testConn(): ConnectionInfo {
+/** A PLAINTEXT connection of User:ANONYMOUS, for handler tests (fields may be overridden). */
+export function testConn(overrides: Partial<ConnectionInfo> = {}): ConnectionInfo {
   return {
     id: 1,
     remoteAddress: '127.0.0.1',
@@ -103,6 +104,7 @@ export function testConn(): ConnectionInfo {
     principal: ANONYMOUS,
     authenticated: true,
     closed: new AbortController().signal,
+    ...overrides,
   }
 }
 

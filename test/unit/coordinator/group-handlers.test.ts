@@ -1,7 +1,7 @@
 // The group handlers over a real coordinator: for every version they serve, a request is
 // encoded and decoded with the message codec, handled, and the answer encoded and decoded again,
 // so a field a version cannot carry (e.g. a null protocol name before JoinGroup v7) fails here.
-import { ANONYMOUS } from '../../../src/network/principal.js'
+import { testConn } from '../../helpers/local-broker.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { TopicRecord } from '../../../src/ports/metadata-store.js'
@@ -66,16 +66,7 @@ function context(h: Harness, apiVersion: number, ensured: { count: number }, vie
   return {
     header: { apiKey: 0, apiVersion, correlationId: 1, clientId: 'cli', bodyOffset: 0 },
     apiVersion,
-    conn: {
-      id: 1,
-      remoteAddress: '10.0.0.1',
-      remotePort: 5,
-      listenerName: 'PLAINTEXT',
-      securityProtocol: 'PLAINTEXT',
-      principal: ANONYMOUS,
-      authenticated: true,
-      closed: new AbortController().signal,
-    },
+    conn: testConn({ remoteAddress: '10.0.0.1', remotePort: 5 }),
     broker,
     apis: [],
   }

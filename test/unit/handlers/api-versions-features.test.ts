@@ -1,7 +1,7 @@
 // ApiVersions v0–5 through the handler, encoded and decoded with the message codec: features per
 // version (v3 leaves out those with a supported minimum of 0, v4+ lists them), the v3+/v5 request
 // checks (INVALID_REQUEST) and KIP-1242's REBOOTSTRAP_REQUIRED.
-import { ANONYMOUS } from '../../../src/network/principal.js'
+import { testConn } from '../../helpers/local-broker.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import apiVersions from '../../../src/handlers/18-api-versions.js'
@@ -33,16 +33,7 @@ function context(apiVersion: number): RequestContext {
   return {
     header: { apiKey: 18, apiVersion, correlationId: 1, clientId: 'cli', bodyOffset: 0 },
     apiVersion,
-    conn: {
-      id: 1,
-      remoteAddress: '10.0.0.1',
-      remotePort: 5,
-      listenerName: 'PLAINTEXT',
-      securityProtocol: 'PLAINTEXT',
-      principal: ANONYMOUS,
-      authenticated: true,
-      closed: new AbortController().signal,
-    },
+    conn: testConn({ remoteAddress: '10.0.0.1', remotePort: 5 }),
     broker,
     apis: APIS,
   }

@@ -1,7 +1,7 @@
 // DescribeLogDirs over a fake LogDirService: for every version served, the request is encoded and
 // decoded with the message codec, handled, and the answer encoded and decoded again, so a field a
 // version cannot carry (totalBytes before v4, the top-level error before v3) fails here.
-import { ANONYMOUS } from '../../../src/network/principal.js'
+import { testConn } from '../../helpers/local-broker.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import describeLogDirs from '../../../src/handlers/35-describe-log-dirs.js'
@@ -37,16 +37,7 @@ function context(apiVersion: number, dirs: LogDirDescription[]): RequestContext 
   return {
     header: { apiKey: 35, apiVersion, correlationId: 1, clientId: 'cli', bodyOffset: 0 },
     apiVersion,
-    conn: {
-      id: 1,
-      remoteAddress: '10.0.0.1',
-      remotePort: 5,
-      listenerName: 'PLAINTEXT',
-      securityProtocol: 'PLAINTEXT',
-      principal: ANONYMOUS,
-      authenticated: true,
-      closed: new AbortController().signal,
-    },
+    conn: testConn({ remoteAddress: '10.0.0.1', remotePort: 5 }),
     broker,
     apis: [],
   }

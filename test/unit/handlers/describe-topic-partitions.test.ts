@@ -1,7 +1,7 @@
 // DescribeTopicPartitions v0 through the handler over fake topics, with every answer encoded and
 // decoded: topic order, the cursor across topics and partitions, the partition limit and its cap,
 // missing topics, and the INVALID_REQUEST cases, as Kafka's DescribeTopicPartitionsRequestHandler.
-import { ANONYMOUS } from '../../../src/network/principal.js'
+import { testConn } from '../../helpers/local-broker.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import describeTopicPartitions from '../../../src/handlers/75-describe-topic-partitions.js'
@@ -40,16 +40,7 @@ function context(): RequestContext {
   return {
     header: { apiKey: 75, apiVersion: 0, correlationId: 1, clientId: 'cli', bodyOffset: 0 },
     apiVersion: 0,
-    conn: {
-      id: 1,
-      remoteAddress: '10.0.0.1',
-      remotePort: 5,
-      listenerName: 'PLAINTEXT',
-      securityProtocol: 'PLAINTEXT',
-      principal: ANONYMOUS,
-      authenticated: true,
-      closed: new AbortController().signal,
-    },
+    conn: testConn({ remoteAddress: '10.0.0.1', remotePort: 5 }),
     broker,
     apis: [],
   }

@@ -4,7 +4,7 @@
 // carry fails here. Checks what the handlers decide themselves: v0 always allows a replication
 // factor change, per-partition errors and messages, ElectLeaders v0 elects the preferred replica,
 // and with topicPartitions null only the partitions an election was tried for are answered.
-import { ANONYMOUS } from '../../../src/network/principal.js'
+import { testConn } from '../../helpers/local-broker.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import electLeaders from '../../../src/handlers/43-elect-leaders.js'
@@ -64,16 +64,7 @@ function context(apiVersion: number, calls: Calls): RequestContext {
   return {
     header: { apiKey: 0, apiVersion, correlationId: 1, clientId: 'cli', bodyOffset: 0 },
     apiVersion,
-    conn: {
-      id: 1,
-      remoteAddress: '10.0.0.1',
-      remotePort: 5,
-      listenerName: 'PLAINTEXT',
-      securityProtocol: 'PLAINTEXT',
-      principal: ANONYMOUS,
-      authenticated: true,
-      closed: new AbortController().signal,
-    },
+    conn: testConn({ remoteAddress: '10.0.0.1', remotePort: 5 }),
     broker,
     apis: [],
   }
