@@ -12,7 +12,8 @@
 // onRequest hook), so every module's client calls — a REST route, a push stream's readers — pick
 // the requesting user's clients without passing it around. Clients are pooled per user (and
 // password digest: another password is another login) and client id; a pool entry unused for
-// IDLE_MS is closed, at most MAX_CLIENTS are kept, and logins that fail are not kept. Passwords are
+// IDLE_MS is closed, one older than MAX_AGE_MS logs in anew (a changed password stops working),
+// at most MAX_CLIENTS are kept, and logins that fail are not kept. Passwords are
 // never logged; the pool keys hold a digest only.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHash } from 'node:crypto'
@@ -72,8 +73,18 @@ const MAX_REMEMBERED = 1024
 
 interface Pooled {
   client: Promise<KafkaClient>
+  createdAt: number
   lastUsed: number
 }
+
+/**
+ * A pooled client logs in again (a new client) once this old, however busy: a changed or deleted
+ * password stops working over HTTP within this time, as a Kafka connection stops at its next
+ * re-authentication (KIP-368).
+ */
+const MAX_AGE_MS = 5 * 60_000
+/** How long a client past MAX_AGE_MS stays open for the requests already using it. */
+const RETIRE_MS = 60_000
 
 /** Kafka clients of the HTTP modules, per user and client id. */
 export class HttpClients {
@@ -103,10 +114,17 @@ export class HttpClients {
     const user = currentUser()
     const key = `${clientId}\u0000${userKey()}`
     let entry = this.pool.get(key)
+    if (entry && Date.now() - entry.createdAt > MAX_AGE_MS) {
+      this.pool.delete(key)
+      // Requests still using the old client finish first.
+      const old = entry.client
+      setTimeout(() => void old.then((c) => c.close()).catch(() => {}), RETIRE_MS).unref()
+      entry = undefined
+    }
     if (!entry) {
       if (this.pool.size >= MAX_CLIENTS) this.evictOldest()
       const client = KafkaClient.connect(this.optionsFor(clientId, user))
-      const created: Pooled = { client, lastUsed: Date.now() }
+      const created: Pooled = { client, createdAt: Date.now(), lastUsed: Date.now() }
       entry = created
       this.pool.set(key, created)
       client.catch(() => {
