@@ -31,7 +31,7 @@ import { StoreScramCredentials } from '../security/sasl/scram-credentials.js'
 import { createSaslAuthenticator } from '../security/sasl/setup.js'
 import { interBrokerSecurity } from '../security/inter-broker.js'
 import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
-import { type ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
+import { ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { httpClientOptions } from './http-access.js'
 import { ClientQuotas } from '../security/quota/client-quotas.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
@@ -579,7 +579,19 @@ async function startHttp(
       return ''
     }
   }
-  const deps = { services, config, logger: logger.child('http'), bootstrap, clientOptions, loginMechanisms: access.mechanisms }
+  // https:// addresses present the broker's own certificate: ssl.* keys, listener.name.http.ssl.* first.
+  const tls = listeners.some((l) => l.trim().startsWith('https://'))
+    ? ListenerTlsContext.fromConfig(config, 'HTTP', 'SSL', logger.child('http'))
+    : undefined
+  const deps = {
+    services,
+    config,
+    logger: logger.child('http'),
+    bootstrap,
+    clientOptions,
+    loginMechanisms: access.mechanisms,
+    ...(tls ? { tls } : {}),
+  }
   return HttpServer.start(listeners, deps, HTTP_MODULES)
 }
 

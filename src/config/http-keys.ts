@@ -8,7 +8,7 @@ export const HTTP_KEYS = [
     type: 'list',
     default: 'http://127.0.0.1:8082',
     scope: 'broker',
-    doc: 'Comma-separated http://host:port addresses of the HTTP listener: REST (Confluent REST Proxy v3 shapes), SSE and WebSocket push, the console at / and Prometheus metrics at /metrics. Port 0 picks a free port; empty turns HTTP off. startBroker() leaves it off unless asked.',
+    doc: 'Comma-separated http://host:port or https://host:port addresses of the HTTP listener (https: TLS with the broker ssl.* key store, listener.name.http.ssl.* first): REST (Confluent REST Proxy v3 shapes), SSE and WebSocket push, the console at / and Prometheus metrics at /metrics. Port 0 picks a free port; empty turns HTTP off. startBroker() leaves it off unless asked.',
   },
   {
     name: 'tributary.http.stream.max.buffered.bytes',

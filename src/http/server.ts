@@ -8,7 +8,9 @@
 // Errors are JSON, {"error_code": N, "message": "..."}, as REST Proxy answers them; a route that
 // knows the Kafka error answers its code (rest/errors.ts). Every connection that closes with
 // streams on it is logged by the module that owns the stream; the server logs its own start and stop.
+import type { Server as TlsServer } from 'node:tls'
 import type { KafkaClientOptions } from '../client/client.js'
+import type { ListenerTls } from '../network/types.js'
 import { HttpClients, type HttpUser, registerAuthentication } from './auth.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BrokerConfig } from '../config/config.js'
@@ -28,6 +30,8 @@ export interface HttpDeps {
   clientOptions(clientId: string, user: HttpUser | null): KafkaClientOptions
   /** With tributary.http.authentication=basic, the SASL mechanisms a user may log in with, in order. */
   readonly loginMechanisms?: readonly string[]
+  /** The TLS of https:// addresses (the broker's ssl.* keys, `listener.name.http.ssl.*` first). */
+  readonly tls?: ListenerTls
 }
 
 /** What the modules get: the deps and the Kafka clients of the requesting user (auth.ts). */
@@ -38,14 +42,14 @@ export interface HttpContext extends HttpDeps {
 /** One part of the HTTP surface: registers its routes (and its onClose hooks) on an app. */
 export type HttpModule = (app: FastifyInstance, deps: HttpContext) => void | Promise<void>
 
-/** An http://host:port address of tributary.http.listeners. */
-export function parseHttpListener(url: string): { host: string; port: number } {
-  const m = /^http:\/\/(\[[^\]]*\]|[^:/]*):(\d+)\/?$/.exec(url.trim())
-  if (!m) throw new Error(`tributary.http.listeners: ${JSON.stringify(url)} is not http://host:port`)
-  const port = Number(m[2])
+/** An http://host:port or https://host:port address of tributary.http.listeners. */
+export function parseHttpListener(url: string): { host: string; port: number; tls: boolean } {
+  const m = /^(https?):\/\/(\[[^\]]*\]|[^:/]*):(\d+)\/?$/.exec(url.trim())
+  if (!m) throw new Error(`tributary.http.listeners: ${JSON.stringify(url)} is not http://host:port or https://host:port`)
+  const port = Number(m[3])
   if (port > 65535) throw new Error(`tributary.http.listeners: port ${port} is out of range`)
-  const host = m[1]!.replace(/^\[|\]$/g, '')
-  return { host: host === '' ? '0.0.0.0' : host, port }
+  const host = m[2]!.replace(/^\[|\]$/g, '')
+  return { host: host === '' ? '0.0.0.0' : host, port, tls: m[1] === 'https' }
 }
 
 export class HttpServer {
@@ -64,8 +68,18 @@ export class HttpServer {
     const authentication = deps.config.get('tributary.http.authentication') as 'none' | 'basic'
     try {
       for (const listener of listeners) {
-        const { host, port } = parseHttpListener(listener)
-        const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: deps.config.get('message.max.bytes') * 2 })
+        const { host, port, tls } = parseHttpListener(listener)
+        if (tls && !deps.tls)
+          throw new Error(`tributary.http.listeners: ${listener} needs the broker's ssl.keystore.* (or listener.name.http.ssl.*)`)
+        const common = { logger: false, forceCloseConnections: true, bodyLimit: deps.config.get('message.max.bytes') * 2 }
+        const app: FastifyInstance = tls
+          ? (Fastify({ ...common, https: deps.tls!.contextOptions() }) as unknown as FastifyInstance)
+          : Fastify(common)
+        if (tls) {
+          // New certificates on disk reach new connections (as on the Kafka TLS listeners).
+          const stop = deps.tls!.watch(() => (app.server as unknown as TlsServer).setSecureContext(deps.tls!.contextOptions()))
+          app.addHook('onClose', async () => stop())
+        }
         app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
           const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
           if (status >= 500) deps.logger.warn('HTTP request failed', { err })
@@ -80,7 +94,7 @@ export class HttpServer {
         await app.listen({ host, port })
         const address = app.server.address()
         const bound = typeof address === 'object' && address !== null ? address.port : port
-        urls.push(`http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`)
+        urls.push(`${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`)
       }
     } catch (err) {
       await Promise.all(apps.map((a) => a.close().catch(() => {})))

@@ -1,6 +1,6 @@
 // The HTTP listener (src/http/server.ts, tributary.http.listeners): `tributary start` brings it up
 // beside the Kafka listener and prints its URLs; startBroker() leaves it off unless asked;
-// an empty list turns it off; an address that is not http://host:port stops the start with a
+// an empty list turns it off; an address that is not http(s)://host:port stops the start with a
 // clear error; unknown paths answer JSON errors in REST Proxy's shape.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -32,10 +32,14 @@ describe('the HTTP listener', () => {
     }
   })
 
-  it('an address that is not http://host:port stops the start with a clear error', async () => {
+  it('an address that is not http(s)://host:port, or https without a key store, stops the start with a clear error', async () => {
+    await assert.rejects(
+      startBrokerProcess({ overrides: { 'tributary.http.listeners': 'ftp://127.0.0.1:0' } }),
+      /tributary\.http\.listeners: "ftp:\/\/127\.0\.0\.1:0" is not http:\/\/host:port or https:\/\/host:port/,
+    )
     await assert.rejects(
       startBrokerProcess({ overrides: { 'tributary.http.listeners': 'https://127.0.0.1:0' } }),
-      /tributary\.http\.listeners: "https:\/\/127\.0\.0\.1:0" is not http:\/\/host:port/,
+      /ssl\.keystore|key store|keystore/i,
     )
   })
 
