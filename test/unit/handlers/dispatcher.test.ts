@@ -1,5 +1,5 @@
 // The dispatcher's answers to bad input and its header choices, without sockets.
-import { ANONYMOUS } from '../../../src/network/principal.js'
+import { testConn } from '../../helpers/local-broker.js'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { RequestDispatcher } from '../../../src/handlers/dispatcher.js'
@@ -15,16 +15,7 @@ import { Writer } from '../../../src/protocol/primitives/writer.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { systemClock } from '../../../src/util/clock.js'
 
-const conn: ConnectionInfo = {
-  id: 1,
-  remoteAddress: '127.0.0.1',
-  remotePort: 1,
-  listenerName: 'PLAINTEXT',
-  securityProtocol: 'PLAINTEXT',
-  principal: ANONYMOUS,
-  authenticated: true,
-  closed: new AbortController().signal,
-}
+const conn: ConnectionInfo = testConn()
 
 const services = {
   nodeId: 0,
