@@ -35,7 +35,16 @@ export interface ProducerOptions {
   transactionDurationMs?: number
   /** false: enable.idempotence=false (the Java producer is idempotent by default with acks=all). */
   idempotence?: boolean
+  /** More producer settings, k=v (e.g. javaTlsProps). */
+  props?: readonly string[]
 }
+
+/** A Java client's settings for a broker's SSL listener, trusting the bench CA (PEM trust store). */
+export const javaTlsProps = (caFile: string): string[] => [
+  'security.protocol=SSL',
+  'ssl.truststore.type=PEM',
+  `ssl.truststore.location=${caFile}`,
+]
 
 export interface ProducerResult {
   recordsPerSec: number
@@ -53,6 +62,7 @@ export const producerProps = (o: ProducerOptions) => [
   `linger.ms=${o.lingerMs}`,
   `batch.size=${o.batchSize}`,
   ...(o.idempotence === false ? ['enable.idempotence=false'] : []),
+  ...(o.props ?? []),
 ]
 
 /** Kafka's ProducerPerformance (kafka-producer-perf-test.sh). */

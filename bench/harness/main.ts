@@ -12,7 +12,18 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { type Broker, type BrokerName, type JavaEnv, prepareKafka, settle, startKafka, startTributary, TRIBUTARY_MAIN } from './brokers.js'
+import {
+  type BenchCerts,
+  type Broker,
+  type BrokerName,
+  type JavaEnv,
+  makeCerts,
+  prepareKafka,
+  settle,
+  startKafka,
+  startTributary,
+  TRIBUTARY_MAIN,
+} from './brokers.js'
 import { createTopics, tributaryPerfAvailable } from './generators.js'
 import { describeMachine } from './machine.js'
 import {
@@ -290,7 +301,8 @@ async function main(): Promise<number> {
   if (opts.noTributary) say('\n*** --no-tributary: measuring Apache Kafka only. ***\n')
   const brokers: BrokerName[] = kafkaSkip ? ['tributary'] : opts.noTributary ? ['kafka'] : ['tributary', 'kafka']
   const tmp = mkdtempSync(join(tmpdir(), 'tributary-bench-'))
-  const start = (b: BrokerName, dir: string): Promise<Broker> => (b === 'tributary' ? startTributary(dir) : startKafka(tools!, dir))
+  const start = (b: BrokerName, dir: string, certs?: BenchCerts): Promise<Broker> =>
+    b === 'tributary' ? startTributary(dir, certs) : startKafka(tools!, dir, certs)
   const results: ScenarioResult[] = []
   let failures = 0
   /** Each load run's metrics by scenario, broker and round, for the metrics derived across scenarios. */
@@ -320,7 +332,10 @@ async function main(): Promise<number> {
     }
 
     // 1. Start-up, each start on an empty directory, alternating brokers. The brokers started for
-    //    the load scenarios (also on empty directories) give one of the samples.
+    //    the load scenarios (also on empty directories) give one of the samples — unless TLS
+    //    scenarios give them an SSL listener, which plain start-ups do not have.
+    const tlsNeeded = active.some((s) => s.tls)
+    const loadStartIsSample = active.length > 0 && !tlsNeeded
     const startup = want(STARTUP.name)
       ? emptyResult(STARTUP, 'the harness (raw socket, ApiVersions v0 every 1 ms)', { runs: counts.startupRuns, emptyDataDir: true })
       : null
@@ -337,7 +352,7 @@ async function main(): Promise<number> {
     }
     if (startup) {
       say(`\n== ${STARTUP.name}: ${STARTUP.title}`)
-      const extra = active.length > 0 ? counts.startupRuns - 1 : counts.startupRuns
+      const extra = loadStartIsSample ? counts.startupRuns - 1 : counts.startupRuns
       for (let i = 0; i < extra; i++) {
         const order = i % 2 === 1 ? brokers : [...brokers].reverse()
         for (const b of order) {
@@ -363,11 +378,14 @@ async function main(): Promise<number> {
     // 2. Load scenarios on one long-lived broker of each kind.
     if (active.length > 0) {
       const live: Partial<Record<BrokerName, Broker>> = {}
-      say(`\n== starting the brokers for the load scenarios${startup ? ' (each start is a start-up sample too)' : ''}`)
+      const certs = tlsNeeded ? await makeCerts(tmp) : undefined
+      say(
+        `\n== starting the brokers for the load scenarios${loadStartIsSample && startup ? ' (each start is a start-up sample too)' : ''}${certs ? ', with an SSL listener each' : ''}`,
+      )
       for (const b of brokers) {
         try {
-          live[b] = await start(b, join(tmp, `main-${b}`))
-          if (startup) await recordStart(b, live[b]!)
+          live[b] = await start(b, join(tmp, `main-${b}`), certs)
+          if (startup && loadStartIsSample) await recordStart(b, live[b]!)
           else say(`  ${b.padEnd(9)} ${live[b]!.bootstrap}, up in ${fmtNum(live[b]!.startupMs)} ms`)
         } catch (err) {
           failures++

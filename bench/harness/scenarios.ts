@@ -4,6 +4,7 @@ import {
   consumerPerformance,
   endToEndLatency,
   fixedRateEndToEnd,
+  javaTlsProps,
   type PerfProduceOptions,
   type ProducerOptions,
   perfConsume,
@@ -234,6 +235,73 @@ function transactionScenarios(c: Counts): Scenario[] {
   ]
 }
 
+function tlsOf(ctx: RunContext): { bootstrap: string; caFile: string } {
+  if (!ctx.broker.tls) throw new Error(`${ctx.broker.name} was started without an SSL listener`)
+  return ctx.broker.tls
+}
+
+/**
+ * Produce and consume over each broker's SSL listener (TLS with the same development certificate on
+ * both, the Java clients trusting its CA): the idempotent acks=all produce and the consume of the
+ * plaintext scenarios, so each pair shows what TLS costs.
+ */
+function tlsScenarios(c: Counts): Scenario[] {
+  const base = { records: c.produce100, recordSize: 100, acks: 'all' as const, lingerMs: 5, batchSize: 65_536 }
+  return [
+    {
+      name: 'produce-100b-tls',
+      title: '100-byte records to 8 partitions over TLS, acks=all (RF 1), idempotent (the Java default)',
+      generator: 'Kafka ProducerPerformance (Java producer, security.protocol=SSL)',
+      needs: 'java',
+      tls: true,
+      partitions: 8,
+      recordsPerRun: c.produce100,
+      params: { ...base, partitions: 8, throughput: 'unthrottled', compression: 'none', securityProtocol: 'SSL' },
+      metrics: produceMetrics,
+      topic: (round) => `produce-100b-tls-r${round}`,
+      async run(ctx) {
+        const tls = tlsOf(ctx)
+        const o: ProducerOptions = { ...base, topic: this.topic(ctx.round), props: javaTlsProps(tls.caFile) }
+        const r = await producerPerformance(needTools(ctx), tls.bootstrap, o)
+        return {
+          records_per_sec: r.recordsPerSec,
+          mb_per_sec: r.mbPerSec,
+          p50_ms: r.p50Ms,
+          p99_ms: r.p99Ms,
+          avg_ms: r.avgMs,
+          p999_ms: r.p999Ms,
+        }
+      },
+    },
+    {
+      name: 'consume-100b-tls',
+      title: `consume ${c.consume.toLocaleString('en-US')} 100-byte records from 8 partitions over TLS (page cache)`,
+      generator: 'Kafka ConsumerPerformance (Java consumer, security.protocol=SSL, new group per run)',
+      needs: 'java',
+      tls: true,
+      partitions: 8,
+      recordsPerRun: c.consume,
+      params: { records: c.consume, recordSize: 100, partitions: 8, fetchSize: 1_048_576, securityProtocol: 'SSL' },
+      metrics: [
+        { ...RPS, label: 'throughput (fetch)' },
+        { key: 'overall_records_per_sec', label: 'throughput incl. group join', unit: 'records/s', better: 'higher' },
+      ],
+      topic: () => CONSUME_TOPIC,
+      prepare: (ctx) => fillConsumeTopic(ctx, c.consume),
+      async run(ctx) {
+        const tls = tlsOf(ctx)
+        const r = await consumerPerformance(needTools(ctx), tls.bootstrap, CONSUME_TOPIC, c.consume, javaTlsProps(tls.caFile))
+        return {
+          records_per_sec: r.recordsPerSec,
+          mb_per_sec: r.mbPerSec,
+          overall_records_per_sec: r.overallRecordsPerSec,
+          rebalance_ms: r.rebalanceMs,
+        }
+      },
+    },
+  ]
+}
+
 export function scenarios(c: Counts): Scenario[] {
   const e2eTopic = (name: string) => (round: number) => `${name}-r${round}`
   const list: Scenario[] = [
@@ -416,7 +484,7 @@ export function scenarios(c: Counts): Scenario[] {
       },
     },
   )
-  list.push(...transactionScenarios(c), ...shareScenarios(c))
+  list.push(...transactionScenarios(c), ...tlsScenarios(c), ...shareScenarios(c))
   for (const s of list) s.metrics = [...s.metrics, BROKER_CPU, ...(s.recordsPerRun ? [BROKER_CPU_PER_M] : []), PEAK_RSS]
   return list
 }
