@@ -101,7 +101,7 @@ def refused(spec):
     admin = AdminClient(conf_of(spec, errors))
     # error_cb runs from poll(): serve it until librdkafka has told why it cannot get in.
     deadline = time.time() + 8
-    while time.time() < deadline and not any(e['name'] in ('_AUTHENTICATION', '_SSL', '_TRANSPORT') for e in errors):
+    while time.time() < deadline and not any(e['name'] in ('_AUTHENTICATION', '_SSL', '_ALL_BROKERS_DOWN') for e in errors):
         admin.poll(0.25)
     listed = None
     try:
@@ -116,10 +116,12 @@ def main():
     out = {'librdkafka': libversion()[0]}
     for arg in sys.argv[4:]:
         spec = json.loads(arg)
+        t0 = time.time()
         if spec['mode'] == 'ok':
             out[spec['label']] = allowed_and_denied(spec, prefix, denied_topic, denied_group)
         else:
             out[spec['label']] = refused(spec)
+        out[spec['label']]['ms'] = round((time.time() - t0) * 1000)
     print(json.dumps(out))
 
 
