@@ -124,7 +124,10 @@ export class NetworkServer {
       if (principal) this.accept(socket, listener, principal)
     })
     server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
-      this.tlsRefused(listener, socket, err.code ?? err.message)
+      // A client certificate that does not verify ends the handshake from Node's side once it is
+      // done, which reaches us as a reset with the verification error on the socket: name that.
+      const untrusted = socket.authorizationError
+      this.tlsRefused(listener, socket, untrusted ? `client certificate not trusted: ${String(untrusted)}` : (err.code ?? err.message))
       socket.destroy()
     })
     return server

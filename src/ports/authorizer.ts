@@ -80,6 +80,17 @@ export interface AclBindingFilter {
   permissionType: number
 }
 
+/** The filter that matches every binding. */
+export const ANY_ACL_BINDING: Readonly<AclBindingFilter> = {
+  resourceType: ResourceType.ANY,
+  resourceName: null,
+  patternType: PatternType.ANY,
+  principal: null,
+  host: null,
+  operation: AclOperation.ANY,
+  permissionType: AclPermissionType.ANY,
+}
+
 /** Who asks: the connection's principal and the address it connects from. */
 export interface RequestIdentity {
   readonly principal: KafkaPrincipal

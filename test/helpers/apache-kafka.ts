@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Broker, prepareKafka, startKafka } from '../../bench/harness/brokers.js'
 import { describeMachine } from '../../bench/harness/machine.js'
+import { type ProcResult, runProcess } from './run-process.js'
 
 export interface ApacheKafka {
   bootstrap: string
@@ -43,4 +44,15 @@ export async function apacheKafkaTools(say: (s: string) => void = () => {}): Pro
   const env = await prepareKafka(machine.java, machine.maven, say)
   if ('skip' in env) throw new Error(`cannot run Apache Kafka's tools: ${env.skip}`)
   return { java: env.java, classpath: env.classpath }
+}
+
+/**
+ * Runs one of Kafka's tool classes (org.apache.kafka.tools.AclCommand, ConfigCommand, …) with
+ * Kafka's own tool JVM options, to completion; the caller checks the exit code and output.
+ */
+export async function runKafkaTool(mainClass: string, args: string[], timeoutMs = 120_000): Promise<ProcResult> {
+  const machine = await describeMachine()
+  const env = await prepareKafka(machine.java, machine.maven, () => {})
+  if ('skip' in env) throw new Error(`cannot run Apache Kafka's tools: ${env.skip}`)
+  return runProcess(env.java, [...env.toolArgs, '-cp', env.classpath, mainClass, ...args], { timeoutMs })
 }

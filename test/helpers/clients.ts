@@ -502,3 +502,15 @@ export async function kafkajsRoundTrip(kafka: Kafka, topic: string, values: stri
   await consumer.disconnect()
   return seen
 }
+
+/** Every message, code and API error in an error, its causes and its aggregated errors. */
+export function errorChain(err: unknown, out: string[] = []): string[] {
+  if (!err || typeof err !== 'object' || out.length > 50) return out
+  const e = err as { message?: string; code?: string; cause?: unknown; errors?: unknown[]; response?: unknown; apiId?: string }
+  out.push(
+    `${e.code ?? ''} ${e.apiId ?? ''} ${e.message ?? ''} ${e.response ? JSON.stringify(e.response, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) : ''}`,
+  )
+  for (const x of e.errors ?? []) errorChain(x, out)
+  if (e.cause) errorChain(e.cause, out)
+  return out
+}

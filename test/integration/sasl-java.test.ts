@@ -1,17 +1,19 @@
 // The Java 4.4 clients over SASL_PLAINTEXT: a SCRAM-SHA-512 user made with Kafka's own
 // ConfigCommand (kafka-configs --alter --add-config 'SCRAM-SHA-512=[...]' --entity-type users,
-// logged in with PLAIN through --command-config), then a producer and a consumer group with
-// SCRAM-SHA-512 and with PLAIN; a wrong password and an unknown user fail with
-// SaslAuthenticationException. test/interop/java's SaslClients runs the clients. Missing java or mvn
+// logged in with PLAIN through --command-config), then an admin, a producer and a consumer group
+// with SCRAM-SHA-512 and with PLAIN; a wrong password and an unknown user fail with
+// SaslAuthenticationException. test/interop/java's SecuredClients runs the clients, every login in
+// one JVM (over SASL_SSL, with ACLs: test/integration/sasl-ssl.test.ts). Missing java or mvn
 // fails this file; it never skips.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { describeScramUsers } from '../../src/client/scram-users.js'
-import { apacheKafkaTools } from '../helpers/apache-kafka.js'
+import { runKafkaTool } from '../helpers/apache-kafka.js'
+import { securedClientsOutcome, writeClientProperties } from '../helpers/client-properties.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { javaCommand, type ProcResult, runProcess, show } from '../helpers/run-process.js'
 import { adminClient, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
@@ -46,28 +48,10 @@ describe('Java clients over SASL_PLAINTEXT', () => {
   })
 
   test("Kafka's ConfigCommand creates a SCRAM-SHA-512 user", { timeout: TIMEOUT_MS + 60_000 }, async () => {
-    const tools = await apacheKafkaTools()
-    const props = join(dir, 'admin.properties')
-    writeFileSync(
-      props,
-      'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n' +
-        'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret";\n',
-    )
-    const r = await run(tools.java, [
-      '-cp',
-      tools.classpath,
-      'org.apache.kafka.tools.ConfigCommand',
-      '--bootstrap-server',
-      broker.bootstrap,
-      '--command-config',
-      props,
-      '--alter',
-      '--add-config',
-      'SCRAM-SHA-512=[iterations=8192,password=frank-secret]',
-      '--entity-type',
-      'users',
-      '--entity-name',
-      'frank',
+    const props = writeClientProperties(dir, 'admin', broker.bootstrap, { mechanism: 'PLAIN', user: 'admin', password: PLAIN_USERS.admin })
+    const r = await runKafkaTool('org.apache.kafka.tools.ConfigCommand', [
+      ...['--bootstrap-server', broker.bootstrap, '--command-config', props, '--alter'],
+      ...['--add-config', 'SCRAM-SHA-512=[iterations=8192,password=frank-secret]', '--entity-type', 'users', '--entity-name', 'frank'],
     ])
     assert.equal(r.code, 0, `ConfigCommand failed: ${show(r)}\n${broker.stderr().slice(-3000)}`)
     const client = await adminClient(broker.bootstrap)
@@ -80,29 +64,37 @@ describe('Java clients over SASL_PLAINTEXT', () => {
     }
   })
 
-  for (const [mechanism, user, password] of [
-    ['SCRAM-SHA-512', 'frank', 'frank-secret'],
-    ['PLAIN', 'alice', PLAIN_USERS.alice],
-  ] as const) {
-    test(`${mechanism}: producer and consumer group; wrong password and unknown user refused`, { timeout: TIMEOUT_MS }, async () => {
-      assert.ok(built, 'the Maven build failed (see the first test)')
-      const topic = `it-java-sasl-${mechanism.toLowerCase()}`
-      const r = await run(javaCommand(), [
-        '-cp',
-        CLASSPATH,
-        'io.tributary.interop.SaslClients',
-        broker.bootstrap,
-        topic,
-        mechanism,
-        user,
-        password,
-      ])
-      const lines = r.stdout.split(/\r?\n/)
-      assert.equal(r.code, 0, `SaslClients failed: ${show(r)}\n${broker.stderr().slice(-3000)}`)
-      assert.ok(lines.includes('SASL OK'), show(r))
-      assert.ok(lines.includes('SASL consumed 100'), show(r))
-      assert.match(lines.find((l) => l.startsWith('SASL wrong-password ')) ?? '', /SaslAuthenticationException/)
-      assert.match(lines.find((l) => l.startsWith('SASL unknown-user ')) ?? '', /SaslAuthenticationException/)
-    })
-  }
+  test('SCRAM-SHA-512 and PLAIN (one JVM): admin, producer and consumer group; wrong password and unknown user refused', {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    assert.ok(built, 'the Maven build failed (see the first test)')
+    const logins = {
+      'scram-sha-512': { mechanism: 'SCRAM-SHA-512', user: 'frank', password: 'frank-secret' },
+      plain: { mechanism: 'PLAIN', user: 'alice', password: PLAIN_USERS.alice },
+    } as const
+    const specs: string[] = []
+    for (const [label, l] of Object.entries(logins)) {
+      specs.push(`ok:${label}:${writeClientProperties(dir, label, broker.bootstrap, l)}`)
+      specs.push(
+        `refused:${label}-wrong-password:${writeClientProperties(dir, `${label}-wrong`, broker.bootstrap, { ...l, password: 'wrong' })}`,
+      )
+      specs.push(
+        `refused:${label}-unknown-user:${writeClientProperties(dir, `${label}-unknown`, broker.bootstrap, { ...l, user: `nobody-${l.user}` })}`,
+      )
+    }
+    // No authorizer here: '-' skips the denied steps (test/integration/sasl-ssl.test.ts has them).
+    const r = await run(javaCommand(), ['-cp', CLASSPATH, 'io.tributary.interop.SecuredClients', 'it-java-sasl-', '-', '-', ...specs])
+    const context = `${show(r)}\n${broker.stderr().slice(-3000)}`
+    assert.equal(r.code, 0, `SecuredClients failed: ${context}`)
+    for (const label of Object.keys(logins)) {
+      assert.equal(securedClientsOutcome(r.stdout, label, 'ok'), '3', `${label}\n${context}`)
+      for (const bad of ['wrong-password', 'unknown-user']) {
+        assert.equal(
+          securedClientsOutcome(r.stdout, `${label}-${bad}`, 'refused'),
+          'SaslAuthenticationException',
+          `${label} ${bad}\n${context}`,
+        )
+      }
+    }
+  })
 })

@@ -4,21 +4,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Admin, Producer, stringSerializers } from '@platformatic/kafka'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
+import { errorChain } from '../helpers/clients.js'
 import { createScramUsers, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
 
 const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const
-
-/** Every message, code and API error in an error, its causes and its aggregated errors. */
-function chain(err: unknown, out: string[] = []): string[] {
-  if (!err || typeof err !== 'object' || out.length > 50) return out
-  const e = err as { message?: string; code?: string; cause?: unknown; errors?: unknown[]; response?: unknown; apiId?: string }
-  out.push(
-    `${e.code ?? ''} ${e.apiId ?? ''} ${e.message ?? ''} ${e.response ? JSON.stringify(e.response, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) : ''}`,
-  )
-  for (const x of e.errors ?? []) chain(x, out)
-  if (e.cause) chain(e.cause, out)
-  return out
-}
 
 describe('@platformatic/kafka over SASL_PLAINTEXT', () => {
   let broker: BrokerProcess
@@ -59,7 +48,7 @@ describe('@platformatic/kafka over SASL_PLAINTEXT', () => {
       })
       try {
         await assert.rejects(bad.listTopics(), (err: Error) => {
-          assert.match(chain(err).join('\n'), /SASL_AUTHENTICATION_FAILED|Invalid username or password|invalid credentials/)
+          assert.match(errorChain(err).join('\n'), /SASL_AUTHENTICATION_FAILED|Invalid username or password|invalid credentials/)
           return true
         })
       } finally {

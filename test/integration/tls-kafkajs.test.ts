@@ -140,9 +140,14 @@ describe('TLS listener with kafkajs', () => {
       await assert.rejects(admin.connect())
     })
 
-    test('a client with a certificate from another CA is refused', async () => {
+    test('a client with a certificate from another CA is refused, and the log says why', async () => {
       const admin = kafka(broker, { ca: [certs.pem.ca], cert: other.pem.clientCert, key: other.pem.clientKey }).admin()
       await assert.rejects(admin.connect())
+      await waitFor(
+        () => lines.some((l) => l.includes('kind=tls-handshake') && l.includes('client certificate not trusted')),
+        'the untrusted certificate named in the log',
+        5_000,
+      )
     })
   })
 

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify'
 import { createAcls, deleteAcls, describeAcls } from '../../client/admin-acls.js'
 import { ClientError } from '../../client/errors.js'
 import { describeScramUsers } from '../../client/scram-users.js'
-import { type AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType } from '../../ports/authorizer.js'
+import { ANY_ACL_BINDING, type AclBinding, AclOperation, AclPermissionType, PatternType, ResourceType } from '../../ports/authorizer.js'
 import type { ConsoleRouteKit } from './share-routes.js'
 
 const nameOf = (table: Record<string, number>, code: number) => Object.entries(table).find(([, v]) => v === code)?.[0] ?? String(code)
@@ -85,15 +85,7 @@ export function registerSecurityRoutes(app: FastifyInstance, kit: ConsoleRouteKi
       const users = await describeScramUsers(c)
       let acls: ReturnType<typeof named>[] | null = null
       try {
-        const all = await describeAcls(c, {
-          resourceType: ResourceType.ANY,
-          resourceName: null,
-          patternType: PatternType.ANY,
-          principal: null,
-          host: null,
-          operation: AclOperation.ANY,
-          permissionType: AclPermissionType.ANY,
-        })
+        const all = await describeAcls(c, ANY_ACL_BINDING)
         acls = all.map(named)
       } catch (err) {
         if (!(err instanceof ClientError && err.code === 'SECURITY_DISABLED')) throw err
