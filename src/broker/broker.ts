@@ -34,6 +34,7 @@ import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
 import { ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { httpClientOptions } from './http-access.js'
 import { ClientQuotas } from '../security/quota/client-quotas.js'
+import { connectionRatesOf } from '../security/quota/connection-rate.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -459,6 +460,8 @@ export class Broker {
         logger: logger.child('network'),
         metrics,
         admit: (ip) => quotas.admitConnection(ip),
+        acceptThrottle: connectionRatesOf(config, clock),
+        listenBacklog: config.get('socket.listen.backlog.size'),
       })
       metrics?.attach(services)
       await network.start()

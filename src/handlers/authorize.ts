@@ -79,6 +79,9 @@ export function isTransactionalBatch(records: Buffer | null): boolean {
   }
 }
 
+/** Kafka's message of TOPIC_AUTHORIZATION_FAILED where a response carries one per topic or partition. */
+export const TOPIC_DENIED_MESSAGE = 'Topic authorization failed.'
+
 export const topicDenied = (): KafkaError => new KafkaError('TOPIC_AUTHORIZATION_FAILED')
 export const groupDenied = (): KafkaError => new KafkaError('GROUP_AUTHORIZATION_FAILED')
 export const clusterDenied = (): KafkaError => new KafkaError('CLUSTER_AUTHORIZATION_FAILED')
@@ -184,6 +187,26 @@ export function readableShareTopics<Req extends { topics: ShareTopic[] }>(ctx: R
       return { ...res, responses: [...res.responses, ...more] }
     },
   }
+}
+
+/**
+ * AlterShareGroupOffsets/DeleteShareGroupOffsets (Kafka's KafkaApis): READ on each topic. The
+ * request is served without the refused topics; each refused one is answered by `refusedAnswer`
+ * (placed before or after the served ones), unless the whole request failed.
+ */
+export async function servedReadableTopics<T extends { topicName: string }, Res extends { errorCode: number; responses: unknown[] }>(
+  ctx: RequestContext,
+  req: { groupId: string; topics: T[] },
+  serve: (req: { groupId: string; topics: T[] }) => Promise<Res>,
+  refusedAnswer: (t: T) => NoInfer<Res['responses'][number]>,
+  refusedFirst: boolean,
+): Promise<Res> {
+  const refused = req.topics.filter((t) => !canTopic(ctx, AclOperation.READ, t.topicName))
+  if (refused.length === 0) return serve(req)
+  const res = await serve({ ...req, topics: req.topics.filter((t) => !refused.includes(t)) })
+  if (res.errorCode !== 0) return res
+  const denied = refused.map(refusedAnswer)
+  return { ...res, responses: refusedFirst ? [...denied, ...res.responses] : [...res.responses, ...denied] }
 }
 
 /** The ShareFetch/ShareAcknowledge answer without READ on the group. */

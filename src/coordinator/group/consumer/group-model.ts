@@ -36,7 +36,19 @@ export type TopicSource = () => ReadonlyMap<string, TopicInfo>
 export interface ClientInfo {
   clientId: string
   clientHost: string
+  /**
+   * Which topics the member may see (DESCRIBE, the handler's authorizer check): only those are
+   * resolved from its regex subscription. Absent: every topic (no authorizer).
+   */
+  topicVisible?: TopicFilter
 }
+
+/** Whether a topic (by name) may be resolved into a member's regex subscription. */
+export type TopicFilter = (topic: string) => boolean
+
+export const EVERY_TOPIC: TopicFilter = () => true
+/** A member restored from the log has not told its principal yet: its regex resolves to nothing until it heartbeats. */
+export const NO_TOPIC: TopicFilter = () => false
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
 
@@ -50,6 +62,8 @@ export class ConsumerMember {
   pendingRevocation: Assignment = emptyAssignment()
   subscribedTopicNames: string[] = []
   subscribedTopicRegex: string | null = null
+  /** The topics its regex may resolve to: those its last heartbeat's principal may DESCRIBE (not durable). */
+  topicVisible: TopicFilter = NO_TOPIC
   serverAssignor: string | null = null
   rackId: string | null = null
   rebalanceTimeoutMs = 0
