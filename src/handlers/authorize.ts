@@ -120,26 +120,37 @@ export function aclFilterOf(f: {
 }
 
 /**
- * ConsumerGroupDescribe/ShareGroupDescribe (KIP-848, KIP-932): each group the caller may DESCRIBE
- * with its authorized operations when asked for, the others as GROUP_AUTHORIZATION_FAILED.
+ * ConsumerGroupDescribe/ShareGroupDescribe (KIP-848, KIP-932; Kafka's KafkaApis): each group the
+ * caller may DESCRIBE with its authorized operations when asked for, the others as
+ * GROUP_AUTHORIZATION_FAILED; a described group whose members' assignments (`topicsOf`) name a
+ * topic the caller may not DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED, without members.
  */
-export function describedGroupsAuthorized<G extends { groupId: string }>(ctx: RequestContext, groups: G[], withOperations: boolean) {
-  return groups.map((g) =>
-    canGroup(ctx, AclOperation.DESCRIBE, g.groupId)
-      ? {
-          ...g,
-          authorizedOperations: withOperations ? authorizedOperations(ctx, ResourceType.GROUP, g.groupId) : OPERATIONS_NOT_REQUESTED,
-        }
-      : {
-          errorCode: groupDenied().code,
+export function describedGroupsAuthorized<G extends { groupId: string }>(
+  ctx: RequestContext,
+  groups: G[],
+  withOperations: boolean,
+  topicsOf: (g: G) => Iterable<string>,
+) {
+  const empty = { groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] }
+  return groups.map((g) => {
+    if (!canGroup(ctx, AclOperation.DESCRIBE, g.groupId)) {
+      return { ...empty, errorCode: groupDenied().code, groupId: g.groupId, groupEpoch: -1, assignmentEpoch: -1 }
+    }
+    for (const topic of topicsOf(g)) {
+      if (!canTopic(ctx, AclOperation.DESCRIBE, topic)) {
+        return {
+          ...empty,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+          errorMessage: 'The group has described topic(s) that the client is not authorized to describe.',
           groupId: g.groupId,
-          groupState: '',
-          groupEpoch: -1,
-          assignmentEpoch: -1,
-          assignorName: '',
-          members: [],
-        },
-  )
+        }
+      }
+    }
+    return {
+      ...g,
+      authorizedOperations: withOperations ? authorizedOperations(ctx, ResourceType.GROUP, g.groupId) : OPERATIONS_NOT_REQUESTED,
+    }
+  })
 }
 
 /** The ConsumerGroupHeartbeat/ShareGroupHeartbeat answer without READ on the group. */

@@ -10,7 +10,11 @@
 // - ConsumerGroupHeartbeat v1 with a regex: only topics alice may DESCRIBE are assigned, and a
 //   topic becomes assigned at the heartbeat after she is allowed to see it;
 // - ShareFetch: response bytes count against consumer_byte_rate; over it, the answer carries the
-//   throttle time and no records.
+//   throttle time and no records;
+// - ShareGroupHeartbeat needs DESCRIBE on each subscribed topic; ConsumerGroupDescribe and
+//   ShareGroupDescribe answer TOPIC_AUTHORIZATION_FAILED for a group assigned a topic the caller
+//   may not DESCRIBE; carol, with DELETE and ALTER on the cluster, deletes any topic (kafkajs) and
+//   may send WriteTxnMarkers (KIP-664), which alice may not.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Admin } from '@platformatic/kafka'
@@ -25,7 +29,10 @@ import { ErrorCode } from '../../src/protocol/errors.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from '../../src/protocol/messages/19-create-topics.js'
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../src/protocol/messages/68-consumer-group-heartbeat.js'
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../../src/protocol/messages/27-write-txn-markers.js'
+import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../../src/protocol/messages/69-consumer-group-describe.js'
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../../src/protocol/messages/76-share-group-heartbeat.js'
+import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../../src/protocol/messages/77-share-group-describe.js'
 import { ShareFetchRequest, ShareFetchResponse } from '../../src/protocol/messages/78-share-fetch.js'
 import {
   DescribeShareGroupOffsetsRequest,
@@ -40,7 +47,7 @@ import { createLogger, silentLogger } from '../../src/util/logger.js'
 import { waitFor } from '../helpers/clients.js'
 import { plainJaas, saslBrokerOverrides } from '../helpers/sasl.js'
 
-const USERS = { admin: 'admin-secret', alice: 'alice-secret' }
+const USERS = { admin: 'admin-secret', alice: 'alice-secret', carol: 'carol-secret' }
 const TOPIC_DENIED = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
 
 describe('authorization and quota gaps closed (Kafka 4.4 checks)', () => {
@@ -65,8 +72,9 @@ describe('authorization and quota gaps closed (Kafka 4.4 checks)', () => {
       sasl: { mechanism: 'plain', username: 'admin', password: USERS.admin },
       logLevel: logLevel.NOTHING,
     })
-  const aliceConn = () =>
-    connectNegotiated({ host: broker.host, port: broker.port, clientId: 'it-gaps-alice', security: security('alice') })
+  const connAs = (user: keyof typeof USERS) =>
+    connectNegotiated({ host: broker.host, port: broker.port, clientId: `it-gaps-${user}`, security: security(user) })
+  const aliceConn = () => connAs('alice')
 
   before(async () => {
     broker = await startBroker({
@@ -84,7 +92,10 @@ describe('authorization and quota gaps closed (Kafka 4.4 checks)', () => {
     const k = kafkaAdmin().admin()
     await k.connect()
     await k.createTopics({
-      topics: ['gap-open', 'gap-closed', 'gap-hidden', 'gap-rx-a', 'gap-rx-b', 'gap-quota'].map((topic) => ({ topic, numPartitions: 1 })),
+      topics: ['gap-open', 'gap-closed', 'gap-hidden', 'gap-rx-a', 'gap-rx-b', 'gap-quota', 'gap-del'].map((topic) => ({
+        topic,
+        numPartitions: 1,
+      })),
       waitForLeaders: true,
     })
     await k.disconnect()
@@ -98,6 +109,8 @@ describe('authorization and quota gaps closed (Kafka 4.4 checks)', () => {
       allowAlice(Res.TOPIC, 'gap-quota', Op.READ),
       allowAlice(Res.TOPIC, 'gap-new-', Op.CREATE, PatternType.PREFIXED),
       allowAlice(Res.TOPIC, 'gap-new-seen', Op.DESCRIBE_CONFIGS),
+      { ...allowAlice(Res.CLUSTER, 'kafka-cluster', Op.DELETE), principal: 'User:carol' },
+      { ...allowAlice(Res.CLUSTER, 'kafka-cluster', Op.ALTER), principal: 'User:carol' },
     ])
   })
 
@@ -277,5 +290,115 @@ describe('authorization and quota gaps closed (Kafka 4.4 checks)', () => {
     } finally {
       await conn.close()
     }
+  })
+
+  test('ShareGroupHeartbeat needs DESCRIBE on each subscribed topic', async () => {
+    const conn = await aliceConn()
+    try {
+      await conn.request(FindCoordinatorRequest, FindCoordinatorResponse, 4, { keyType: 0, coordinatorKeys: ['gap-sgh'] })
+      const join = (topics: string[]) =>
+        conn.request(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, 1, {
+          groupId: 'gap-sgh',
+          memberId: 'AAAAAAAAAAAAAAAAAAAABQ',
+          memberEpoch: 0,
+          subscribedTopicNames: topics,
+        })
+      assert.equal((await join(['gap-open', 'gap-hidden'])).errorCode, TOPIC_DENIED)
+      const ok = await waitFor(async () => {
+        const r = await join(['gap-open'])
+        return r.errorCode !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code ? r : undefined
+      }, 'the share group heartbeat to be answered')
+      assert.equal(ok.errorCode, 0)
+    } finally {
+      await conn.close()
+    }
+  })
+
+  test('ConsumerGroupDescribe / ShareGroupDescribe: a group assigned a topic the caller may not DESCRIBE is TOPIC_AUTHORIZATION_FAILED', async () => {
+    // admin (a super user) is a member of both groups, assigned gap-hidden.
+    const adminConn = await connAs('admin')
+    const conn = await aliceConn()
+    try {
+      await adminConn.request(FindCoordinatorRequest, FindCoordinatorResponse, 4, { keyType: 0, coordinatorKeys: ['gap-cgd', 'gap-sgd'] })
+      await waitFor(async () => {
+        const r = await adminConn.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, {
+          groupId: 'gap-cgd',
+          memberId: 'AAAAAAAAAAAAAAAAAAAABg',
+          memberEpoch: 0,
+          rebalanceTimeoutMs: 30_000,
+          subscribedTopicNames: ['gap-hidden'],
+          topicPartitions: [],
+        })
+        return r.errorCode === 0 && (r.assignment?.topicPartitions.length ?? 0) > 0
+      }, 'admin to be assigned gap-hidden in gap-cgd')
+      await waitFor(async () => {
+        const r = await adminConn.request(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, 1, {
+          groupId: 'gap-sgd',
+          memberId: 'AAAAAAAAAAAAAAAAAAAABw',
+          memberEpoch: 0,
+          subscribedTopicNames: ['gap-hidden'],
+        })
+        return r.errorCode === 0 && (r.assignment?.topicPartitions.length ?? 0) > 0
+      }, 'admin to be assigned gap-hidden in gap-sgd')
+      const cgd = await conn.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, {
+        groupIds: ['gap-cgd', 'gap-rx'],
+        includeAuthorizedOperations: false,
+      })
+      const byGroup = new Map(cgd.groups.map((g) => [g.groupId, g]))
+      assert.equal(byGroup.get('gap-cgd')?.errorCode, TOPIC_DENIED)
+      assert.deepEqual(byGroup.get('gap-cgd')?.members, [])
+      assert.equal(byGroup.get('gap-rx')?.errorCode, 0, 'a group of topics alice may describe')
+      const sgd = await conn.request(ShareGroupDescribeRequest, ShareGroupDescribeResponse, 1, {
+        groupIds: ['gap-sgd'],
+        includeAuthorizedOperations: false,
+      })
+      assert.equal(sgd.groups[0]!.errorCode, TOPIC_DENIED)
+      // The super user sees both.
+      const asAdmin = await adminConn.request(ShareGroupDescribeRequest, ShareGroupDescribeResponse, 1, {
+        groupIds: ['gap-sgd'],
+        includeAuthorizedOperations: false,
+      })
+      assert.equal(asAdmin.groups[0]!.errorCode, 0)
+    } finally {
+      await conn.close()
+      await adminConn.close()
+    }
+  })
+
+  test('DELETE on the cluster deletes any topic; WriteTxnMarkers takes ALTER on the cluster too (KIP-664)', async () => {
+    const carol = new Kafka({
+      brokers: [broker.bootstrap],
+      sasl: { mechanism: 'plain', username: 'carol', password: USERS.carol },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin()
+    await carol.connect()
+    try {
+      await carol.deleteTopics({ topics: ['gap-del'] })
+    } finally {
+      await carol.disconnect()
+    }
+    assert.equal((await admin.metadata(['gap-del'], { refresh: true })).topics.get('gap-del')?.error, 'UNKNOWN_TOPIC_OR_PARTITION')
+    const markers = async (user: 'alice' | 'carol') => {
+      const conn = await connAs(user)
+      try {
+        const r = await conn.request(WriteTxnMarkersRequest, WriteTxnMarkersResponse, 1, {
+          markers: [
+            {
+              producerId: 4242,
+              producerEpoch: 0,
+              transactionResult: false,
+              topics: [{ name: 'gap-open', partitionIndexes: [0] }],
+              coordinatorEpoch: 0,
+            },
+          ],
+        })
+        return r.markers[0]!.topics[0]!.partitions[0]!.errorCode
+      } finally {
+        await conn.close()
+      }
+    }
+    assert.equal(await markers('alice'), ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
+    assert.notEqual(await markers('carol'), ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
   })
 })
