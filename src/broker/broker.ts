@@ -275,6 +275,7 @@ export class Broker {
           assignors: config.get('group.consumer.assignors'),
           // consumer.session.timeout.ms / consumer.heartbeat.interval.ms of the group's configs, read when used.
           timeouts: (groupId) => configs.groupTimeouts('consumer', groupId),
+          authorizing: config.get('authorizer.class.name') !== '',
         },
         shareGroups: {
           config: {

@@ -18,8 +18,9 @@
 // - Session timeout (group.consumer.session.timeout.ms) restarts with each heartbeat; a member
 //   that does not revoke within its rebalance timeout is fenced too. Either removes the member.
 // - Regex subscriptions (v1) resolve only to topics the member may DESCRIBE (the filter its last
-//   heartbeat brought, as Kafka's TopicRegexResolver filters by the heartbeat's principal; a
-//   member restored from the log resolves its regex to nothing until it heartbeats), so a regex
+//   heartbeat brought, as Kafka's TopicRegexResolver filters by the heartbeat's principal; under
+//   an authorizer a member restored from the log resolves its regex to nothing until it
+//   heartbeats), so a regex
 //   never assigns a topic its member cannot see; an ACL change applies at the next heartbeat.
 // - Regex subscriptions (v1) are evaluated with JavaScript's RegExp as a full match. Kafka uses
 //   RE2/J; the two agree on ordinary patterns (classes, alternation, quantifiers) but not on every
@@ -61,6 +62,7 @@ import {
   EVERY_TOPIC,
   LEAVE_EPOCH,
   LEAVE_STATIC_EPOCH,
+  NO_TOPIC,
   type TopicInfo,
   type TopicSource,
 } from './group-model.js'
@@ -597,6 +599,7 @@ export class ConsumerGroups {
     g.targetAssignmentEpoch = image.targetAssignmentEpoch
     for (const mi of image.members) {
       const m = new ConsumerMember(mi.memberId, mi.instanceId, mi.clientId, mi.clientHost)
+      m.topicVisible = this.config.authorizing ? NO_TOPIC : EVERY_TOPIC
       Object.assign(m, {
         rackId: mi.rackId,
         subscribedTopicNames: mi.subscribedTopicNames,

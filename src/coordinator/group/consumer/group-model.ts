@@ -17,6 +17,11 @@ export interface ConsumerGroupConfig {
   assignors: readonly string[]
   /** A group's own consumer.session.timeout.ms / consumer.heartbeat.interval.ms (group configs), read when used. */
   timeouts?: (groupId: string) => { sessionTimeoutMs?: number; heartbeatIntervalMs?: number }
+  /**
+   * An authorizer is on (authorizer.class.name): a member restored from the log resolves its regex
+   * to nothing until its first heartbeat brings its principal. Without one, to every topic.
+   */
+  authorizing?: boolean
 }
 
 export const DEFAULT_CONSUMER_GROUP_CONFIG: ConsumerGroupConfig = {
@@ -47,7 +52,7 @@ export interface ClientInfo {
 export type TopicFilter = (topic: string) => boolean
 
 export const EVERY_TOPIC: TopicFilter = () => true
-/** A member restored from the log has not told its principal yet: its regex resolves to nothing until it heartbeats. */
+/** A member restored from the log under an authorizer has not told its principal yet: its regex resolves to nothing until it heartbeats. */
 export const NO_TOPIC: TopicFilter = () => false
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
