@@ -174,7 +174,7 @@ export const MEMBERSHIP_AND_NETWORK_KEYS = [
     default: '50',
     validator: { min: 1 },
     scope: 'broker',
-    doc: 'Listen backlog of the server sockets.',
+    doc: 'Listen backlog of the server sockets in Kafka; here the most connections waiting for an acceptor throttled by max.connection.creation.rate.',
   },
   {
     name: 'connections.max.idle.ms',

@@ -54,7 +54,7 @@ export interface NetworkServerOptions {
    * how long the acceptor waits before taking it. Connections that arrive meanwhile queue behind it.
    */
   acceptThrottle?: { applies(listener: string): boolean; delayMs(listener: string): number }
-  /** socket.listen.backlog.size: the listen backlog, and how many connections may wait for a throttled acceptor. */
+  /** socket.listen.backlog.size: how many connections may wait for a throttled acceptor (as a full backlog, more are refused). */
   listenBacklog?: number
 }
 
@@ -100,7 +100,7 @@ export class NetworkServer {
       for (const listener of this.opts.listeners) {
         const server = listener.tls ? this.tlsServer(listener, listener.tls) : createServer({ allowHalfOpen: true })
         if (!listener.tls) server.on('connection', (socket) => this.accept(socket, listener, ANONYMOUS))
-        await listen(server, listener, this.opts.listenBacklog ?? DEFAULT_LISTEN_BACKLOG)
+        await listen(server, listener)
         // After a successful bind, errors (e.g. EMFILE on accept) are logged, never thrown.
         server.on('error', (err) => this.log.error('listener error', { listener: listener.name, err }))
         const tls = listener.tls
@@ -341,13 +341,13 @@ export class NetworkServer {
   }
 }
 
-function listen(server: Server, listener: ListenerConfig, backlog: number): Promise<void> {
+function listen(server: Server, listener: ListenerConfig): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       reject(new Error(`cannot bind listener ${listener.name} on ${hostPort(listener)}: ${err.code ?? err.message}`, { cause: err }))
     }
     server.once('error', onError)
-    server.listen({ host: listener.host, port: listener.port, backlog }, () => {
+    server.listen({ host: listener.host, port: listener.port }, () => {
       server.off('error', onError)
       resolve()
     })
