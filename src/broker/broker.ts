@@ -34,6 +34,7 @@ import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
 import { ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { httpClientOptions } from './http-access.js'
 import { ClientQuotas } from '../security/quota/client-quotas.js'
+import { connectionRatesOf } from '../security/quota/connection-rate.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -274,6 +275,7 @@ export class Broker {
           assignors: config.get('group.consumer.assignors'),
           // consumer.session.timeout.ms / consumer.heartbeat.interval.ms of the group's configs, read when used.
           timeouts: (groupId) => configs.groupTimeouts('consumer', groupId),
+          authorizing: config.get('authorizer.class.name') !== '',
         },
         shareGroups: {
           config: {
@@ -459,6 +461,8 @@ export class Broker {
         logger: logger.child('network'),
         metrics,
         admit: (ip) => quotas.admitConnection(ip),
+        acceptThrottle: connectionRatesOf(config, clock),
+        listenBacklog: config.get('socket.listen.backlog.size'),
       })
       metrics?.attach(services)
       await network.start()

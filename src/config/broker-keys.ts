@@ -174,7 +174,7 @@ export const MEMBERSHIP_AND_NETWORK_KEYS = [
     default: '50',
     validator: { min: 1 },
     scope: 'broker',
-    doc: 'Listen backlog of the server sockets.',
+    doc: 'Listen backlog of the server sockets in Kafka; here the most connections waiting for an acceptor throttled by max.connection.creation.rate.',
   },
   {
     name: 'connections.max.idle.ms',
@@ -198,6 +198,17 @@ export const MEMBERSHIP_AND_NETWORK_KEYS = [
     validator: { min: 0 },
     scope: 'broker',
     doc: 'Most client connections the broker accepts at once.',
+  },
+  {
+    name: 'max.connection.creation.rate',
+    type: 'int',
+    default: INT_MAX,
+    validator: { min: 0 },
+    scope: 'broker',
+    doc:
+      'New connections per second the broker accepts on all its listeners but the inter-broker one (KIP-612); ' +
+      'past it the acceptor waits before taking the next connection. listener.name.<listener>.max.connection.creation.rate ' +
+      'sets a rate for one listener (the inter-broker one included).',
   },
   {
     name: 'max.connections.per.ip',

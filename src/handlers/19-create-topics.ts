@@ -3,12 +3,13 @@
 // than -1 (INVALID_PARTITIONS), replication factor above the live brokers or ≤ 0 other than -1
 // (INVALID_REPLICATION_FACTOR), bad manual assignment (INVALID_REPLICA_ASSIGNMENT), unknown or
 // invalid config (INVALID_CONFIG), duplicate in the request (INVALID_REQUEST).
-// v5+ answers with the topic's partitions, replication factor and configs; v7+ with its id.
+// v5+ answers with the topic's partitions, replication factor and configs when the caller may
+// DESCRIBE_CONFIGS the topic (else topicConfigErrorCode TOPIC_AUTHORIZATION_FAILED); v7+ with its id.
 // Controller mutation quota (KIP-599): each created partition counts; from v6 a topic asked for
 // while the quota is exhausted gets THROTTLING_QUOTA_EXCEEDED (older versions are throttled instead).
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from '../protocol/messages/19-create-topics.js'
-import { canCreateTopic } from './authorize.js'
+import { canCreateTopic, canTopic, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 import { THROTTLED } from './throttle.js'
 
@@ -45,6 +46,19 @@ export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVer
     try {
       const created = await topics.create(t, req.validateOnly)
       quota?.record(created.partitions)
+      // Partitions, replication factor and configs only with DESCRIBE_CONFIGS on the topic
+      // (Kafka's controller), else topicConfigErrorCode says why they are missing.
+      if (!canTopic(ctx, Op.DESCRIBE_CONFIGS, t.name)) {
+        results.push({
+          name: t.name,
+          topicId: created.topicId,
+          errorCode: 0,
+          errorMessage: null,
+          topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+          configs: [],
+        })
+        continue
+      }
       results.push({
         name: t.name,
         topicId: created.topicId,
@@ -54,7 +68,7 @@ export default defineHandler(CreateTopicsRequest, CreateTopicsResponse, { minVer
         replicationFactor: created.replicationFactor,
         configs: configs.describeTopic(created, null).map((c) => ({
           name: c.name,
-          value: c.value,
+          value: c.isSensitive ? null : c.value,
           readOnly: c.readOnly,
           configSource: c.source,
           isSensitive: c.isSensitive,

@@ -2,12 +2,13 @@
 // UNKNOWN_TOPIC_ID, TOPIC_DELETION_DISABLED (delete.topic.enable=false), INVALID_TOPIC_EXCEPTION
 // for internal topics. Controller mutation quota (KIP-599): each deleted partition counts; from v5
 // a topic asked for while the quota is exhausted gets THROTTLING_QUOTA_EXCEEDED (older versions are
-// throttled instead).
+// throttled instead). Authorization as Kafka's controller: DELETE on the cluster, or DESCRIBE then
+// DELETE on each topic.
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js'
 import { ErrorCode, KafkaError, toErrorCode } from '../protocol/errors.js'
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../protocol/messages/20-delete-topics.js'
 import { ZERO_UUID } from '../protocol/primitives/uuid.js'
-import { canTopic, Op, topicDenied } from './authorize.js'
+import { canCluster, canTopic, Op, topicDenied } from './authorize.js'
 import { defineHandler } from './define.js'
 import { THROTTLED } from './throttle.js'
 
@@ -16,6 +17,7 @@ export default defineHandler(DeleteTopicsRequest, DeleteTopicsResponse, { minVer
   const wanted = ctx.apiVersion >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }))
   const responses = []
   const quota = ctx.controllerMutationQuota?.(5)
+  const clusterDelete = canCluster(ctx, Op.DELETE)
   for (const w of wanted) {
     if (quota && !quota.admit()) {
       responses.push({ name: w.name, topicId: w.topicId, errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED.code, errorMessage: THROTTLED })
@@ -24,9 +26,12 @@ export default defineHandler(DeleteTopicsRequest, DeleteTopicsResponse, { minVer
     try {
       const byId = w.name === null
       const topic = byId ? topics.getById(w.topicId) : topics.get(w.name!)
-      // DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED (before existence, for a name).
-      if ((topic || !byId) && !canTopic(ctx, Op.DELETE, topic?.name ?? w.name!)) throw topicDenied()
+      // Kafka's controller: DELETE on the cluster allows every topic; else DESCRIBE on the topic
+      // (before existence, for a name) and then DELETE, each refused as TOPIC_AUTHORIZATION_FAILED.
+      const may = (op: Op, name: string) => clusterDelete || canTopic(ctx, op, name)
+      if ((topic || !byId) && !may(Op.DESCRIBE, topic?.name ?? w.name!)) throw topicDenied()
       if (!topic) throw new KafkaError(byId ? 'UNKNOWN_TOPIC_ID' : 'UNKNOWN_TOPIC_OR_PARTITION')
+      if (!may(Op.DELETE, topic.name)) throw topicDenied()
       if (!settings.deleteTopicEnable) throw new KafkaError('TOPIC_DELETION_DISABLED')
       if (INTERNAL_TOPICS.has(topic.name)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `cannot delete internal topic ${topic.name}`)
       await topics.delete(topic.name)

@@ -14,8 +14,9 @@ import { ErrorCode } from '../protocol/errors.js'
 export default defineHandler(WriteTxnMarkersRequest, WriteTxnMarkersResponse, { minVersion: 1, maxVersion: 2 }, async (ctx, req) => ({
   markers: await Promise.all(
     req.markers.map(async (m) => {
-      // Sent by transaction coordinators: CLUSTER_ACTION on the cluster (Kafka's KafkaApis).
-      if (!canCluster(ctx, Op.CLUSTER_ACTION)) {
+      // Sent by transaction coordinators (CLUSTER_ACTION on the cluster) or by an admin aborting a
+      // hanging transaction (KIP-664: ALTER on the cluster), as Kafka's KafkaApis allows.
+      if (!canCluster(ctx, Op.ALTER) && !canCluster(ctx, Op.CLUSTER_ACTION)) {
         const denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code
         return {
           producerId: m.producerId,

@@ -7,7 +7,7 @@
 // the store errors of its records (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE; answered once durable),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../protocol/messages/68-consumer-group-heartbeat.js'
-import { canGroup, canTopic, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
+import { authorizerOf, canGroup, canTopic, HEARTBEAT_GROUP_DENIED, Op, ResourceType } from './authorize.js'
 import { ErrorCode } from '../protocol/errors.js'
 import { defineHandler } from './define.js'
 
@@ -26,9 +26,13 @@ export default defineHandler(
         errorMessage: `The group has subscribed to topics which are not authorized: ${[...new Set(denied)].sort().join(', ')}`,
       }
     }
+    // A regex resolves only to the topics this member's principal may DESCRIBE (Kafka's TopicRegexResolver).
+    const authorizer = authorizerOf(ctx)
+    const who = { principal: ctx.conn.principal, remoteAddress: ctx.conn.remoteAddress }
     return ctx.broker.groups.consumerGroupHeartbeat(req, ctx.apiVersion, {
       clientId: ctx.header.clientId ?? '',
       clientHost: `/${ctx.conn.remoteAddress}`,
+      ...(authorizer.enabled ? { topicVisible: (topic: string) => authorizer.authorize(who, Op.DESCRIBE, ResourceType.TOPIC, topic) } : {}),
     })
   },
 )

@@ -6,12 +6,15 @@
 // GROUP_ID_NOT_FOUND (a classic or consumer group holds the id; leaving a group not known),
 // INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR.
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../protocol/messages/76-share-group-heartbeat.js'
-import { canGroup, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
+import { ErrorCode } from '../protocol/errors.js'
+import { canGroup, canTopic, HEARTBEAT_GROUP_DENIED, Op } from './authorize.js'
 import { defineHandler } from './define.js'
 
-export default defineHandler(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, { minVersion: 1, maxVersion: 1 }, (ctx, req) =>
-  // READ on the group (Kafka's KafkaApis).
-  !canGroup(ctx, Op.READ, req.groupId)
-    ? HEARTBEAT_GROUP_DENIED
-    : ctx.broker.groups.shareGroupHeartbeat(req, { clientId: ctx.header.clientId ?? '', clientHost: `/${ctx.conn.remoteAddress}` }),
-)
+export default defineHandler(ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse, { minVersion: 1, maxVersion: 1 }, (ctx, req) => {
+  // READ on the group, DESCRIBE on each subscribed topic (Kafka's KafkaApis: TOPIC_AUTHORIZATION_FAILED, no message).
+  if (!canGroup(ctx, Op.READ, req.groupId)) return HEARTBEAT_GROUP_DENIED
+  if ((req.subscribedTopicNames ?? []).some((t) => !canTopic(ctx, Op.DESCRIBE, t))) {
+    return { ...HEARTBEAT_GROUP_DENIED, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code }
+  }
+  return ctx.broker.groups.shareGroupHeartbeat(req, { clientId: ctx.header.clientId ?? '', clientHost: `/${ctx.conn.remoteAddress}` })
+})

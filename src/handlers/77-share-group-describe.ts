@@ -8,6 +8,9 @@ import { defineHandler } from './define.js'
 
 export default defineHandler(ShareGroupDescribeRequest, ShareGroupDescribeResponse, { minVersion: 1, maxVersion: 1 }, (ctx, req) => ({
   throttleTimeMs: 0,
-  // DESCRIBE on each group (Kafka's KafkaApis); its authorized operations when asked for.
-  groups: describedGroupsAuthorized(ctx, ctx.broker.groups.shareGroupDescribe(req.groupIds), req.includeAuthorizedOperations),
+  // DESCRIBE on each group and on the topics its members are assigned (Kafka's KafkaApis); its
+  // authorized operations when asked for.
+  groups: describedGroupsAuthorized(ctx, ctx.broker.groups.shareGroupDescribe(req.groupIds), req.includeAuthorizedOperations, (g) =>
+    g.members.flatMap((m) => m.assignment.topicPartitions.map((t) => t.topicName)),
+  ),
 }))

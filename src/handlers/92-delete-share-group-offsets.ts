@@ -2,8 +2,12 @@
 // Errors: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS,
 // NOT_COORDINATOR; per topic: UNKNOWN_TOPIC_OR_PARTITION (unknown, or no share state in the group)
 // and the share coordinator's errors.
+// Authorization (Kafka's KafkaApis): DELETE on the group, else GROUP_AUTHORIZATION_FAILED for the
+// whole request; READ on each topic, else that topic TOPIC_AUTHORIZATION_FAILED while the other
+// topics are deleted (a group-level error answers alone, without topics).
 import { DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse } from '../protocol/messages/92-delete-share-group-offsets.js'
-import { canGroup, Op } from './authorize.js'
+import { ZERO_UUID } from '../protocol/primitives/uuid.js'
+import { canGroup, Op, servedReadableTopics, TOPIC_DENIED_MESSAGE } from './authorize.js'
 import { defineHandler } from './define.js'
 import { ErrorCode } from '../protocol/errors.js'
 
@@ -11,9 +15,21 @@ export default defineHandler(
   DeleteShareGroupOffsetsRequest,
   DeleteShareGroupOffsetsResponse,
   { minVersion: 0, maxVersion: 0 },
-  // DELETE on the group (Kafka's KafkaApis).
-  (ctx, req) =>
-    canGroup(ctx, Op.DELETE, req.groupId)
-      ? ctx.broker.groups.deleteShareGroupOffsets(req)
-      : { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, responses: [] },
+  (ctx, req) => {
+    if (!canGroup(ctx, Op.DELETE, req.groupId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, responses: [] }
+    }
+    return servedReadableTopics(
+      ctx,
+      req,
+      (r) => ctx.broker.groups.deleteShareGroupOffsets({ ...req, ...r }),
+      (t) => ({
+        topicName: t.topicName,
+        topicId: ZERO_UUID,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+        errorMessage: TOPIC_DENIED_MESSAGE,
+      }),
+      true,
+    )
+  },
 )

@@ -79,6 +79,9 @@ export function isTransactionalBatch(records: Buffer | null): boolean {
   }
 }
 
+/** Kafka's message of TOPIC_AUTHORIZATION_FAILED where a response carries one per topic or partition. */
+export const TOPIC_DENIED_MESSAGE = 'Topic authorization failed.'
+
 export const topicDenied = (): KafkaError => new KafkaError('TOPIC_AUTHORIZATION_FAILED')
 export const groupDenied = (): KafkaError => new KafkaError('GROUP_AUTHORIZATION_FAILED')
 export const clusterDenied = (): KafkaError => new KafkaError('CLUSTER_AUTHORIZATION_FAILED')
@@ -117,26 +120,37 @@ export function aclFilterOf(f: {
 }
 
 /**
- * ConsumerGroupDescribe/ShareGroupDescribe (KIP-848, KIP-932): each group the caller may DESCRIBE
- * with its authorized operations when asked for, the others as GROUP_AUTHORIZATION_FAILED.
+ * ConsumerGroupDescribe/ShareGroupDescribe (KIP-848, KIP-932; Kafka's KafkaApis): each group the
+ * caller may DESCRIBE with its authorized operations when asked for, the others as
+ * GROUP_AUTHORIZATION_FAILED; a described group whose members' assignments (`topicsOf`) name a
+ * topic the caller may not DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED, without members.
  */
-export function describedGroupsAuthorized<G extends { groupId: string }>(ctx: RequestContext, groups: G[], withOperations: boolean) {
-  return groups.map((g) =>
-    canGroup(ctx, AclOperation.DESCRIBE, g.groupId)
-      ? {
-          ...g,
-          authorizedOperations: withOperations ? authorizedOperations(ctx, ResourceType.GROUP, g.groupId) : OPERATIONS_NOT_REQUESTED,
-        }
-      : {
-          errorCode: groupDenied().code,
+export function describedGroupsAuthorized<G extends { groupId: string }>(
+  ctx: RequestContext,
+  groups: G[],
+  withOperations: boolean,
+  topicsOf: (g: G) => Iterable<string>,
+) {
+  const empty = { groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] }
+  return groups.map((g) => {
+    if (!canGroup(ctx, AclOperation.DESCRIBE, g.groupId)) {
+      return { ...empty, errorCode: groupDenied().code, groupId: g.groupId, groupEpoch: -1, assignmentEpoch: -1 }
+    }
+    for (const topic of topicsOf(g)) {
+      if (!canTopic(ctx, AclOperation.DESCRIBE, topic)) {
+        return {
+          ...empty,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+          errorMessage: 'The group has described topic(s) that the client is not authorized to describe.',
           groupId: g.groupId,
-          groupState: '',
-          groupEpoch: -1,
-          assignmentEpoch: -1,
-          assignorName: '',
-          members: [],
-        },
-  )
+        }
+      }
+    }
+    return {
+      ...g,
+      authorizedOperations: withOperations ? authorizedOperations(ctx, ResourceType.GROUP, g.groupId) : OPERATIONS_NOT_REQUESTED,
+    }
+  })
 }
 
 /** The ConsumerGroupHeartbeat/ShareGroupHeartbeat answer without READ on the group. */
@@ -184,6 +198,26 @@ export function readableShareTopics<Req extends { topics: ShareTopic[] }>(ctx: R
       return { ...res, responses: [...res.responses, ...more] }
     },
   }
+}
+
+/**
+ * AlterShareGroupOffsets/DeleteShareGroupOffsets (Kafka's KafkaApis): READ on each topic. The
+ * request is served without the refused topics; each refused one is answered by `refusedAnswer`
+ * (placed before or after the served ones), unless the whole request failed.
+ */
+export async function servedReadableTopics<T extends { topicName: string }, Res extends { errorCode: number; responses: unknown[] }>(
+  ctx: RequestContext,
+  req: { groupId: string; topics: T[] },
+  serve: (req: { groupId: string; topics: T[] }) => Promise<Res>,
+  refusedAnswer: (t: T) => NoInfer<Res['responses'][number]>,
+  refusedFirst: boolean,
+): Promise<Res> {
+  const refused = req.topics.filter((t) => !canTopic(ctx, AclOperation.READ, t.topicName))
+  if (refused.length === 0) return serve(req)
+  const res = await serve({ ...req, topics: req.topics.filter((t) => !refused.includes(t)) })
+  if (res.errorCode !== 0) return res
+  const denied = refused.map(refusedAnswer)
+  return { ...res, responses: refusedFirst ? [...denied, ...res.responses] : [...res.responses, ...denied] }
 }
 
 /** The ShareFetch/ShareAcknowledge answer without READ on the group. */

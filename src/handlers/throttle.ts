@@ -6,6 +6,11 @@
 // - a consumer Fetch counts its response size against consumer_byte_rate; its fetch max bytes is
 //   first capped to what the quota allows in a window, and a throttled Fetch is answered empty (the
 //   bytes it would have carried are taken back), so the client fetches them again after the throttle;
+// - a ShareFetch likewise (Kafka's handleShareFetchRequest): max bytes capped, response bytes
+//   against consumer_byte_rate, and a throttled one answered without topics (error NONE,
+//   acquisition lock timeout 0). As in Kafka, the records it had acquired stay acquired by the
+//   member until their acquisition lock times out, then go to another delivery. ShareAcknowledge
+//   counts against request_percentage only, as in Kafka;
 // - CreateTopics, CreatePartitions and DeleteTopics add the controller mutation quota's throttle
 //   (the handlers record their mutations, see RequestContext.controllerMutationQuota).
 // The response carries the largest throttle in throttle_time_ms and the connection is muted for
@@ -51,9 +56,14 @@ function exempt(apiName: string, req: unknown): boolean {
   return EXEMPT.has(apiName) || isFollowerFetch(apiName, req)
 }
 
+/** The APIs whose response bytes count against consumer_byte_rate (a follower's Fetch excepted). */
+function isConsumerFetch(apiName: string): boolean {
+  return apiName === 'Fetch' || apiName === 'ShareFetch'
+}
+
 /** Before the handler: a consumer Fetch asks for no more than its quota allows in a window. */
 export function capFetch(quotas: QuotaService, principal: KafkaPrincipal, clientId: string, apiName: string, req: unknown): void {
-  if (apiName !== 'Fetch' || isFollowerFetch(apiName, req)) return
+  if (!isConsumerFetch(apiName) || isFollowerFetch(apiName, req)) return
   const cap = quotas.fetchBytesCap(principal, clientId)
   const r = req as { maxBytes: number }
   if (cap < r.maxBytes) r.maxBytes = Math.max(1, cap)
@@ -78,16 +88,19 @@ export function measure(quotas: QuotaService, m: Measured): Throttle {
   take(quotas.record('request', m.principal, m.clientId, m.busyMs), 'request')
   if (m.apiName === 'Produce') {
     take(quotas.record('produce', m.principal, m.clientId, m.requestBytes), 'produce')
-  } else if (m.apiName === 'Fetch') {
+  } else if (isConsumerFetch(m.apiName)) {
     take(quotas.record('fetch', m.principal, m.clientId, m.responseBytes), 'fetch')
-    // Kafka: a throttled Fetch answers empty, so its bytes do not count twice.
+    // Kafka: a throttled Fetch or ShareFetch answers empty, so its bytes do not count twice.
     if (t.ms > 0) quotas.unrecord('fetch', m.principal, m.clientId, m.responseBytes)
   }
   return t
 }
 
-/** The response as sent to a throttled client: its throttle time set; a consumer Fetch emptied. */
+/** The response as sent to a throttled client: its throttle time set; a consumer Fetch or a ShareFetch emptied. */
 export function throttledResponse(apiName: string, res: object, throttleMs: number): object {
   if (apiName === 'Fetch') return { ...res, throttleTimeMs: throttleMs, responses: [] }
+  if (apiName === 'ShareFetch' && (res as { errorCode?: number }).errorCode === 0) {
+    return { ...res, throttleTimeMs: throttleMs, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] }
+  }
   return { ...res, throttleTimeMs: throttleMs }
 }

@@ -14,7 +14,7 @@
 import type { X509Certificate } from 'node:crypto'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls'
-import type { Clock } from '../util/clock.js'
+import type { Clock, Timer } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import { ProtocolCloseLog } from './close-log.js'
 import { Connection } from './connection.js'
@@ -28,6 +28,9 @@ import {
   type NetworkConfig,
   type NetworkMetrics,
 } from './types.js'
+
+/** Kafka's socket.listen.backlog.size default. */
+const DEFAULT_LISTEN_BACKLOG = 50
 
 /** How long a TLS client has to finish its handshake. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000
@@ -45,6 +48,20 @@ export interface NetworkServerOptions {
    * its connection creation rate — the socket is then closed at once and the close logged.
    */
   admit?: (remoteAddress: string) => number
+  /**
+   * The acceptor's throttle (KIP-612 broker-wide and per-listener connection creation rates):
+   * `applies` tells whether a listener has one; `delayMs` records a new connection on it and says
+   * how long the acceptor waits before taking it. Connections that arrive meanwhile queue behind it.
+   */
+  acceptThrottle?: { applies(listener: string): boolean; delayMs(listener: string): number }
+  /** socket.listen.backlog.size: how many connections may wait for a throttled acceptor (as a full backlog, more are refused). */
+  listenBacklog?: number
+}
+
+/** Connections waiting for a throttled acceptor, in arrival order. */
+interface AcceptQueue {
+  waiting: Array<{ socket: Socket; principal: KafkaPrincipal; onError: () => void }>
+  timer: Timer | undefined
 }
 
 interface Bound {
@@ -59,6 +76,8 @@ export class NetworkServer {
   private readonly connections = new Set<Connection>()
   /** TLS sockets whose handshake is under way (destroyed on close). */
   private readonly handshaking = new Set<Socket>()
+  /** Per listener: connections waiting for its throttled acceptor. */
+  private readonly acceptQueues = new Map<string, AcceptQueue>()
   private readonly log: Logger
   /** Connections closed for a protocol reason, logged and counted by kind. */
   readonly protocolCloses: ProtocolCloseLog
@@ -185,6 +204,11 @@ export class NetworkServer {
   private async doClose(): Promise<void> {
     for (const b of this.bound) b.unwatch?.()
     for (const raw of this.handshaking) raw.destroy()
+    for (const q of this.acceptQueues.values()) {
+      q.timer?.cancel()
+      for (const w of q.waiting) w.socket.destroy()
+      q.waiting.length = 0
+    }
     const unbound = Promise.all(this.bound.map(({ server }) => closeServer(server)))
     const drained = new Promise<void>((resolve) => {
       if (this.connections.size === 0) resolve()
@@ -195,11 +219,80 @@ export class NetworkServer {
     this.log.debug('network server closed')
   }
 
+  /**
+   * A new connection (past its TLS handshake on a TLS listener). Under a connection creation rate,
+   * the acceptor takes connections one at a time, each after the wait the rate gives (Kafka's
+   * blocking acceptor): they wait paused, at most listenBacklog of them (more are closed, as a full
+   * backlog would refuse them).
+   */
   private accept(socket: Socket, listener: ListenerConfig, principal: KafkaPrincipal): void {
     if (this.closing !== undefined) {
       socket.destroy()
       return
     }
+    const throttle = this.opts.acceptThrottle
+    if (throttle === undefined || !throttle.applies(listener.name)) {
+      this.take(socket, listener, principal)
+      return
+    }
+    let q = this.acceptQueues.get(listener.name)
+    if (q === undefined) this.acceptQueues.set(listener.name, (q = { waiting: [], timer: undefined }))
+    if (q.timer === undefined) {
+      const wait = throttle.delayMs(listener.name)
+      if (wait <= 0) {
+        this.take(socket, listener, principal)
+        return
+      }
+      q.timer = this.opts.clock.setTimeout(() => this.drainAccepts(listener), wait)
+      this.opts.metrics?.acceptThrottled?.(listener.name, wait)
+    } else if (q.waiting.length >= (this.opts.listenBacklog ?? DEFAULT_LISTEN_BACKLOG)) {
+      this.protocolCloses.record({
+        conn: 0,
+        listener: listener.name,
+        remote: `${socket.remoteAddress}:${socket.remotePort}`,
+        kind: 'connection-rate',
+        reason: `listener ${listener.name} has ${q.waiting.length} connections waiting for its connection creation rate (socket.listen.backlog.size)`,
+      })
+      socket.destroy()
+      return
+    }
+    // Not read while it waits; an error or close (the client gave up) takes it out of the queue.
+    socket.pause()
+    const entry = { socket, principal, onError: () => {} }
+    socket.on('error', entry.onError)
+    socket.once('close', () => {
+      const i = q.waiting.indexOf(entry)
+      if (i >= 0) q.waiting.splice(i, 1)
+    })
+    q.waiting.push(entry)
+  }
+
+  /** The acceptor's wait is over: takes the first waiting connection, then waits for the next. */
+  private drainAccepts(listener: ListenerConfig): void {
+    const q = this.acceptQueues.get(listener.name)!
+    q.timer = undefined
+    const first = q.waiting.shift()
+    if (first !== undefined) this.resume(first, listener)
+    while (q.waiting.length > 0 && this.closing === undefined) {
+      const wait = this.opts.acceptThrottle!.delayMs(listener.name)
+      if (wait > 0) {
+        q.timer = this.opts.clock.setTimeout(() => this.drainAccepts(listener), wait)
+        this.opts.metrics?.acceptThrottled?.(listener.name, wait)
+        return
+      }
+      this.resume(q.waiting.shift()!, listener)
+    }
+  }
+
+  private resume(w: AcceptQueue['waiting'][number], listener: ListenerConfig): void {
+    w.socket.off('error', w.onError)
+    if (w.socket.destroyed) return
+    this.take(w.socket, listener, w.principal)
+    w.socket.resume()
+  }
+
+  /** The per-ip quota, then the connection is the broker's. */
+  private take(socket: Socket, listener: ListenerConfig, principal: KafkaPrincipal): void {
     const overMs = this.opts.admit?.(socket.remoteAddress ?? '') ?? 0
     if (overMs > 0) {
       this.protocolCloses.record({

@@ -130,6 +130,8 @@ export interface NetworkMetrics {
   connectionClosed(listener: string): void
   /** A connection closed for a protocol reason (close-log.ts), by kind. */
   protocolClose(listener: string, kind: CloseKind): void
+  /** The listener's acceptor waits `ms` before taking a connection (KIP-612 connection creation rates). */
+  acceptThrottled?(listener: string, ms: number): void
 }
 
 export interface ListenerConfig {

@@ -233,7 +233,8 @@ export interface GroupService {
   consumerGroupHeartbeat(
     req: ConsumerGroupHeartbeatRequestData,
     apiVersion: number,
-    client: { clientId: string; clientHost: string },
+    /** topicVisible: the topics a regex subscription may resolve to (the member's DESCRIBE); absent, all. */
+    client: { clientId: string; clientHost: string; topicVisible?: (topic: string) => boolean },
   ): Promise<ConsumerGroupHeartbeatResponseData>
   /** ConsumerGroupDescribe: one entry per group id, in order. */
   consumerGroupDescribe(groupIds: string[]): ConsumerGroupDescribeResponseData['groups']

@@ -76,7 +76,7 @@ import type {
   ConsumerGroupHeartbeatResponseData,
 } from '../../protocol/messages/68-consumer-group-heartbeat.js'
 import type { ConsumerGroupDescribeResponseData } from '../../protocol/messages/69-consumer-group-describe.js'
-import type { ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consumer/consumer-groups.js'
+import type { ClientInfo, ConsumerGroupConfig, ConsumerGroups, TopicSource } from './consumer/consumer-groups.js'
 import { canUpgrade } from './consumer/classic-members.js'
 import { downgradeIfClassicOnly, type MigrationEnv, upgradeClassic } from './protocol-migration.js'
 import { DurableConsumerGroups } from './consumer/durable-groups.js'
@@ -267,7 +267,7 @@ export class GroupCoordinator implements GroupService {
   async consumerGroupHeartbeat(
     req: ConsumerGroupHeartbeatRequestData,
     apiVersion: number,
-    client: { clientId: string; clientHost: string },
+    client: ClientInfo,
   ): Promise<ConsumerGroupHeartbeatResponseData> {
     const fail = (name: ErrorName, message: string | null = null): ConsumerGroupHeartbeatResponseData => ({
       throttleTimeMs: 0,

@@ -79,6 +79,8 @@ export class PromBrokerMetrics implements BrokerMetrics {
   private readonly connectionsClosed: Counter<'listener'>
   private readonly protocolCloses: Counter<'listener' | 'kind'>
   private readonly throttleTime: Counter<'quota'>
+  private readonly acceptThrottle: Counter<'listener'>
+  private readonly acceptThrottles: Counter<'listener'>
   private readonly throttledResponses: Counter<'quota'>
   private readonly byRequest = new Map<string, RequestChildren>()
   private readonly byTopic = new Map<string, TopicChildren>()
@@ -145,6 +147,16 @@ export class PromBrokerMetrics implements BrokerMetrics {
       'Connections the broker closed for a protocol reason (network/types.ts CloseKind), per listener and kind.',
       ['listener', 'kind'],
     )
+    this.acceptThrottle = counter(
+      'kafka_network_acceptor_throttle_time_seconds_total',
+      "Time a listener's acceptor waited for the connection creation rates (KIP-612; Kafka's connection-accept-throttle-time).",
+      ['listener'],
+    )
+    this.acceptThrottles = counter(
+      'kafka_network_acceptor_throttled_connections_total',
+      'Connections that waited for a throttled acceptor, per listener.',
+      ['listener'],
+    )
     this.throttleTime = counter(
       'kafka_server_quota_throttle_time_seconds_total',
       "Time responses were throttled by client quotas, per quota type (Kafka's Produce, Fetch, Request, ControllerMutation throttle-time).",
@@ -191,6 +203,11 @@ export class PromBrokerMetrics implements BrokerMetrics {
 
   protocolClose(listener: string, kind: CloseKind): void {
     this.protocolCloses.labels(listener, kind).inc()
+  }
+
+  acceptThrottled(listener: string, ms: number): void {
+    this.acceptThrottle.labels(listener).inc(ms / 1000)
+    this.acceptThrottles.labels(listener).inc()
   }
 
   // --- RequestMetrics

@@ -1,7 +1,8 @@
 // The network layer's two quota hooks through a real socket: a response with muteMs stops the
 // connection's requests from being read until that time has passed on the server's clock
 // (KIP-219) — a silent one writes nothing and mutes all the same — and an accepted socket the admit hook refuses is closed at once and logged as a
-// 'connection-rate' close.
+// 'connection-rate' close; and a throttled acceptor (KIP-612) takes connections one at a time after
+// each wait, their requests unread until then, closing only those past the accept queue's bound.
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
 import { NetworkServer } from '../../../src/network/server.js'
@@ -100,5 +101,49 @@ describe('NetworkServer quota hooks', () => {
     await waitFor(() => server!.protocolCloses.snapshot()['connection-rate'] === 1)
     assert.equal(server.connectionCount, 1)
     accepted.close()
+  })
+
+  it('a throttled acceptor makes connections wait, in turn; past the queue bound they are closed', async () => {
+    const clock = new ManualClock()
+    const calls: number[] = []
+    let delays = 0
+    server = new NetworkServer({
+      listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0 }],
+      config: TEST_CONFIG,
+      dispatcher: {
+        dispatch: (f) => {
+          calls.push(f.readInt32BE(0))
+          return [req(f.readInt32BE(0))]
+        },
+      },
+      clock,
+      logger: silentLogger,
+      // Every connection but the first throttles the acceptor for 1000 ms.
+      acceptThrottle: { applies: () => true, delayMs: () => (delays++ === 0 ? 0 : 1000) },
+      listenBacklog: 2,
+    })
+    await server.start()
+    const port = server.boundPorts().get('PLAINTEXT')!
+    const first = await TestClient.connect(port)
+    const waiting = [await TestClient.connect(port), await TestClient.connect(port)]
+    await waitFor(() => delays === 2)
+    const overflow = await TestClient.connect(port)
+    await overflow.closed
+    await waitFor(() => server!.protocolCloses.snapshot()['connection-rate'] === 1)
+    waiting[0]!.send(req(2))
+    waiting[1]!.send(req(3))
+    first.send(req(1))
+    await first.waitForResponses(1)
+    await sleep(50)
+    assert.deepEqual(calls, [1], 'the waiting connections are not read')
+    assert.equal(server.connectionCount, 1)
+    clock.advance(1000)
+    await waiting[0]!.waitForResponses(1)
+    assert.deepEqual(calls, [1, 2])
+    assert.equal(server.connectionCount, 2, 'the next one waits its own turn')
+    clock.advance(1000)
+    await waiting[1]!.waitForResponses(1)
+    assert.deepEqual(calls, [1, 2, 3])
+    for (const c of [first, ...waiting]) c.close()
   })
 })

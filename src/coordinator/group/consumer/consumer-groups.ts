@@ -17,6 +17,11 @@
 //   needs whose group's records never became durable).
 // - Session timeout (group.consumer.session.timeout.ms) restarts with each heartbeat; a member
 //   that does not revoke within its rebalance timeout is fenced too. Either removes the member.
+// - Regex subscriptions (v1) resolve only to topics the member may DESCRIBE (the filter its last
+//   heartbeat brought, as Kafka's TopicRegexResolver filters by the heartbeat's principal; under
+//   an authorizer a member restored from the log resolves its regex to nothing until it
+//   heartbeats), so a regex
+//   never assigns a topic its member cannot see; an ACL change applies at the next heartbeat.
 // - Regex subscriptions (v1) are evaluated with JavaScript's RegExp as a full match. Kafka uses
 //   RE2/J; the two agree on ordinary patterns (classes, alternation, quantifiers) but not on every
 //   construct (JS has lookaround and backreferences, RE2/J has neither), an approximation.
@@ -54,8 +59,10 @@ import {
   type ConsumerGroupConfig,
   ConsumerMember,
   DEFAULT_CONSUMER_GROUP_CONFIG,
+  EVERY_TOPIC,
   LEAVE_EPOCH,
   LEAVE_STATIC_EPOCH,
+  NO_TOPIC,
   type TopicInfo,
   type TopicSource,
 } from './group-model.js'
@@ -316,6 +323,7 @@ export class ConsumerGroups {
     let changed = false
     member.clientId = client.clientId
     member.clientHost = client.clientHost
+    member.topicVisible = client.topicVisible ?? EVERY_TOPIC
     if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs
     if (req.rackId !== null) member.rackId = req.rackId
     if (req.subscribedTopicNames !== null) {
@@ -372,7 +380,7 @@ export class ConsumerGroups {
     }
     if (m.subscribedTopicRegex !== null) {
       const re = new RegExp(`^(?:${m.subscribedTopicRegex})$`)
-      for (const [name, t] of all) if (!name.startsWith('__') && re.test(name)) out.set(t.id, t.partitions)
+      for (const [name, t] of all) if (!name.startsWith('__') && re.test(name) && m.topicVisible(name)) out.set(t.id, t.partitions)
     }
     return out
   }
@@ -591,6 +599,7 @@ export class ConsumerGroups {
     g.targetAssignmentEpoch = image.targetAssignmentEpoch
     for (const mi of image.members) {
       const m = new ConsumerMember(mi.memberId, mi.instanceId, mi.clientId, mi.clientHost)
+      m.topicVisible = this.config.authorizing ? NO_TOPIC : EVERY_TOPIC
       Object.assign(m, {
         rackId: mi.rackId,
         subscribedTopicNames: mi.subscribedTopicNames,

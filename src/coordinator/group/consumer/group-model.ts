@@ -17,6 +17,11 @@ export interface ConsumerGroupConfig {
   assignors: readonly string[]
   /** A group's own consumer.session.timeout.ms / consumer.heartbeat.interval.ms (group configs), read when used. */
   timeouts?: (groupId: string) => { sessionTimeoutMs?: number; heartbeatIntervalMs?: number }
+  /**
+   * An authorizer is on (authorizer.class.name): a member restored from the log resolves its regex
+   * to nothing until its first heartbeat brings its principal. Without one, to every topic.
+   */
+  authorizing?: boolean
 }
 
 export const DEFAULT_CONSUMER_GROUP_CONFIG: ConsumerGroupConfig = {
@@ -36,7 +41,19 @@ export type TopicSource = () => ReadonlyMap<string, TopicInfo>
 export interface ClientInfo {
   clientId: string
   clientHost: string
+  /**
+   * Which topics the member may see (DESCRIBE, the handler's authorizer check): only those are
+   * resolved from its regex subscription. Absent: every topic (no authorizer).
+   */
+  topicVisible?: TopicFilter
 }
+
+/** Whether a topic (by name) may be resolved into a member's regex subscription. */
+export type TopicFilter = (topic: string) => boolean
+
+export const EVERY_TOPIC: TopicFilter = () => true
+/** A member restored from the log under an authorizer has not told its principal yet: its regex resolves to nothing until it heartbeats. */
+export const NO_TOPIC: TopicFilter = () => false
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable'
 
@@ -50,6 +67,8 @@ export class ConsumerMember {
   pendingRevocation: Assignment = emptyAssignment()
   subscribedTopicNames: string[] = []
   subscribedTopicRegex: string | null = null
+  /** The topics its regex may resolve to: those its last heartbeat's principal may DESCRIBE (not durable). */
+  topicVisible: TopicFilter = NO_TOPIC
   serverAssignor: string | null = null
   rackId: string | null = null
   rebalanceTimeoutMs = 0
