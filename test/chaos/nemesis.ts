@@ -53,7 +53,42 @@ export interface NemesisOptions {
   faultMs?: [number, number]
 }
 
-type Role = 'leader' | 'controller' | 'coordinator' | 'any'
+export type Role = 'leader' | 'controller' | 'coordinator' | 'any'
+export type CutVariant = 'brokers' | 'etcd' | 'both' | 'link'
+
+/** One step of the schedule: everything drawn from the seed, before the cluster is looked at. */
+export interface Step {
+  calmMs: number
+  kind: NemesisKind
+  role: Role
+  partition: number
+  /** Picks the victim among the running brokers when the role cannot be looked up. */
+  fallback: number
+  variant: CutVariant
+  /** Picks the other end of a cut link ('link'). */
+  other: number
+  durationMs: number
+}
+
+/** The next step of the schedule; the same generator state, the same step. */
+export function drawStep(
+  random: () => number,
+  kinds: readonly NemesisKind[],
+  partitions: number,
+  calmMs: [number, number],
+  faultMs: [number, number],
+): Step {
+  const between = ([lo, hi]: [number, number]) => lo + Math.floor(random() * (hi - lo))
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
+  const calm = between(calmMs)
+  const kind = pick(kinds)
+  const role: Role = kind === 'pause' ? 'leader' : pick(['leader', 'controller', 'coordinator', 'any'] as const)
+  const partition = Math.floor(random() * partitions)
+  const fallback = random()
+  const variant = pick(['brokers', 'etcd', 'both', 'link'] as const)
+  const other = random()
+  return { calmMs: calm, kind, role, partition, fallback, variant, other, durationMs: between(faultMs) }
+}
 
 export class Nemesis {
   readonly faults: Fault[] = []
@@ -72,14 +107,6 @@ export class Nemesis {
     await this.loop
   }
 
-  private between([lo, hi]: [number, number]): number {
-    return lo + Math.floor(this.o.random() * (hi - lo))
-  }
-
-  private pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.o.random() * xs.length)]!
-  }
-
   /** Sleeps ms, or less once stop() was called. */
   private async wait(ms: number): Promise<void> {
     const until = Date.now() + ms
@@ -88,23 +115,17 @@ export class Nemesis {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      await this.wait(this.between(this.o.calmMs ?? [2000, 5000]))
+      const step = drawStep(this.o.random, this.o.kinds, this.o.partitions, this.o.calmMs ?? [2000, 5000], this.o.faultMs ?? [3000, 8000])
+      await this.wait(step.calmMs)
       if (this.stopped) break
-      // Every draw is made before any lookup, so the schedule depends on the seed alone.
-      const kind = this.pick(this.o.kinds)
-      const role: Role = kind === 'pause' ? 'leader' : this.pick(['leader', 'controller', 'coordinator', 'any'] as const)
-      const partition = Math.floor(this.o.random() * this.o.partitions)
-      const fallback = this.o.random()
-      const variant = this.pick(['brokers', 'etcd', 'both', 'link'] as const)
-      const other = this.o.random()
-      const duration = this.between(this.o.faultMs ?? [3000, 8000])
-      const victim = await this.victim(role, partition, fallback)
+      const { kind, role, partition } = step
+      const victim = await this.victim(role, partition, step.fallback)
       if (victim === undefined) continue
       const fault: Fault = { kind, what: '', start: this.o.now() }
       try {
-        if (kind === 'kill') await this.kill(fault, victim, role, partition, duration)
-        else if (kind === 'pause') await this.pause(fault, victim, partition, duration)
-        else await this.cutOff(fault, victim, role, partition, variant, other, duration)
+        if (kind === 'kill') await this.kill(fault, victim, role, partition, step.durationMs)
+        else if (kind === 'pause') await this.pause(fault, victim, partition, step.durationMs)
+        else await this.cutOff(fault, victim, role, partition, step.variant, step.other, step.durationMs)
       } catch (err) {
         this.o.log(`nemesis: ${fault.what || kind} failed: ${err instanceof Error ? err.message : String(err)}`)
       }
