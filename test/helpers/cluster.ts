@@ -58,6 +58,8 @@ export interface ClusterOptions {
   /** The one listener's security protocol (default PLAINTEXT); the harness's own clients log in with `clientSecurity`. */
   securityProtocol?: SecurityProtocol
   clientSecurity?: ClientSecurity
+  /** etcd.endpoints of one broker, given etcd's own endpoint (default: that endpoint); chaos runs put a proxy between. */
+  etcdEndpointOf?: (id: number, endpoint: string) => string
 }
 
 export type BrokerState = 'running' | 'paused' | 'stopped'
@@ -351,7 +353,7 @@ export class Cluster {
     return {
       listeners: `${this.opts.securityProtocol ?? 'PLAINTEXT'}://127.0.0.1:${port}`,
       'broker.id': String(id),
-      'etcd.endpoints': this.etcd.endpoint,
+      'etcd.endpoints': this.opts.etcdEndpointOf?.(id, this.etcd.endpoint) ?? this.etcd.endpoint,
       'etcd.prefix': this.prefix,
       'broker.session.timeout.ms': String(this.sessionTimeoutMs),
       ...this.opts.overrides,
