@@ -1,12 +1,14 @@
 // The fixed scenarios of `npm run bench`, each run the same way against both brokers.
 import type { JavaEnv } from './brokers.js'
 import {
+  type ConsumerResult,
   consumerPerformance,
   endToEndLatency,
   fixedRateEndToEnd,
   javaTlsProps,
   type PerfProduceOptions,
   type ProducerOptions,
+  type ProducerResult,
   perfConsume,
   perfE2e,
   perfProduce,
@@ -72,6 +74,24 @@ const produceMetrics: Metric[] = [
   { key: 'p99_ms', label: 'produce latency p99', unit: 'ms', better: 'lower' },
 ]
 
+/** A produce run's figures as the produce scenarios report them. */
+const produceFigures = (r: ProducerResult): Record<string, number> => ({
+  records_per_sec: r.recordsPerSec,
+  mb_per_sec: r.mbPerSec,
+  p50_ms: r.p50Ms,
+  p99_ms: r.p99Ms,
+  avg_ms: r.avgMs,
+  p999_ms: r.p999Ms,
+})
+
+/** A ConsumerPerformance run's figures. */
+const consumeFigures = (r: ConsumerResult): Record<string, number> => ({
+  records_per_sec: r.recordsPerSec,
+  mb_per_sec: r.mbPerSec,
+  overall_records_per_sec: r.overallRecordsPerSec,
+  rebalance_ms: r.rebalanceMs,
+})
+
 function needTools(ctx: RunContext): JavaEnv {
   if (!ctx.tools) throw new Error('Java tools are not available')
   return ctx.tools
@@ -101,14 +121,7 @@ function produceScenario(
     async run(ctx) {
       const o: ProducerOptions = { ...base, topic: this.topic(ctx.round) }
       const r = await producerPerformance(needTools(ctx), ctx.broker.bootstrap, o)
-      return {
-        records_per_sec: r.recordsPerSec,
-        mb_per_sec: r.mbPerSec,
-        p50_ms: r.p50Ms,
-        p99_ms: r.p99Ms,
-        avg_ms: r.avgMs,
-        p999_ms: r.p999Ms,
-      }
+      return produceFigures(r)
     },
   }
 }
@@ -189,14 +202,7 @@ function transactionScenarios(c: Counts): Scenario[] {
           transactionDurationMs: TXN_DURATION_MS,
         }
         const r = await producerPerformance(needTools(ctx), ctx.broker.bootstrap, o)
-        return {
-          records_per_sec: r.recordsPerSec,
-          mb_per_sec: r.mbPerSec,
-          p50_ms: r.p50Ms,
-          p99_ms: r.p99Ms,
-          avg_ms: r.avgMs,
-          p999_ms: r.p999Ms,
-        }
+        return produceFigures(r)
       },
     },
     {
@@ -224,12 +230,7 @@ function transactionScenarios(c: Counts): Scenario[] {
         const r = await consumerPerformance(needTools(ctx), ctx.broker.bootstrap, TXN_CONSUME_TOPIC, c.consume, [
           'isolation.level=read_committed',
         ])
-        return {
-          records_per_sec: r.recordsPerSec,
-          mb_per_sec: r.mbPerSec,
-          overall_records_per_sec: r.overallRecordsPerSec,
-          rebalance_ms: r.rebalanceMs,
-        }
+        return consumeFigures(r)
       },
     },
   ]
@@ -263,14 +264,7 @@ function tlsScenarios(c: Counts): Scenario[] {
         const tls = tlsOf(ctx)
         const o: ProducerOptions = { ...base, topic: this.topic(ctx.round), props: javaTlsProps(tls.caFile) }
         const r = await producerPerformance(needTools(ctx), tls.bootstrap, o)
-        return {
-          records_per_sec: r.recordsPerSec,
-          mb_per_sec: r.mbPerSec,
-          p50_ms: r.p50Ms,
-          p99_ms: r.p99Ms,
-          avg_ms: r.avgMs,
-          p999_ms: r.p999Ms,
-        }
+        return produceFigures(r)
       },
     },
     {
@@ -291,12 +285,7 @@ function tlsScenarios(c: Counts): Scenario[] {
       async run(ctx) {
         const tls = tlsOf(ctx)
         const r = await consumerPerformance(needTools(ctx), tls.bootstrap, CONSUME_TOPIC, c.consume, javaTlsProps(tls.caFile))
-        return {
-          records_per_sec: r.recordsPerSec,
-          mb_per_sec: r.mbPerSec,
-          overall_records_per_sec: r.overallRecordsPerSec,
-          rebalance_ms: r.rebalanceMs,
-        }
+        return consumeFigures(r)
       },
     },
   ]
@@ -351,12 +340,7 @@ export function scenarios(c: Counts): Scenario[] {
       prepare: (ctx) => fillConsumeTopic(ctx, c.consume),
       async run(ctx) {
         const r = await consumerPerformance(needTools(ctx), ctx.broker.bootstrap, CONSUME_TOPIC, c.consume)
-        return {
-          records_per_sec: r.recordsPerSec,
-          mb_per_sec: r.mbPerSec,
-          overall_records_per_sec: r.overallRecordsPerSec,
-          rebalance_ms: r.rebalanceMs,
-        }
+        return consumeFigures(r)
       },
     },
     {
@@ -426,14 +410,7 @@ export function scenarios(c: Counts): Scenario[] {
       async run(ctx) {
         const o: PerfProduceOptions = { ...base, topic: this.topic(ctx.round) }
         const r = await perfProduce(ctx.broker.bootstrap, o)
-        return {
-          records_per_sec: r.recordsPerSec,
-          mb_per_sec: r.mbPerSec,
-          p50_ms: r.p50Ms,
-          p99_ms: r.p99Ms,
-          avg_ms: r.avgMs,
-          p999_ms: r.p999Ms,
-        }
+        return produceFigures(r)
       },
     }
   }
