@@ -390,10 +390,17 @@ export function startLoad(opts: LoadOptions): Load {
   // @platformatic/kafka consumer in a KIP-848 group.
   {
     let consumer: PlatformaticConsumer<string, string, string, string> | undefined
+    let stream: { close(): Promise<void>; destroy(): void } | undefined
     let broken = false
+    // The stream is closed first, by hand: with groupProtocol 'consumer' the consumer's close(true)
+    // leaves its streams open (their autocommit interval then holds the process forever), and a
+    // close that fails while the broker restarts leaves them open too.
     const close = async () => {
       const c = consumer
+      const s = stream
       consumer = undefined
+      stream = undefined
+      if (s) await s.close().catch(() => s.destroy())
       if (c) await new Promise<void>((resolve) => c.close(true, () => resolve()))
     }
     closers.push(close)
@@ -419,12 +426,18 @@ export function startLoad(opts: LoadOptions): Load {
             c.on('error', () => {
               broken = true
             })
-            const stream = await c.consume({ topics: CONSUMED_TOPICS, mode: 'committed', fallbackMode: 'earliest' })
-            stream.on('data', (m) => see(l, 'kip848', m.topic, valueIn(m.value)))
-            stream.on('error', () => {
+            const s = await c.consume({ topics: CONSUMED_TOPICS, mode: 'committed', fallbackMode: 'earliest' })
+            if (consumer !== c) {
+              // closed while consume() was joining: this stream is nobody's to close later
+              await s.close().catch(() => s.destroy())
+              return
+            }
+            stream = s
+            s.on('data', (m) => see(l, 'kip848', m.topic, valueIn(m.value)))
+            s.on('error', () => {
               broken = true
             })
-            stream.on('close', () => {
+            s.on('close', () => {
               broken = true
             })
           }
