@@ -26,6 +26,8 @@ export default defineHandler(ShareFetchRequest, ShareFetchResponse, { minVersion
   // The records point into pooled read buffers: they go back once the socket has the response.
   if (ctx.afterResponse) ctx.afterResponse(answer.release)
   else answer.release()
+  // Throttled, the answer goes out without its records: they go back to the share-partitions.
+  ctx.onThrottled?.(answer.unsent)
   return topics.answer(answer.response, (p: (typeof req.topics)[number]['partitions'][number], code) => ({
     acknowledgeErrorCode: p.acknowledgementBatches.length > 0 ? code : 0,
     acknowledgeErrorMessage: null,

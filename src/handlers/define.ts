@@ -24,6 +24,8 @@ export interface RequestContext {
   readonly apis: readonly AdvertisedApi[]
   /** Runs fn once the socket has taken the response (pooled read buffers go back then). */
   afterResponse?(fn: () => void): void
+  /** Runs fn when a quota replaces the response by a throttled one that carries none of its data. */
+  onThrottled?(fn: () => void): void
   /**
    * The request's controller mutation quota (KIP-599), strict from `strictSinceVersion` (the
    * first version that knows THROTTLING_QUOTA_EXCEEDED); its throttle goes into the response.

@@ -101,6 +101,7 @@ export class RequestDispatcher implements Dispatcher {
     const clientId = header.clientId ?? ''
     capFetch(quotas, conn.principal, clientId, apiName, req)
     let after: Array<() => void> | undefined
+    let onThrottled: Array<() => void> | undefined
     let mutation: MutationQuota | undefined
     /** Event-loop time this request took: the handler until its first await, and the encoding. */
     let busyMs = 0
@@ -111,6 +112,7 @@ export class RequestDispatcher implements Dispatcher {
       broker: this.broker,
       apis: this.registry.advertised,
       afterResponse: (fn) => (after ??= []).push(fn),
+      onThrottled: (fn) => (onThrottled ??= []).push(fn),
       controllerMutationQuota: (strictSince) => (mutation ??= quotas.mutationQuota(conn.principal, clientId, version >= strictSince)),
     }
     const runAfter = () => {
@@ -150,8 +152,10 @@ export class RequestDispatcher implements Dispatcher {
       const throttle = measure(quotas, measured)
       // Versions without the field encode without it; the mute applies to every version.
       if (throttle.ms > 0 && typeof res === 'object' && res !== null) {
-        chunks = encode(throttledResponse(apiName, res, throttle.ms))
+        const throttled = throttledResponse(apiName, res, throttle.ms)
+        chunks = encode(throttled.response)
         chunks.muteMs = throttle.ms
+        if (throttled.emptied) for (const fn of onThrottled ?? []) fn()
         metrics?.throttled(throttle.quota, throttle.ms)
       }
       if (after) chunks.onWritten = runAfter

@@ -8,9 +8,11 @@
 //   bytes it would have carried are taken back), so the client fetches them again after the throttle;
 // - a ShareFetch likewise (Kafka's handleShareFetchRequest): max bytes capped, response bytes
 //   against consumer_byte_rate, and a throttled one answered without topics (error NONE,
-//   acquisition lock timeout 0). As in Kafka, the records it had acquired stay acquired by the
-//   member until their acquisition lock times out, then go to another delivery. ShareAcknowledge
-//   counts against request_percentage only, as in Kafka;
+//   acquisition lock timeout 0). The records it had acquired go back to AVAILABLE at once, their
+//   delivery count as before (RequestContext.onThrottled, ShareFetchAnswer.unsent): Kafka leaves
+//   them acquired by a member who never saw them until their locks time out, and each such
+//   throttle counts as a delivery, so under a tight quota records reached the delivery limit and
+//   were archived undelivered. ShareAcknowledge counts against request_percentage only, as in Kafka;
 // - CreateTopics, CreatePartitions and DeleteTopics add the controller mutation quota's throttle
 //   (the handlers record their mutations, see RequestContext.controllerMutationQuota).
 // The response carries the largest throttle in throttle_time_ms and the connection is muted for
@@ -96,11 +98,17 @@ export function measure(quotas: QuotaService, m: Measured): Throttle {
   return t
 }
 
-/** The response as sent to a throttled client: its throttle time set; a consumer Fetch or a ShareFetch emptied. */
-export function throttledResponse(apiName: string, res: object, throttleMs: number): object {
-  if (apiName === 'Fetch') return { ...res, throttleTimeMs: throttleMs, responses: [] }
+/**
+ * The response as sent to a throttled client: its throttle time set; a consumer Fetch or a
+ * ShareFetch emptied (`emptied`: none of the handler's data goes out).
+ */
+export function throttledResponse(apiName: string, res: object, throttleMs: number): { response: object; emptied: boolean } {
+  if (apiName === 'Fetch') return { response: { ...res, throttleTimeMs: throttleMs, responses: [] }, emptied: true }
   if (apiName === 'ShareFetch' && (res as { errorCode?: number }).errorCode === 0) {
-    return { ...res, throttleTimeMs: throttleMs, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] }
+    return {
+      response: { ...res, throttleTimeMs: throttleMs, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] },
+      emptied: true,
+    }
   }
-  return { ...res, throttleTimeMs: throttleMs }
+  return { response: { ...res, throttleTimeMs: throttleMs }, emptied: false }
 }

@@ -18,6 +18,12 @@ export interface ShareFetchAnswer {
   response: ShareFetchResponseData
   /** Gives back the read buffers the records point into, once the socket has taken the response. */
   release(): void
+  /**
+   * The response was not sent as it is (throttled: answered without records): the records it
+   * acquired go back to AVAILABLE, as if never acquired, instead of waiting for their locks to run
+   * out — and counting as a delivery — while the member never saw them.
+   */
+  unsent(): void
 }
 
 export interface ShareFetchService {

@@ -191,6 +191,11 @@ export class SharePartitionManager {
     this.recordBytes.set(sp, prev === undefined ? now : prev * 0.75 + now * 0.25)
   }
 
+  /** Takes back records acquired for an answer that was not sent (SharePartition.unacquire). */
+  unacquire(key: SharePartitionKey, memberId: string, ranges: readonly AcquiredRange[]): void {
+    this.held.get(sharePartitionKeyString(key))?.unacquire(memberId, ranges)
+  }
+
   /** Releases what memberId holds in the given share-partitions (those held here). */
   async releaseMember(groupId: string, memberId: string, partitions: Iterable<{ topicId: string; partition: number }>): Promise<void> {
     const work: Promise<void>[] = []

@@ -290,6 +290,33 @@ export class SharePartition {
     return this.transition(changes, false)
   }
 
+  /**
+   * Takes back records acquire() handed to memberId for an answer that was never sent (a ShareFetch
+   * throttled by its quota is answered without records): they become AVAILABLE with the delivery
+   * count they had, as if never acquired — nothing was persisted when they were acquired, and the
+   * member never saw them, so this delivery does not count toward the delivery limit. Offsets no
+   * longer held by memberId at that delivery count (acknowledged, expired, moved) are left alone.
+   */
+  unacquire(memberId: string, ranges: readonly AcquiredRange[]): void {
+    if (this.closed) return
+    let any = false
+    for (const r of ranges) {
+      for (let off = Math.max(r.firstOffset, this.start); off <= r.lastOffset && off < this.end; off++) {
+        const e = this.inFlight.get(off)
+        if (!e || e.state !== DeliveryState.ACQUIRED || e.memberId !== memberId || e.pending || e.deliveryCount !== r.deliveryCount)
+          continue
+        e.state = DeliveryState.AVAILABLE
+        e.deliveryCount--
+        e.memberId = null
+        e.lockExpiresAt = 0
+        any = true
+      }
+    }
+    if (!any) return
+    this.arm()
+    this.o.onAvailable()
+  }
+
   /** Releases every record memberId holds (its session closed or its connection went away). */
   releaseMember(memberId: string): Promise<void> {
     const changes: Change[] = []

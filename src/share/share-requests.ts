@@ -80,6 +80,7 @@ export class ShareRequests implements ShareFetchService {
     const fail = (name: 'INVALID_REQUEST' | undefined, err?: unknown): ShareFetchAnswer => ({
       response: this.fetchResponse(err === undefined ? ErrorCode[name!].code : toErrorCode(err), [], origin, 0),
       release: () => {},
+      unsent: () => {},
     })
     const { groupId, memberId } = req
     if (!groupId || !validMemberId(memberId)) return fail('INVALID_REQUEST')
@@ -92,7 +93,7 @@ export class ShareRequests implements ShareFetchService {
       return fail('INVALID_REQUEST')
     const lockMs = this.o.settings(groupId).recordLockDurationMs
     // The connection closed while the request waited its turn: nobody will read the answer.
-    if (origin.closed.aborted) return { response: this.fetchResponse(0, [], origin, lockMs), release: () => {} }
+    if (origin.closed.aborted) return { response: this.fetchResponse(0, [], origin, lockMs), release: () => {}, unsent: () => {} }
     const epoch = req.shareSessionEpoch
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0))
     // Kafka: a session's first request carries no acknowledgements (nothing is acquired yet).
@@ -138,7 +139,7 @@ export class ShareRequests implements ShareFetchService {
     })
     if (epoch === FINAL_EPOCH) {
       await this.o.manager.releaseMember(groupId, memberId, session.partitions.values())
-      return { response: this.fetchResponse(0, [...out.values()], origin, lockMs), release: () => {} }
+      return { response: this.fetchResponse(0, [...out.values()], origin, lockMs), release: () => {}, unsent: () => {} }
     }
     if (epoch === INITIAL_EPOCH) for (const p of session.partitions.values()) slot(p).news = true
     const releases: Array<() => void> = []
@@ -148,6 +149,12 @@ export class ShareRequests implements ShareFetchService {
       response: this.fetchResponse(0, answered, origin, lockMs),
       release: () => {
         for (const r of releases) r()
+      },
+      unsent: () => {
+        for (const o of answered) {
+          if (o.acquiredRecords.length === 0) continue
+          this.o.manager.unacquire({ groupId, topicId: o.topicId, partition: o.partitionIndex }, memberId, o.acquiredRecords)
+        }
       },
     }
   }

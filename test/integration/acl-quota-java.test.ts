@@ -7,7 +7,10 @@
 //   lets her DESCRIBE and READ regex-hidden, the consumer is assigned its partitions too and reads them;
 // - a KafkaShareConsumer as alice with consumer_byte_rate = 20 KiB/s reading 400 KiB: its
 //   fetch-throttle-time-max metric is above 0 and the bytes it got are bounded by the quota
-//   (rate × 3 + one fetch); bob, without a quota, reads it all without a throttle.
+//   (rate × 3 + one fetch); every record it got came once, at delivery count 1 — a throttled
+//   ShareFetch gives back what it had acquired instead of leaving it locked, so no record is
+//   redelivered (and none goes toward the delivery limit) for an answer alice never saw; bob,
+//   without a quota, reads it all without a throttle.
 // Missing java or mvn fails this file; it never skips.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -41,7 +44,7 @@ const allow = (principal: string, resourceType: number, resourceName: string, op
   permissionType: AclPermissionType.ALLOW,
 })
 
-/** "SHARE-QUOTA records=1 bytes=2 ms=3 throttle-max=4.0 metric-group=g" → its numbers. */
+/** "SHARE-QUOTA records=1 bytes=2 ms=3 throttle-max=4.0 distinct=1 max-delivery=1 metric-group=g" → its numbers. */
 function shareFigures(r: ProcResult): Record<string, number> {
   assert.equal(r.code, 0, show(r))
   const line = r.stdout.split(/\r?\n/).find((l) => l.startsWith('SHARE-QUOTA '))
@@ -66,7 +69,8 @@ describe('authorizer and quota checks through the Java 4.4 group consumers', () 
         'auto.create.topics.enable': 'false',
         'group.initial.rebalance.delay.ms': '0',
         'quota.window.num': '3',
-        // A throttled ShareFetch leaves the records it acquired locked: short locks bring them back soon.
+        // Short locks: were the records of a throttled ShareFetch left acquired (as Kafka leaves
+        // them), they would come back within the run, redelivered, and the check below would see it.
         'group.share.record.lock.duration.ms': '2000',
         'group.share.min.record.lock.duration.ms': '1000',
       }),
@@ -197,11 +201,14 @@ describe('authorizer and quota checks through the Java 4.4 group consumers', () 
     // The quota's rate over the run, with slack: 3 times it, plus one fetch.
     const bound = QUOTA * (slow.ms! / 1000) * 3 + FETCH_MAX
     assert.ok(slow.bytes! <= bound, `alice read ${slow.bytes} bytes in ${slow.ms} ms; bound ${Math.round(bound)}`)
+    assert.equal(slow.distinct, slow.records, 'a record came to alice twice')
+    assert.equal(slow['max-delivery'], 1, 'a record came to alice at a delivery count above 1')
 
     const free = shareFigures(await share('bob', 30))
     console.log('acl-quota-java: bob without a quota', free)
     assert.equal(free.records, RECORDS)
     assert.equal(free.bytes, RECORDS * RECORD)
     assert.equal(free['throttle-max'], 0)
+    assert.equal(free.distinct, RECORDS)
   })
 })

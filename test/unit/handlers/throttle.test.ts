@@ -54,12 +54,9 @@ test("a ShareFetch's max bytes is capped to what the quota allows in a window", 
 test('a throttled ShareFetch answers no topics and no lock timeout; one that failed keeps its error', () => {
   const res = { throttleTimeMs: 0, errorCode: 0, errorMessage: null, acquisitionLockTimeoutMs: 15000, responses: [{}], nodeEndpoints: [{}] }
   assert.deepEqual(throttledResponse('ShareFetch', res, 500), {
-    ...res,
-    throttleTimeMs: 500,
-    acquisitionLockTimeoutMs: 0,
-    responses: [],
-    nodeEndpoints: [],
+    response: { ...res, throttleTimeMs: 500, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] },
+    emptied: true,
   })
   const failed = { ...res, errorCode: 73 }
-  assert.deepEqual(throttledResponse('ShareFetch', failed, 500), { ...failed, throttleTimeMs: 500 })
+  assert.deepEqual(throttledResponse('ShareFetch', failed, 500), { response: { ...failed, throttleTimeMs: 500 }, emptied: false })
 })

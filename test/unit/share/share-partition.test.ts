@@ -311,6 +311,38 @@ describe('SharePartition', () => {
     assert.equal(sp.nextFetchOffset(), 0)
   })
 
+  it('unacquire (an answer never sent) gives records back with their delivery count, only those still held so', async () => {
+    const { sp, clock, wakes } = rig({ settings: { deliveryCountLimit: 2 } })
+    // A first delivery released: offset 0..1 count 1, AVAILABLE again.
+    sp.acquire('m1', batches(clock, [0, 1]), 100)
+    assert.equal(await sp.acknowledge('m1', ack(0, 1, RELEASE), false), 0)
+    clock.advance(60_000)
+    const got = sp.acquire('m1', batches(clock, [0, 3]), 100).ranges
+    assert.deepEqual(got, [
+      { firstOffset: 0, lastOffset: 1, deliveryCount: 2 },
+      { firstOffset: 2, lastOffset: 3, deliveryCount: 1 },
+    ])
+    // Offset 3 is acknowledged before the answer is dropped: it stays acknowledged.
+    assert.equal(await sp.acknowledge('m1', ack(3, 3, ACCEPT), false), 0)
+    const wakesBefore = wakes.length
+    sp.unacquire('m1', got)
+    assert.equal(wakes.length, wakesBefore + 1)
+    assert.deepEqual(sp.stateOf(0), { state: DeliveryState.AVAILABLE, deliveryCount: 1, memberId: null })
+    assert.deepEqual(sp.stateOf(2), { state: DeliveryState.AVAILABLE, deliveryCount: 0, memberId: null })
+    assert.equal(sp.stateOf(3)?.state, DeliveryState.ACKNOWLEDGED)
+    assert.equal(sp.nextFetchOffset(), 0)
+    // At the limit of 2, the record given back is delivered once more, not archived.
+    assert.deepEqual(sp.acquire('m2', batches(clock, [0, 2]), 100).ranges, [
+      { firstOffset: 0, lastOffset: 1, deliveryCount: 2 },
+      { firstOffset: 2, lastOffset: 2, deliveryCount: 1 },
+    ])
+    // Another member's records, or a stale delivery count, are not touched.
+    sp.unacquire('m1', [{ firstOffset: 0, lastOffset: 2, deliveryCount: 2 }])
+    assert.equal(sp.stateOf(0)?.memberId, 'm2')
+    sp.unacquire('m2', [{ firstOffset: 0, lastOffset: 1, deliveryCount: 1 }])
+    assert.equal(sp.stateOf(0)?.state, DeliveryState.ACQUIRED)
+  })
+
   it('a log start offset past the records in flight moves the start offset', () => {
     const { sp, clock } = rig()
     sp.acquire('m1', batches(clock, [0, 9]), 100)

@@ -35,9 +35,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *   <li>{@code share GROUP TOPIC COUNT SECONDS FETCH_MAX_BYTES}: a KafkaShareConsumer (implicit
  *       acknowledgement) reads until COUNT records came or SECONDS passed, with
  *       {@code fetch.max.bytes} FETCH_MAX_BYTES, and prints {@code SHARE-QUOTA records=N bytes=B
- *       ms=T throttle-max=M metric-group=G}: B the value bytes delivered, M the largest value its
- *       {@code fetch-throttle-time-max} metric (the ShareFetch responses' throttle_time_ms) took
- *       during the run.
+ *       ms=T throttle-max=M distinct=D max-delivery=X metric-group=G}: B the value bytes
+ *       delivered, M the largest value its {@code fetch-throttle-time-max} metric (the ShareFetch
+ *       responses' throttle_time_ms) took during the run, D the distinct offsets delivered and X
+ *       the largest delivery count a record came with.
  * </ul>
  * A client error prints {@code CLIENT-ERROR ...} and exits 1.
  */
@@ -115,17 +116,21 @@ public final class SecuredGroups {
       long records = 0;
       long bytes = 0;
       double throttleMax = 0;
+      java.util.Set<String> distinct = new java.util.HashSet<>();
+      int maxDelivery = 0;
       while (records < count && System.nanoTime() < deadline) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
           records++;
           bytes += r.value() == null ? 0 : r.value().length;
+          distinct.add(r.partition() + ":" + r.offset());
+          maxDelivery = Math.max(maxDelivery, r.deliveryCount().map(Short::intValue).orElse(0));
         }
         // The metric is a max over the client's sample windows: keep the largest seen in the run.
         throttleMax = Math.max(throttleMax, metric(c.metrics(), "fetch-throttle-time-max"));
       }
       long ms = (System.nanoTime() - start) / 1_000_000;
-      System.out.printf("SHARE-QUOTA records=%d bytes=%d ms=%d throttle-max=%.1f metric-group=%s%n", records, bytes, ms, throttleMax,
-          groupOf(c.metrics(), "fetch-throttle-time-max"));
+      System.out.printf("SHARE-QUOTA records=%d bytes=%d ms=%d throttle-max=%.1f distinct=%d max-delivery=%d metric-group=%s%n", records,
+          bytes, ms, throttleMax, distinct.size(), maxDelivery, groupOf(c.metrics(), "fetch-throttle-time-max"));
       System.out.flush();
     }
   }
