@@ -18,9 +18,30 @@ function walk(dir, out) {
   return out
 }
 
+// The files that took a minute or more in CI run first, longest first: with two at a time, one of
+// them started last would run alone at the end while the other slot sits idle.
+const SLOW_FIRST = [
+  'share-java',
+  'sasl-ssl',
+  'quota-kafka-configs',
+  'java-consumer-protocol',
+  'acl-quota-java',
+  'share-node-java',
+  'sasl-oauthbearer',
+  'groups-kcat',
+  'share-fetch-kafka',
+  'soak',
+  'quota-java',
+  'testing-docs',
+  'txn-java',
+]
+const rank = (f) => {
+  const i = SLOW_FIRST.findIndex((name) => f.endsWith(`/${name}.test.js`))
+  return i < 0 ? SLOW_FIRST.length : i
+}
 const files = walk(root, [])
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort()
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
 if (files.length === 0) {
   console.error(`no test files under ${root} match ${filters.join(' ') || '(all)'}`)
   process.exit(1)
