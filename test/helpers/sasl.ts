@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict'
 import { KafkaClient } from '../../src/client/client.js'
 import { upsertScramUser } from '../../src/client/scram-users.js'
-import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
+import { AclPermissionType, PatternType } from '../../src/ports/authorizer.js'
 import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/17-sasl-handshake.js'
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/36-sasl-authenticate.js'
 import { clientProof, saltedPassword, scramMechanismByName } from '../../src/protocol/sasl/scram-crypto.js'
 import { authMessage, clientFinalWithoutProof, parseServerFirst } from '../../src/protocol/sasl/scram-messages.js'
 import type { RawClient } from './clients.js'
@@ -21,6 +22,17 @@ export function plainJaas(users: Record<string, string> = PLAIN_USERS, self = 'a
 }
 
 /** Overrides for a broker whose only listener is SASL_PLAINTEXT with the given mechanisms. */
+/** An ALLOW ACL for principal on any host, LITERAL unless another pattern type is given (for createAcls). */
+export function allowAcl(
+  principal: string,
+  resourceType: number,
+  resourceName: string,
+  operation: number,
+  patternType: number = PatternType.LITERAL,
+) {
+  return { resourceType, resourceName, patternType, principal, host: '*', operation, permissionType: AclPermissionType.ALLOW }
+}
+
 export function saslBrokerOverrides(mechanisms = ['PLAIN'], extra: Record<string, string> = {}): Record<string, string> {
   const o: Record<string, string> = {
     listeners: 'SASL_PLAINTEXT://127.0.0.1:0',

@@ -19,17 +19,17 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Admin } from '@platformatic/kafka'
 import { Kafka, logLevel } from 'kafkajs'
-import { startBroker, type RunningBroker } from '../../src/broker/start.js'
+import { type RunningBroker, startBroker } from '../../src/broker/start.js'
 import { createAcls } from '../../src/client/admin-acls.js'
 import { alterClientQuotas } from '../../src/client/admin-quotas.js'
-import { KafkaClient } from '../../src/client/client.js'
 import { connectNegotiated } from '../../src/client/api-versions.js'
-import { AclOperation as Op, AclPermissionType, PatternType, ResourceType as Res } from '../../src/ports/authorizer.js'
+import { KafkaClient } from '../../src/client/client.js'
+import { AclOperation as Op, PatternType, ResourceType as Res } from '../../src/ports/authorizer.js'
 import { ErrorCode } from '../../src/protocol/errors.js'
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js'
 import { CreateTopicsRequest, CreateTopicsResponse } from '../../src/protocol/messages/19-create-topics.js'
-import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../src/protocol/messages/68-consumer-group-heartbeat.js'
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../../src/protocol/messages/27-write-txn-markers.js'
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../src/protocol/messages/68-consumer-group-heartbeat.js'
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../../src/protocol/messages/69-consumer-group-describe.js'
 import { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse } from '../../src/protocol/messages/76-share-group-heartbeat.js'
 import { ShareGroupDescribeRequest, ShareGroupDescribeResponse } from '../../src/protocol/messages/77-share-group-describe.js'
@@ -45,7 +45,7 @@ import {
 } from '../../src/protocol/messages/92-delete-share-group-offsets.js'
 import { createLogger, silentLogger } from '../../src/util/logger.js'
 import { waitFor } from '../helpers/clients.js'
-import { plainJaas, saslBrokerOverrides } from '../helpers/sasl.js'
+import { allowAcl, plainJaas, saslBrokerOverrides } from '../helpers/sasl.js'
 
 const USERS = { admin: 'admin-secret', alice: 'alice-secret', carol: 'carol-secret' }
 const TOPIC_DENIED = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
@@ -53,15 +53,8 @@ const TOPIC_DENIED = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
 describe('authorization and quota gaps closed (Kafka 4.4 checks)', () => {
   let broker: RunningBroker
   let admin: KafkaClient
-  const allowAlice = (resourceType: number, resourceName: string, operation: number, patternType: number = PatternType.LITERAL) => ({
-    resourceType,
-    resourceName,
-    patternType,
-    principal: 'User:alice',
-    host: '*',
-    operation,
-    permissionType: AclPermissionType.ALLOW,
-  })
+  const allowAlice = (resourceType: number, resourceName: string, operation: number, patternType?: number) =>
+    allowAcl('User:alice', resourceType, resourceName, operation, patternType)
   const security = (user: keyof typeof USERS) => ({
     protocol: 'SASL_PLAINTEXT' as const,
     sasl: { mechanism: 'PLAIN' as const, username: user, password: USERS[user] },

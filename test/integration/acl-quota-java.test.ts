@@ -18,10 +18,10 @@ import { createAcls } from '../../src/client/admin-acls.js'
 import { alterClientQuotas } from '../../src/client/admin-quotas.js'
 import { createTopic } from '../../src/client/admin-topics.js'
 import type { KafkaClient } from '../../src/client/client.js'
-import { AclOperation as Op, AclPermissionType, PatternType, ResourceType as Res } from '../../src/ports/authorizer.js'
+import { AclOperation as Op, ResourceType as Res } from '../../src/ports/authorizer.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { javaCommand, type ProcResult, runProcess, show } from '../helpers/run-process.js'
-import { adminClient, PLAIN_USERS, plainJaas, saslBrokerOverrides } from '../helpers/sasl.js'
+import { adminClient, allowAcl, PLAIN_USERS, plainJaas, saslBrokerOverrides } from '../helpers/sasl.js'
 import { produceValues, setGroupConfigs } from '../helpers/share-broker.js'
 import { buildJavaPrograms, type JavaPrograms, javaEnv, LineProcess } from '../interop/txn-broker.js'
 
@@ -34,15 +34,7 @@ const FETCH_MAX = 64 * KIB
 const SHARE_TOPIC = 'share-quota'
 const PER_TOPIC = 10
 
-const allow = (principal: string, resourceType: number, resourceName: string, operation: number) => ({
-  resourceType,
-  resourceName,
-  patternType: PatternType.LITERAL,
-  principal,
-  host: '*',
-  operation,
-  permissionType: AclPermissionType.ALLOW,
-})
+const allow = allowAcl
 
 /** "SHARE-QUOTA records=1 bytes=2 ms=3 throttle-max=4.0 distinct=1 max-delivery=1 metric-group=g" → its numbers. */
 function shareFigures(r: ProcResult): Record<string, number> {

@@ -14,9 +14,9 @@ import { findCoordinator } from '../../src/client/admin-groups.js'
 import { describeClientQuotas } from '../../src/client/admin-quotas.js'
 import { ClientError } from '../../src/client/errors.js'
 import { describeScramUsers } from '../../src/client/scram-users.js'
-import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../../src/ports/authorizer.js'
+import { AclOperation, ResourceType } from '../../src/ports/authorizer.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
-import { adminClient, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
+import { adminClient, allowAcl, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
 
 const USERS = { ...PLAIN_USERS, bob: 'bob-secret' }
 const basic = (u: keyof typeof USERS) => `Basic ${Buffer.from(`${u}:${USERS[u]}`).toString('base64')}`
@@ -49,15 +49,7 @@ describe('ACLs for SASL users, through kafkajs and HTTP', () => {
     })
     const admin = await adminClient(broker.bootstrap)
     try {
-      const allow = (principal: string, resourceType: number, resourceName: string, operation: number) => ({
-        resourceType,
-        resourceName,
-        patternType: PatternType.LITERAL,
-        principal,
-        host: '*',
-        operation,
-        permissionType: AclPermissionType.ALLOW,
-      })
+      const allow = allowAcl
       await createAcls(admin, [
         allow('User:alice', ResourceType.TOPIC, 'orders', AclOperation.WRITE),
         allow('User:alice', ResourceType.TOPIC, 'orders', AclOperation.READ),

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createAcls } from '../../src/client/admin-acls.js'
 import { createTopic } from '../../src/client/admin-topics.js'
-import { AclOperation as Op, AclPermissionType, PatternType, ResourceType as Res } from '../../src/ports/authorizer.js'
+import { AclOperation as Op, ResourceType as Res } from '../../src/ports/authorizer.js'
 import { type BrokerProcess, startBrokerProcess, stopAndCheck } from '../helpers/broker-process.js'
 import { javaCommand, runProcess, show } from '../helpers/run-process.js'
-import { adminClient, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
+import { adminClient, allowAcl, PLAIN_USERS, saslBrokerOverrides } from '../helpers/sasl.js'
 import { buildJavaPrograms, type JavaPrograms } from '../interop/txn-broker.js'
 
 describe('share group offsets per topic: Java 4.4 Admin as a SASL user', () => {
@@ -27,15 +27,8 @@ describe('share group offsets per topic: Java 4.4 Admin as a SASL user', () => {
     const admin = await adminClient(broker.bootstrap)
     try {
       for (const name of ['share-acl-open', 'share-acl-closed']) await createTopic(admin, { name, numPartitions: 1, replicationFactor: 1 })
-      const allow = (resourceType: number, resourceName: string, operation: number) => ({
-        resourceType,
-        resourceName,
-        patternType: PatternType.LITERAL,
-        principal: 'User:alice',
-        host: '*',
-        operation,
-        permissionType: AclPermissionType.ALLOW,
-      })
+      const allow = (resourceType: number, resourceName: string, operation: number) =>
+        allowAcl('User:alice', resourceType, resourceName, operation)
       await createAcls(admin, [
         allow(Res.GROUP, 'share-acl', Op.READ),
         allow(Res.GROUP, 'share-acl', Op.DELETE),
