@@ -34,7 +34,7 @@ import { etcdTlsFromConfig } from '../security/tls/etcd-tls.js'
 import { ListenerTlsContext, listenerTlsContexts } from '../security/tls/listener-tls.js'
 import { httpClientOptions } from './http-access.js'
 import { ClientQuotas } from '../security/quota/client-quotas.js'
-import { connectionRatesOf } from '../security/quota/connection-rate.js'
+import { ConnectionQuotas } from '../security/quota/connection-quotas.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
@@ -445,6 +445,8 @@ export class Broker {
           logger.child('authorizer'),
         ),
       }
+      // The acceptor's connection limits and rates follow the dynamic broker configs (KIP-226).
+      const connectionQuotas = new ConnectionQuotas(configs.config, { clock, logger: logger.child('connection-quotas') })
       const network = new NetworkServer({
         listeners: config.listeners.map((l) => {
           const tls = tlsContexts.get(l.name)
@@ -461,9 +463,12 @@ export class Broker {
         logger: logger.child('network'),
         metrics,
         admit: (ip) => quotas.admitConnection(ip),
-        acceptThrottle: connectionRatesOf(config, clock),
+        acceptThrottle: connectionQuotas,
+        connectionLimits: connectionQuotas,
         listenBacklog: config.get('socket.listen.backlog.size'),
       })
+      configs.onChange((c) => connectionQuotas.reconfigure(c))
+      connectionQuotas.onChange(() => network.quotasChanged())
       metrics?.attach(services)
       await network.start()
       // Advertised listeners given port 0 take the port actually bound by the listener of that name.

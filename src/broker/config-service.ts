@@ -3,7 +3,14 @@
 // "") and this broker's own (resource = node id). DescribeConfigs answers from it; AlterConfigs and
 // IncrementalAlterConfigs on a BROKER resource change it here: validate, persist, then swap in the
 // new BrokerConfig and tell the listeners (the controller re-applies topic defaults to the live
-// logs), so a change takes effect without a restart and survives one.
+// logs, the acceptor its connection quotas), so a change takes effect without a restart and
+// survives one. The sets live in the metadata store, shared by the cluster: a change written
+// through another broker (the cluster-wide default, or this broker's own set) reaches this one as
+// a store change, and is applied the same way.
+//
+// A value a dynamic broker key refuses (a bad number, a rule across keys) is INVALID_REQUEST with
+// the reason, as Kafka's ConfigAdminManager answers for BROKER resources; an unknown key is
+// INVALID_CONFIG, a key fixed at start INVALID_REQUEST (config-dynamic.ts).
 //
 // At start the stored sets are applied as Kafka does: a stored key that no longer validates (an
 // older or newer version wrote it) is skipped with a warning instead of stopping the broker.
@@ -18,7 +25,7 @@ import type { ShareGroupSettings } from '../ports/shares.js'
 import type { Logger } from '../util/logger.js'
 import type { BrokerConfig } from '../config/config.js'
 import { checkBrokerResourceName, validateDynamicBrokerConfigs } from '../config/config-dynamic.js'
-import { isDynamicBrokerConfig } from '../config/config-values.js'
+import { ConfigError, isDynamicBrokerConfig } from '../config/config-values.js'
 import { describeTopicConfig } from '../config/topic-config.js'
 import { describeGroupConfigs, groupConfigValue, validateGroupConfigs } from '../config/group-config.js'
 import { shareGroupSettingsOf } from './share-group-settings.js'
@@ -27,7 +34,7 @@ import { KafkaError } from '../protocol/errors.js'
 export type BrokerConfigListener = (config: BrokerConfig) => void
 
 type Store = Pick<MetadataStore, 'getBrokerConfigs' | 'setBrokerConfigs'> &
-  Partial<Pick<MetadataStore, 'getGroupConfigs' | 'setGroupConfigs'>>
+  Partial<Pick<MetadataStore, 'getGroupConfigs' | 'setGroupConfigs' | 'onChange'>>
 
 export class BrokerConfigService implements ConfigService {
   private current: BrokerConfig
@@ -44,6 +51,27 @@ export class BrokerConfigService implements ConfigService {
     private readonly logger?: Logger,
   ) {
     this.current = store ? this.loadStored(store) : staticConfig
+    store?.onChange?.((change) => {
+      if (change.kind !== 'brokerConfigs') return
+      if (change.resourceName !== '' && change.resourceName !== String(staticConfig.nodeId)) return
+      // After the alterations under way, so a read-modify-write here sees the stored set.
+      const run = async () => this.adopt(this.loadStored(store))
+      this.queue = this.queue.then(run, run).catch(() => {})
+    })
+  }
+
+  /** Swaps in a config whose dynamic layers differ from the current ones, and tells the listeners. */
+  private adopt(config: BrokerConfig): void {
+    const same = (a: Record<string, string>, b: Record<string, string>) =>
+      Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v)
+    if (
+      same(config.dynamicTexts('default'), this.current.dynamicTexts('default')) &&
+      same(config.dynamicTexts('broker'), this.current.dynamicTexts('broker'))
+    ) {
+      return
+    }
+    this.current = config
+    for (const l of this.listeners) l(config)
   }
 
   /** The effective broker config: static, under the dynamic layers. */
@@ -125,13 +153,18 @@ export class BrokerConfigService implements ConfigService {
       const next = validateDynamicBrokerConfigs(change(this.brokerConfigs(resourceName)))
       const other = this.current.dynamicTexts(level === 'default' ? 'broker' : 'default')
       // Building the config checks the rules across keys (e.g. compaction lags) with both layers.
-      const config = level === 'default' ? this.staticConfig.withDynamic(next, other) : this.staticConfig.withDynamic(other, next)
+      let config: BrokerConfig
+      try {
+        config = level === 'default' ? this.staticConfig.withDynamic(next, other) : this.staticConfig.withDynamic(other, next)
+      } catch (err) {
+        if (err instanceof ConfigError) throw new KafkaError('INVALID_REQUEST', err.message)
+        throw err
+      }
       if (validateOnly) return
       if (!this.store) throw new Error('dynamic broker configs need a metadata store')
       await this.store.setBrokerConfigs(level === 'default' ? '' : String(this.staticConfig.nodeId), next)
-      this.current = config
       this.logger?.info('dynamic broker config changed', { resource: resourceName === '' ? '<default>' : resourceName, configs: next })
-      for (const l of this.listeners) l(config)
+      this.adopt(config)
     }
     const p = this.queue.then(run, run)
     this.queue = p.catch(() => {})

@@ -1,7 +1,7 @@
 // The broker's own configuration keys, with Kafka's names, types and defaults: identity and cluster
 // membership, network, replication, fetch, consumer groups and offsets, transactions and
 // idempotence (the log keys are in log-keys.ts, share groups' in share-keys.ts). config-defs.ts assembles the tables.
-import { type ConfigKeyDef, INT_MAX, SECURITY_PROTOCOLS, etcdEndpoints, etcdPrefix } from './config-key.js'
+import { type ConfigKeyDef, INT_MAX, SECURITY_PROTOCOLS, connectionOverrides, etcdEndpoints, etcdPrefix } from './config-key.js'
 
 /** Identity, cluster membership and network. */
 export const MEMBERSHIP_AND_NETWORK_KEYS = [
@@ -197,7 +197,9 @@ export const MEMBERSHIP_AND_NETWORK_KEYS = [
     default: INT_MAX,
     validator: { min: 0 },
     scope: 'broker',
-    doc: 'Most client connections the broker accepts at once.',
+    doc:
+      'Most connections the broker holds at once, on all its listeners but the inter-broker one (when it has more than one); ' +
+      'past it the acceptor waits for a connection to close. listener.name.<listener>.max.connections limits one listener.',
   },
   {
     name: 'max.connection.creation.rate',
@@ -216,7 +218,15 @@ export const MEMBERSHIP_AND_NETWORK_KEYS = [
     default: INT_MAX,
     validator: { min: 0 },
     scope: 'broker',
-    doc: 'Most connections accepted from one IP address.',
+    doc: 'Most connections accepted from one IP address; the next one is closed at once. 0 only with max.connections.per.ip.overrides.',
+  },
+  {
+    name: 'max.connections.per.ip.overrides',
+    type: 'string',
+    default: '',
+    validator: { check: connectionOverrides },
+    scope: 'broker',
+    doc: 'Per-address exceptions to max.connections.per.ip: host:count pairs separated by commas (hostnames are resolved when the value is set).',
   },
   {
     name: 'num.network.threads',

@@ -7,15 +7,19 @@
 //   default), APPEND / SUBTRACT (list-typed keys only; the current value, else the key's default, is
 //   the list edited — Kafka's prepareIncrementalConfigs / ConfigurationControlManager). AlterConfigs
 //   sends the whole new set: keys left out go back to their defaults.
-// - Broker keys: an unknown name or a bad value is INVALID_CONFIG naming the key; a known key that
-//   cannot change at run time is INVALID_REQUEST "Cannot update these configs dynamically", as
-//   Kafka's DynamicBrokerConfig.validateConfigs answers (config-values.ts: DYNAMIC_BROKER_CONFIGS).
+// - Broker keys: an unknown name is INVALID_CONFIG naming the key; a bad value is INVALID_REQUEST
+//   naming the key, as Kafka's ConfigAdminManager answers for BROKER resources (per broker and for
+//   the cluster-wide default alike); a known key that cannot change at run time is INVALID_REQUEST
+//   "Cannot update these configs dynamically", as Kafka's DynamicBrokerConfig.validateConfigs
+//   answers (config-values.ts: DYNAMIC_BROKER_CONFIGS). Listener-prefixed keys
+//   (listener.name.<l>.max.connections) are parsed as their base key.
 // - Resource names (Kafka's ConfigAdminManager): a BROKER resource is "" (the cluster-wide default)
 //   or this broker's node id; anything else is INVALID_REQUEST.
 import { KafkaError } from '../protocol/errors.js'
 import type { ConfigKeyDef } from './config-defs.js'
-import { brokerConfigDef, ConfigError, isDynamicBrokerConfig, parseConfigValue, topicConfigDef } from './config-values.js'
+import { ConfigError, isDynamicBrokerConfig, parseConfigValue, topicConfigDef } from './config-values.js'
 import { groupConfigDef } from './group-config.js'
+import { brokerKeyDef } from './listener-scoped.js'
 
 /** IncrementalAlterConfigs configOperation values (KIP-339). */
 export const AlterConfigOp = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const
@@ -31,7 +35,7 @@ export interface IncrementalOp {
 export type ConfigKind = 'topic' | 'broker' | 'group'
 
 function defOf(kind: ConfigKind, name: string): ConfigKeyDef {
-  const def = kind === 'topic' ? topicConfigDef(name) : kind === 'group' ? groupConfigDef(name) : brokerConfigDef(name)
+  const def = kind === 'topic' ? topicConfigDef(name) : kind === 'group' ? groupConfigDef(name) : brokerKeyDef(name)
   if (!def) throw new ConfigError(`Unknown ${kind} config name: ${name}`, name)
   return def
 }
@@ -85,8 +89,8 @@ export function applyIncrementalOps(
 }
 
 /**
- * Validates a whole dynamic broker config set and returns its canonical texts. Unknown name or bad
- * value → INVALID_CONFIG naming the key; a key that cannot change at run time → INVALID_REQUEST.
+ * Validates a whole dynamic broker config set and returns its canonical texts. Unknown name →
+ * INVALID_CONFIG naming the key; a bad value or a key that cannot change at run time → INVALID_REQUEST.
  */
 export function validateDynamicBrokerConfigs(configs: Readonly<Record<string, string>>): Record<string, string> {
   const fixed: string[] = []
@@ -101,7 +105,14 @@ export function validateDynamicBrokerConfigs(configs: Readonly<Record<string, st
     )
   }
   const out: Record<string, string> = {}
-  for (const [name, raw] of Object.entries(configs)) out[name] = parseConfigValue(defOf('broker', name), raw).text
+  for (const [name, raw] of Object.entries(configs)) {
+    try {
+      out[name] = parseConfigValue(defOf('broker', name), raw).text
+    } catch (err) {
+      if (err instanceof ConfigError) throw new KafkaError('INVALID_REQUEST', err.message)
+      throw err
+    }
+  }
   return out
 }
 

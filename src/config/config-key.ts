@@ -54,3 +54,32 @@ export const gzipLevel = (v: number) => (v === -1 || (v >= 1 && v <= 9) ? undefi
 export const etcdEndpoints = (v: readonly string[]) =>
   v.every((e) => /^https?:\/\/[^\s/]+\/?$/.test(e)) ? undefined : 'a comma-separated list of http://host:port URLs'
 export const etcdPrefix = (v: string) => (/^\/\S*$/.test(v) ? undefined : 'a key path starting with / and without spaces')
+
+/**
+ * max.connections.per.ip.overrides: `host:count` pairs separated by commas (Kafka's
+ * Csv.parseCsvMap: split at the last colon, so an IPv6 address needs no brackets; the count is any
+ * int, as Integer.parseInt takes it). Throws with what was wrong; "" is no override.
+ */
+export function parseConnectionOverrides(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  if (text === '') return out
+  for (const entry of text.split(/\s*,\s*/)) {
+    const colon = entry.lastIndexOf(':')
+    const host = entry.slice(0, colon).trim()
+    const count = entry.slice(colon + 1).trim()
+    if (colon < 0) throw new Error(`"${entry}" is not a host:count pair`)
+    const n = /^[+-]?\d+$/.test(count) ? Number(count) : Number.NaN
+    if (!Number.isSafeInteger(n) || n < -2147483648 || n > 2147483647) throw new Error(`"${count}" is not a 32-bit integer`)
+    out.set(host, n)
+  }
+  return out
+}
+
+export const connectionOverrides = (v: string) => {
+  try {
+    parseConnectionOverrides(v)
+    return undefined
+  } catch (err) {
+    return `host:count pairs separated by commas (${(err as Error).message})`
+  }
+}

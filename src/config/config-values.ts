@@ -257,20 +257,37 @@ export function topicNameOf(brokerConfigName: string): string | undefined {
  * Broker configs that AlterConfigs / IncrementalAlterConfigs may change at run time (KIP-226), as
  * Kafka's DynamicLogConfig allows: the first (highest-priority) broker synonym of every topic config
  * — log.retention.ms but not log.retention.hours, log.roll.ms but not log.roll.hours — which flow
- * into every topic without its own override. Also the thread-pool sizes Kafka resizes live, which
- * Tributary accepts and ignores (one event loop). Kafka's other dynamic keys (listeners, SSL,
- * connection quotas, cleaner threads) are read once at start in Tributary, so it refuses them
- * rather than store a change that would not take effect.
+ * into every topic without its own override. The connection quotas of Kafka's
+ * DynamicConnectionQuota (max.connections, max.connections.per.ip and its overrides,
+ * max.connection.creation.rate), which the acceptor reads for every new connection
+ * (security/quota/connection-quotas.ts), and their listener-prefixed forms (LISTENER_DYNAMIC_CONFIGS).
+ * Also the thread-pool sizes Kafka resizes live, which Tributary accepts and ignores (one event
+ * loop). Kafka's other dynamic keys (listeners, SSL, cleaner threads) are read once at start in
+ * Tributary, so it refuses them rather than store a change that would not take effect.
  */
 export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set([
   ...(TOPIC_CONFIG_DEFS as readonly ConfigKeyDef[]).flatMap((t) => (t.brokerSynonyms?.length ? [t.brokerSynonyms[0]!.name] : [])),
+  'max.connections',
+  'max.connections.per.ip',
+  'max.connections.per.ip.overrides',
+  'max.connection.creation.rate',
   'num.io.threads',
   'num.network.threads',
   'num.recovery.threads.per.data.dir',
 ])
 
+/**
+ * Keys that may change at run time for one listener, as `listener.name.<listener>.<key>` (Kafka's
+ * ListenerConnectionQuota: the listener's own connection limit and creation rate).
+ */
+export const LISTENER_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set(['max.connections', 'max.connection.creation.rate'])
+
+const LISTENER_PREFIXED = /^listener\.name\.[^.]+\.(.+)$/
+
 export function isDynamicBrokerConfig(name: string): boolean {
-  return DYNAMIC_BROKER_CONFIGS.has(name)
+  if (DYNAMIC_BROKER_CONFIGS.has(name)) return true
+  const base = LISTENER_PREFIXED.exec(name)?.[1]
+  return base !== undefined && LISTENER_DYNAMIC_CONFIGS.has(base)
 }
 
 /** The broker configs standing for the same setting as `name`, highest priority first (or just it). */

@@ -24,7 +24,7 @@
 // (config-dynamic.ts says which keys may be dynamic).
 import { type ParsedListener, parseListeners, parseSecurityProtocolMap } from '../network/listeners.js'
 import { type Fs, nodeFs } from '../storage/fs.js'
-import { listenerScopedKey, parseListenerScopedKey } from './listener-scoped.js'
+import { brokerKeyDef, listenerScopedKey, parseListenerScopedKey } from './listener-scoped.js'
 import { PropertiesSyntaxError, parsePropertiesEntries } from '../util/properties.js'
 import { BROKER_CONFIG_DEFS, type BrokerConfigName, type BrokerConfigValue, type ConfigKeyDef } from './config-defs.js'
 import {
@@ -145,7 +145,7 @@ export class BrokerConfig {
     const parseLayer = (set: Readonly<Record<string, string>>, origin: ConfigOrigin, where: string) => {
       const out = new Map<string, ConfigSetting>()
       for (const [k, raw] of Object.entries(set)) {
-        const def = brokerConfigDef(k)
+        const def = brokerKeyDef(k)
         if (!def) throw new ConfigError(`Unknown broker config name: ${k}`, k, raw)
         const p = parseConfigValue(def, raw, where)
         out.set(k, { value: p.value, text: p.text, origin })
@@ -234,9 +234,18 @@ export class BrokerConfig {
     return this.settings.get(name)!.text
   }
 
-  /** Every broker config, in table order, as DescribeConfigs on a broker lists them. */
+  /**
+   * Every broker config, in table order, as DescribeConfigs on a broker lists them; then the
+   * listener-prefixed keys that are set (listener.name.<l>.max.connections, …), as Kafka lists them.
+   */
   entries(): DescribedConfig[] {
-    return (BROKER_CONFIG_DEFS as readonly ConfigKeyDef[]).map((d) => this.describeKey(d))
+    const out = (BROKER_CONFIG_DEFS as readonly ConfigKeyDef[]).map((d) => this.describeKey(d))
+    for (const name of this.settings.keys()) {
+      if (brokerConfigDef(name)) continue
+      const d = brokerKeyDef(name)
+      if (d) out.push(this.describeKey(d))
+    }
+    return out
   }
 
   /** DescribeConfigs on this broker: every config, or only `names` (unknown names left out, as Kafka does). */
@@ -252,8 +261,8 @@ export class BrokerConfig {
 
   /** One broker config as DescribeConfigs shows it, or undefined for an unknown name. */
   describe(name: string): DescribedConfig | undefined {
-    const d = brokerConfigDef(name)
-    return d ? this.describeKey(d) : undefined
+    const d = brokerKeyDef(name)
+    return d && this.settings.has(name) ? this.describeKey(d) : undefined
   }
 
   /**
@@ -266,7 +275,7 @@ export class BrokerConfig {
     const out: DescribedConfig[] = []
     for (const n of wanted) {
       const s = this.dynamic.clusterDefault.get(n)
-      const d = brokerConfigDef(n)
+      const d = brokerKeyDef(n)
       if (!s || !d) continue
       const full = this.describeKey(d)
       out.push({
@@ -286,17 +295,20 @@ export class BrokerConfig {
     const source = SOURCE_OF_ORIGIN[s.origin]
     // Kafka's order: every level first (this broker's dynamic value, the dynamic default, the
     // static config), and within a level the synonyms by priority; then the built-in default.
+    // A listener-prefixed key's synonyms: itself, then its base key's (Kafka's listener synonyms).
+    const base = brokerConfigDef(d.name) ? undefined : parseListenerScopedKey(d.name)?.def.name
+    const names = base === undefined ? brokerSynonymsOf(d.name) : [d.name, ...brokerSynonymsOf(base)]
     const set: Array<LayeredValue & { name: string }> = []
-    for (const n of brokerSynonymsOf(d.name)) for (const l of this.layered(n)) set.push({ name: n, ...l })
+    for (const n of names) for (const l of this.layered(n)) set.push({ name: n, ...l })
     set.sort((a, b) => a.source - b.source) // stable: names keep their priority order within a level
     const synonyms: DescribedConfig['synonyms'] = set.map((l) => ({
       name: l.name,
       value: sensitive ? null : l.text,
       source: l.source,
     }))
-    for (const n of brokerSynonymsOf(d.name)) {
-      const def = DEFAULTS.get(n)!
-      if (def.text !== null) {
+    for (const n of names) {
+      const def = DEFAULTS.get(n)
+      if (def !== undefined && def.text !== null) {
         synonyms.push({ name: n, value: sensitive ? null : def.text, source: ConfigSource.DEFAULT_CONFIG })
         break
       }
@@ -333,6 +345,14 @@ function checkCrossKeyRules(settings: ReadonlyMap<string, ConfigSetting>): void 
       `group.min.session.timeout.ms (${get('group.min.session.timeout.ms')}) must not exceed group.max.session.timeout.ms (${get('group.max.session.timeout.ms')})`,
       'group.min.session.timeout.ms',
       String(get('group.min.session.timeout.ms')),
+    )
+  }
+  // Kafka's KafkaConfig.validateValues: a per-ip maximum of 0 is only for "everyone but the overrides".
+  if (get('max.connections.per.ip') === 0 && settings.get('max.connections.per.ip.overrides')!.value === '') {
+    throw new ConfigError(
+      'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.',
+      'max.connections.per.ip',
+      '0',
     )
   }
   if (get('log.cleaner.min.compaction.lag.ms') > get('log.cleaner.max.compaction.lag.ms')) {
@@ -502,8 +522,7 @@ export function buildBrokerConfig(
   const explicit = new Map<string, ConfigSetting>()
   for (const r of raws) {
     // listener.name.<l>.[<mechanism>.]<key> is kept under its full name, parsed as <key>.
-    const scoped = parseListenerScopedKey(r.key)?.def
-    const def = brokerConfigDef(r.key) ?? (scoped && { ...scoped, name: r.key })
+    const def = brokerKeyDef(r.key)
     if (!def) {
       const t = topicConfigDef(r.key)
       const hint = t?.brokerSynonyms?.length ? ` (the broker-wide setting is ${t.brokerSynonyms[0]!.name})` : ''

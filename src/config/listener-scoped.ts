@@ -37,3 +37,14 @@ export function parseListenerScopedKey(key: string): ListenerScopedKey | undefin
 export function listenerScopedKey(listener: string, name: string, mechanism?: string): string {
   return `${PREFIX}${listener.toLowerCase()}.${mechanism ? `${mechanism.toLowerCase()}.` : ''}${name}`
 }
+
+/**
+ * The definition of a broker key, listener-prefixed ones included (named by their full key and
+ * parsed as their base key); undefined for an unknown name.
+ */
+export function brokerKeyDef(name: string): ConfigKeyDef | undefined {
+  const direct = brokerConfigDef(name)
+  if (direct) return direct
+  const scoped = parseListenerScopedKey(name)?.def
+  return scoped && { ...scoped, name }
+}

@@ -10,6 +10,14 @@
 // logged (rate-limited, close-log.ts) and closed; until then OpenSSL holds at most one handshake
 // flight per socket, so the pre-handshake phase buffers a bounded amount. When the listener's
 // files change, new connections get the new material (setSecureContext); open ones keep theirs.
+//
+// The acceptor of each listener (Kafka's Acceptor with its ConnectionQuotas) takes a new
+// connection once its connection creation rate allows it (acceptThrottle) and once a connection
+// slot is free (connectionLimits: max.connections, per listener and broker-wide); meanwhile the
+// connection waits unread, behind those that came before it on that listener. A connection from
+// an address that already holds its max.connections.per.ip is then closed at once. Both hooks are
+// asked anew for every connection, so limits changed at run time apply to the next one; when
+// they change, or a connection closes, quotasChanged() / the close lets waiting ones in.
 
 import type { X509Certificate } from 'node:crypto'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
@@ -24,6 +32,7 @@ import {
   DEFAULT_NETWORK_CONFIG,
   type Dispatcher,
   type ListenerConfig,
+  type ConnectionLimits,
   type ListenerTls,
   type NetworkConfig,
   type NetworkMetrics,
@@ -54,13 +63,29 @@ export interface NetworkServerOptions {
    * how long the acceptor waits before taking it. Connections that arrive meanwhile queue behind it.
    */
   acceptThrottle?: { applies(listener: string): boolean; delayMs(listener: string): number }
+  /**
+   * The acceptor's connection limits: a listener without a free slot waits for a connection to
+   * close (or for quotasChanged()); an address at its per-ip maximum has its connection closed.
+   */
+  connectionLimits?: ConnectionLimits
   /** socket.listen.backlog.size: how many connections may wait for a throttled acceptor (as a full backlog, more are refused). */
   listenBacklog?: number
 }
 
-/** Connections waiting for a throttled acceptor, in arrival order. */
+/** A connection waiting for its listener's acceptor. */
+interface Waiting {
+  socket: Socket
+  principal: KafkaPrincipal
+  onError: () => void
+  /** Recorded on the connection creation rate (the acceptor then waited the throttle it gave). */
+  rated: boolean
+  /** Paused and listened to while it waits (a connection taken at once never is). */
+  parked: boolean
+}
+
+/** Connections waiting for a throttled or full acceptor, in arrival order. */
 interface AcceptQueue {
-  waiting: Array<{ socket: Socket; principal: KafkaPrincipal; onError: () => void }>
+  waiting: Waiting[]
   timer: Timer | undefined
 }
 
@@ -74,6 +99,9 @@ interface Bound {
 export class NetworkServer {
   private readonly bound: Bound[] = []
   private readonly connections = new Set<Connection>()
+  /** Live connections per listener and per remote address (the acceptor's limits count them). */
+  private readonly perListener = new Map<string, number>()
+  private readonly perAddress = new Map<string, number>()
   /** TLS sockets whose handshake is under way (destroyed on close). */
   private readonly handshaking = new Set<Socket>()
   /** Per listener: connections waiting for its throttled acceptor. */
@@ -220,78 +248,98 @@ export class NetworkServer {
   }
 
   /**
-   * A new connection (past its TLS handshake on a TLS listener). Under a connection creation rate,
-   * the acceptor takes connections one at a time, each after the wait the rate gives (Kafka's
-   * blocking acceptor): they wait paused, at most listenBacklog of them (more are closed, as a full
-   * backlog would refuse them).
+   * A new connection (past its TLS handshake on a TLS listener). The acceptor takes connections
+   * one at a time, in order, each after the wait its connection creation rate gives (Kafka's
+   * blocking acceptor) and once a connection slot is free: they wait paused, at most listenBacklog
+   * of them (more are closed, as a full backlog would refuse them).
    */
   private accept(socket: Socket, listener: ListenerConfig, principal: KafkaPrincipal): void {
     if (this.closing !== undefined) {
       socket.destroy()
       return
     }
-    const throttle = this.opts.acceptThrottle
-    if (throttle === undefined || !throttle.applies(listener.name)) {
-      this.take(socket, listener, principal)
-      return
-    }
     let q = this.acceptQueues.get(listener.name)
     if (q === undefined) this.acceptQueues.set(listener.name, (q = { waiting: [], timer: undefined }))
-    if (q.timer === undefined) {
-      const wait = throttle.delayMs(listener.name)
-      if (wait <= 0) {
-        this.take(socket, listener, principal)
-        return
-      }
-      q.timer = this.opts.clock.setTimeout(() => this.drainAccepts(listener), wait)
-      this.opts.metrics?.acceptThrottled?.(listener.name, wait)
-    } else if (q.waiting.length >= (this.opts.listenBacklog ?? DEFAULT_LISTEN_BACKLOG)) {
+    if (q.waiting.length >= (this.opts.listenBacklog ?? DEFAULT_LISTEN_BACKLOG)) {
       this.protocolCloses.record({
         conn: 0,
         listener: listener.name,
         remote: `${socket.remoteAddress}:${socket.remotePort}`,
         kind: 'connection-rate',
-        reason: `listener ${listener.name} has ${q.waiting.length} connections waiting for its connection creation rate (socket.listen.backlog.size)`,
+        reason: `listener ${listener.name} has ${q.waiting.length} connections waiting for its acceptor (socket.listen.backlog.size)`,
       })
       socket.destroy()
       return
     }
+    const entry: Waiting = { socket, principal, onError: () => {}, rated: false, parked: false }
+    q.waiting.push(entry)
+    this.pump(listener)
+    if (!q.waiting.includes(entry)) return
     // Not read while it waits; an error or close (the client gave up) takes it out of the queue.
+    entry.parked = true
     socket.pause()
-    const entry = { socket, principal, onError: () => {} }
     socket.on('error', entry.onError)
     socket.once('close', () => {
       const i = q.waiting.indexOf(entry)
       if (i >= 0) q.waiting.splice(i, 1)
     })
-    q.waiting.push(entry)
   }
 
-  /** The acceptor's wait is over: takes the first waiting connection, then waits for the next. */
-  private drainAccepts(listener: ListenerConfig): void {
-    const q = this.acceptQueues.get(listener.name)!
-    q.timer = undefined
-    const first = q.waiting.shift()
-    if (first !== undefined) this.resume(first, listener)
-    while (q.waiting.length > 0 && this.closing === undefined) {
-      const wait = this.opts.acceptThrottle!.delayMs(listener.name)
-      if (wait > 0) {
-        q.timer = this.opts.clock.setTimeout(() => this.drainAccepts(listener), wait)
-        this.opts.metrics?.acceptThrottled?.(listener.name, wait)
-        return
+  /**
+   * Lets the listener's acceptor take what it may: the first waiting connection, once its rate's
+   * wait is over and a slot is free, then the next. Runs again when the wait ends, a connection
+   * closes or the quotas change.
+   */
+  private pump(listener: ListenerConfig): void {
+    const q = this.acceptQueues.get(listener.name)
+    if (q === undefined || q.timer !== undefined) return
+    const throttle = this.opts.acceptThrottle
+    // (A connection taken may close at once and pump again from within: the timer it set holds here too.)
+    while (q.waiting.length > 0 && q.timer === undefined && this.closing === undefined) {
+      const head = q.waiting[0]!
+      if (!head.rated) {
+        head.rated = true
+        const wait = throttle?.applies(listener.name) ? throttle.delayMs(listener.name) : 0
+        if (wait > 0) {
+          q.timer = this.opts.clock.setTimeout(() => {
+            q.timer = undefined
+            this.pump(listener)
+          }, wait)
+          this.opts.metrics?.acceptThrottled?.(listener.name, wait)
+          return
+        }
       }
-      this.resume(q.waiting.shift()!, listener)
+      if (!this.slotAvailable(listener.name)) return
+      q.waiting.shift()
+      this.resume(head, listener)
     }
   }
 
-  private resume(w: AcceptQueue['waiting'][number], listener: ListenerConfig): void {
+  private slotAvailable(listener: string): boolean {
+    const limits = this.opts.connectionLimits
+    return (
+      limits === undefined ||
+      limits.slotAvailable(listener, { total: this.connections.size, listener: this.perListener.get(listener) ?? 0 })
+    )
+  }
+
+  /** The connection limits or rates changed: the acceptors take the waiting connections they now may. */
+  quotasChanged(): void {
+    for (const b of this.bound) this.pump(b.listener)
+  }
+
+  private resume(w: Waiting, listener: ListenerConfig): void {
+    if (!w.parked) {
+      this.take(w.socket, listener, w.principal)
+      return
+    }
     w.socket.off('error', w.onError)
     if (w.socket.destroyed) return
     this.take(w.socket, listener, w.principal)
     w.socket.resume()
   }
 
-  /** The per-ip quota, then the connection is the broker's. */
+  /** The per-ip quotas (connection creation rate, then max.connections.per.ip), then the connection is the broker's. */
   private take(socket: Socket, listener: ListenerConfig, principal: KafkaPrincipal): void {
     const overMs = this.opts.admit?.(socket.remoteAddress ?? '') ?? 0
     if (overMs > 0) {
@@ -301,6 +349,20 @@ export class NetworkServer {
         remote: `${socket.remoteAddress}:${socket.remotePort}`,
         kind: 'connection-rate',
         reason: `connection creation rate of ${socket.remoteAddress} exceeded (for ${overMs} ms more)`,
+      })
+      socket.destroy()
+      return
+    }
+    const address = addressKey(socket.remoteAddress ?? '')
+    const held = this.perAddress.get(address) ?? 0
+    const maxPerIp = this.opts.connectionLimits?.maxConnectionsPerIp(address) ?? Number.POSITIVE_INFINITY
+    if (held >= maxPerIp) {
+      this.protocolCloses.record({
+        conn: 0,
+        listener: listener.name,
+        remote: `${socket.remoteAddress}:${socket.remotePort}`,
+        kind: 'connection-limit',
+        reason: `${address} already has the configured maximum of ${maxPerIp} connections (max.connections.per.ip)`,
       })
       socket.destroy()
       return
@@ -324,6 +386,8 @@ export class NetworkServer {
       onClose: (c) => this.onConnectionClosed(c),
     })
     this.connections.add(conn)
+    this.perListener.set(listener.name, (this.perListener.get(listener.name) ?? 0) + 1)
+    this.perAddress.set(address, held + 1)
     this.opts.metrics?.connectionOpened(listener.name)
     this.log.debug('connection accepted', {
       conn: conn.info.id,
@@ -334,14 +398,29 @@ export class NetworkServer {
   }
 
   private onConnectionClosed(conn: Connection): void {
-    this.connections.delete(conn)
+    if (!this.connections.delete(conn)) return
+    const listener = conn.info.listenerName
+    const left = (this.perListener.get(listener) ?? 1) - 1
+    if (left > 0) this.perListener.set(listener, left)
+    else this.perListener.delete(listener)
+    const address = addressKey(conn.info.remoteAddress)
+    const n = (this.perAddress.get(address) ?? 1) - 1
+    if (n > 0) this.perAddress.set(address, n)
+    else this.perAddress.delete(address)
     this.opts.metrics?.connectionClosed(conn.info.listenerName)
     this.log.debug('connection closed', { conn: conn.info.id })
     if (this.connections.size === 0 && this.allClosed !== undefined) {
       this.allClosed()
       this.allClosed = undefined
     }
+    // A slot is free: the acceptors waiting for one may take their next connection.
+    if (this.closing === undefined && this.opts.connectionLimits !== undefined) this.quotasChanged()
   }
+}
+
+/** An IPv4 client of a dual-stack listener shows as ::ffff:a.b.c.d: it is counted as a.b.c.d. */
+export function addressKey(remote: string): string {
+  return remote.startsWith('::ffff:') && remote.includes('.') ? remote.slice('::ffff:'.length) : remote
 }
 
 function listen(server: Server, listener: ListenerConfig): Promise<void> {

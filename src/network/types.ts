@@ -76,6 +76,8 @@ export interface Dispatcher {
  *   certificate missing or not trusted, or no principal mapping rule for it), or did not finish.
  * - connection-rate: a connection from an address past its connection creation rate (KIP-612),
  *   closed at accept.
+ * - connection-limit: a connection from an address that already holds max.connections.per.ip (or
+ *   its override) connections, closed at accept.
  */
 export type CloseKind =
   | 'invalid-frame-size'
@@ -91,6 +93,7 @@ export type CloseKind =
   | 'session-expired'
   | 'tls-handshake'
   | 'connection-rate'
+  | 'connection-limit'
 
 /** The request a close is about, as far as its header was read. */
 export interface RequestSummary {
@@ -198,4 +201,24 @@ export const DEFAULT_NETWORK_CONFIG: Readonly<Required<Omit<NetworkConfig, 'maxP
   connectionsMaxIdleMs: 600_000,
   maxInFlightPerConnection: 100,
   closeGraceMs: 5_000,
+}
+
+/** Live connection counts the acceptor's limits are judged on. */
+export interface LiveConnections {
+  /** Every connection of the broker. */
+  total: number
+  /** Those of the listener asked about. */
+  listener: number
+}
+
+/**
+ * The acceptor's connection limits (Kafka's ConnectionQuotas: max.connections, its per-listener
+ * form, max.connections.per.ip and its overrides), asked at every new connection so a change
+ * applies to the next one.
+ */
+export interface ConnectionLimits {
+  /** Whether one more connection may be taken on the listener now; else the acceptor waits for a close. */
+  slotAvailable(listener: string, live: LiveConnections): boolean
+  /** The most connections one address may hold (Infinity: no limit). */
+  maxConnectionsPerIp(address: string): number
 }

@@ -5,10 +5,10 @@
 // measures that apply to its listener, and the acceptor then waits the longest throttle time
 // they give (Kafka's QuotaUtils.throttleTime, at most one quota window) before taking it: the
 // connection waits rather than being closed. (The per-ip connection_creation_rate quota, in
-// client-quotas.ts, closes instead.) Read at start; pure given the time, for unit tests.
+// client-quotas.ts, closes instead.) The rates can change at run time (reconfigure, from
+// connection-quotas.ts); pure given the time, for unit tests.
 import type { BrokerConfig } from '../../config/config.js'
 import { INT_MAX } from '../../config/config-key.js'
-import type { Clock } from '../../util/clock.js'
 import { SampledRate } from './rate.js'
 
 export interface ConnectionRateLimits {
@@ -25,10 +25,25 @@ export interface ConnectionRateLimits {
 export class ConnectionCreationRates {
   private readonly broker: SampledRate
   private readonly perListener = new Map<string, SampledRate>()
+  private limits: ConnectionRateLimits
 
-  constructor(private readonly limits: ConnectionRateLimits) {
+  constructor(limits: ConnectionRateLimits) {
+    this.limits = limits
     this.broker = new SampledRate(limits.samples, limits.windowMs)
-    for (const name of limits.listeners.keys()) this.perListener.set(name, new SampledRate(limits.samples, limits.windowMs))
+    this.reconfigure(limits)
+  }
+
+  /**
+   * New rates (KIP-226: max.connection.creation.rate and its listener form are dynamic). As Kafka
+   * updates the quota of its sensors, what was measured so far is kept; a listener that gets a
+   * rate starts measuring now. The window settings are the ones given at construction.
+   */
+  reconfigure(limits: ConnectionRateLimits): void {
+    this.limits = { ...limits, samples: this.broker.samples, windowMs: this.broker.windowMs }
+    for (const name of limits.listeners.keys()) {
+      if (!this.perListener.has(name)) this.perListener.set(name, new SampledRate(this.broker.samples, this.broker.windowMs))
+    }
+    for (const name of [...this.perListener.keys()]) if (!limits.listeners.has(name)) this.perListener.delete(name)
   }
 
   /** Whether any rate applies to connections of the listener. */
@@ -54,11 +69,8 @@ export class ConnectionCreationRates {
   }
 }
 
-/** The NetworkServer's acceptor throttle from the broker's config; undefined when no rate is set. */
-export function connectionRatesOf(
-  config: BrokerConfig,
-  clock: Clock,
-): { applies(listener: string): boolean; delayMs(listener: string): number } | undefined {
+/** The rates the broker's config sets (max.connection.creation.rate and its listener-prefixed form). */
+export function connectionRateLimitsOf(config: BrokerConfig): ConnectionRateLimits {
   const KEY = 'max.connection.creation.rate'
   const unlimited = (v: number) => v === Number(INT_MAX)
   const brokerRate = config.get(KEY)
@@ -69,13 +81,11 @@ export function connectionRatesOf(
     const v = config.listenerValue(l.name, KEY)
     if (!unlimited(v)) listeners.set(l.name, v)
   }
-  if (unlimited(brokerRate) && listeners.size === 0) return undefined
-  const rates = new ConnectionCreationRates({
+  return {
     broker: unlimited(brokerRate) ? undefined : brokerRate,
     listeners,
     protectedListener: config.listeners.length > 1 ? config.interBrokerListenerName : undefined,
     samples: config.get('quota.window.num'),
     windowMs: config.get('quota.window.size.seconds') * 1000,
-  })
-  return { applies: (l) => rates.applies(l), delayMs: (l) => rates.acceptDelayMs(l, clock.monotonic()) }
+  }
 }

@@ -14,6 +14,7 @@ import {
 import { BrokerConfigService } from '../../../src/broker/config-service.js'
 import { isDynamicBrokerConfig } from '../../../src/config/config-values.js'
 import { KafkaError } from '../../../src/protocol/errors.js'
+import type { StoreChange } from '../../../src/ports/metadata-store.js'
 
 function errorOf(fn: () => unknown): { name: string; message: string } {
   try {
@@ -76,15 +77,85 @@ describe('dynamic broker config validation', () => {
     assert.ok(!isDynamicBrokerConfig('listeners'))
   })
 
-  it('answers INVALID_CONFIG for unknown keys and bad values, INVALID_REQUEST for keys fixed at start', () => {
+  it("takes Kafka's DynamicConnectionQuota keys and their listener forms (ListenerConnectionQuota)", () => {
+    for (const k of ['max.connections', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate']) {
+      assert.ok(isDynamicBrokerConfig(k), k)
+    }
+    assert.ok(isDynamicBrokerConfig('listener.name.plaintext.max.connections'))
+    assert.ok(isDynamicBrokerConfig('listener.name.internal.max.connection.creation.rate'))
+    assert.ok(!isDynamicBrokerConfig('listener.name.plaintext.max.connections.per.ip'), 'per-ip limits are broker-wide')
+    assert.deepEqual(
+      validateDynamicBrokerConfigs({
+        'max.connections': ' 100 ',
+        'listener.name.plaintext.max.connection.creation.rate': '5',
+        // Kafka stores the text as given (Csv.parseCsvMap checks it), spaces inside included.
+        'max.connections.per.ip.overrides': '10.0.0.1:2, localhost:4,::1:3',
+      }),
+      {
+        'max.connections': '100',
+        'listener.name.plaintext.max.connection.creation.rate': '5',
+        'max.connections.per.ip.overrides': '10.0.0.1:2, localhost:4,::1:3',
+      },
+    )
+    // Kafka accepts an unresolvable host and any int count (a negative one refuses every connection of the address).
+    validateDynamicBrokerConfigs({ 'max.connections.per.ip.overrides': 'no-such-host.invalid:5,10.9.9.9:-1' })
+    for (const [k, v] of [
+      ['max.connections', '-1'],
+      ['max.connections.per.ip', '-1'],
+      ['max.connection.creation.rate', 'abc'],
+      ['max.connections.per.ip.overrides', 'abc'],
+      ['max.connections.per.ip.overrides', '10.9.9.9:x'],
+      ['listener.name.plaintext.max.connections', '-2'],
+    ] as const) {
+      const e = errorOf(() => validateDynamicBrokerConfigs({ [k]: v }))
+      assert.equal(e.name, 'INVALID_REQUEST', `${k}=${v}`)
+      assert.ok(e.message.includes(k), e.message)
+    }
+  })
+
+  it('max.connections.per.ip=0 needs overrides (Kafka checks it across keys)', () => {
+    const base = defaultBrokerConfig()
+    assert.match(
+      errorOf(() => base.withDynamic({ 'max.connections.per.ip': '0' }, {})).message,
+      /zero only if max\.connections\.per\.ip\.overrides/,
+    )
+    const c = base.withDynamic({ 'max.connections.per.ip': '0' }, { 'max.connections.per.ip.overrides': '127.0.0.1:5' })
+    assert.equal(c.get('max.connections.per.ip'), 0)
+  })
+
+  it('DescribeConfigs lists the listener-prefixed keys set, with their base key as synonym (as Kafka)', () => {
+    const c = defaultBrokerConfig().withDynamic(
+      { 'listener.name.plaintext.max.connection.creation.rate': '1000' },
+      { 'listener.name.plaintext.max.connections': '500', 'max.connections.per.ip': '50' },
+    )
+    const byName = new Map(c.describeKeys(null).map((d) => [d.name, d]))
+    const own = byName.get('listener.name.plaintext.max.connections')!
+    assert.equal(own.value, '500')
+    assert.equal(own.source, ConfigSource.DYNAMIC_BROKER_CONFIG)
+    assert.equal(own.readOnly, false)
+    assert.deepEqual(own.synonyms, [
+      { name: 'listener.name.plaintext.max.connections', value: '500', source: ConfigSource.DYNAMIC_BROKER_CONFIG },
+      { name: 'max.connections', value: '2147483647', source: ConfigSource.DEFAULT_CONFIG },
+    ])
+    assert.equal(byName.get('listener.name.plaintext.max.connection.creation.rate')!.source, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
+    assert.equal(byName.get('max.connections.per.ip')!.source, ConfigSource.DYNAMIC_BROKER_CONFIG)
+    assert.equal(byName.get('max.connections.per.ip.overrides')!.value, '')
+    assert.deepEqual(
+      c.describeDynamicDefaults(null).map((d) => [d.name, d.value]),
+      [['listener.name.plaintext.max.connection.creation.rate', '1000']],
+    )
+    assert.equal(c.describe('listener.name.other.max.connections'), undefined, 'a prefixed key not set is not listed')
+  })
+
+  it('answers INVALID_CONFIG for unknown keys, INVALID_REQUEST for bad values (as Kafka 4.4) and keys fixed at start', () => {
     const unknown = errorOf(() => validateDynamicBrokerConfigs({ 'log.retention.forever': '1' }))
     assert.equal(unknown.name, 'INVALID_CONFIG')
     assert.match(unknown.message, /log\.retention\.forever/)
     const bad = errorOf(() => validateDynamicBrokerConfigs({ 'log.retention.ms': 'soon' }))
-    assert.equal(bad.name, 'INVALID_CONFIG')
+    assert.equal(bad.name, 'INVALID_REQUEST')
     assert.match(bad.message, /log\.retention\.ms/)
     const range = errorOf(() => validateDynamicBrokerConfigs({ 'log.segment.bytes': '10' }))
-    assert.equal(range.name, 'INVALID_CONFIG')
+    assert.equal(range.name, 'INVALID_REQUEST')
     assert.match(range.message, /log\.segment\.bytes.*at least 14/)
     const fixed = errorOf(() => validateDynamicBrokerConfigs({ 'log.retention.hours': '1', listeners: 'PLAINTEXT://:1' }))
     assert.equal(fixed.name, 'INVALID_REQUEST')
@@ -163,15 +234,49 @@ describe('BrokerConfigService', () => {
   function fakeStore(initial: Record<string, Record<string, string>> = {}) {
     const sets = new Map(Object.entries(initial))
     const writes: Array<[string, Record<string, string>]> = []
+    const listeners: Array<(c: StoreChange) => void> = []
+    const emit = (resourceName: string) => {
+      for (const l of listeners) l({ kind: 'brokerConfigs', resourceName })
+    }
     return {
       writes,
       getBrokerConfigs: (name: string) => sets.get(name) ?? {},
       setBrokerConfigs: async (name: string, configs: Readonly<Record<string, string>>) => {
         writes.push([name, { ...configs }])
         sets.set(name, { ...configs })
+        emit(name)
+      },
+      onChange: (l: (c: StoreChange) => void) => listeners.push(l),
+      /** Another broker writes a set: the store tells every broker. */
+      writtenElsewhere(name: string, configs: Record<string, string>) {
+        sets.set(name, configs)
+        emit(name)
       },
     }
   }
+
+  it('follows the sets other brokers write to the store: the default and its own, not those of other brokers', async () => {
+    const store = fakeStore()
+    const svc = new BrokerConfigService(defaultBrokerConfig({ 'node.id': 1 }), store)
+    const seen: Array<number> = []
+    svc.onChange((c) => seen.push(c.get('max.connection.creation.rate')))
+    store.writtenElsewhere('', { 'max.connection.creation.rate': '2' })
+    store.writtenElsewhere('7', { 'max.connection.creation.rate': '9' })
+    await svc.alterBrokerConfigs('1', (cur) => cur, true) // waits for the queue
+    assert.equal(svc.config.get('max.connection.creation.rate'), 2)
+    assert.equal(svc.config.sourceOf('max.connection.creation.rate'), ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
+    store.writtenElsewhere('1', { 'max.connections.per.ip': '3' })
+    store.writtenElsewhere('', {})
+    await svc.alterBrokerConfigs('1', (cur) => cur, true)
+    assert.equal(svc.config.get('max.connection.creation.rate'), 2147483647, 'removed from the default')
+    assert.equal(svc.config.get('max.connections.per.ip'), 3)
+    // Told once per new config: the two writes read together are one change, and its own
+    // alteration (heard back from the store too) is told once.
+    await svc.alterBrokerConfigs('1', (cur) => ({ ...cur, 'max.connections': '10' }), false)
+    await svc.alterBrokerConfigs('1', (cur) => cur, true)
+    assert.deepEqual(seen, [2, 2147483647, 2147483647])
+    assert.equal(svc.config.get('max.connections'), 10)
+  })
 
   it('validates, persists and applies a change, and tells the listeners', async () => {
     const store = fakeStore()

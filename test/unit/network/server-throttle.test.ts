@@ -2,7 +2,9 @@
 // connection's requests from being read until that time has passed on the server's clock
 // (KIP-219) — a silent one writes nothing and mutes all the same — and an accepted socket the admit hook refuses is closed at once and logged as a
 // 'connection-rate' close; and a throttled acceptor (KIP-612) takes connections one at a time after
-// each wait, their requests unread until then, closing only those past the accept queue's bound.
+// each wait, their requests unread until then, closing only those past the accept queue's bound;
+// at its connection limit (max.connections) the acceptor waits for a close or a raised limit, and
+// an address at its max.connections.per.ip has its next connection closed, as a connection-limit close.
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
 import { NetworkServer } from '../../../src/network/server.js'
@@ -145,5 +147,85 @@ describe('NetworkServer quota hooks', () => {
     await waiting[1]!.waitForResponses(1)
     assert.deepEqual(calls, [1, 2, 3])
     for (const c of [first, ...waiting]) c.close()
+  })
+
+  it('at its connection limit the acceptor waits for a close or a raised limit; open connections are kept', async () => {
+    const calls: number[] = []
+    let max = 1
+    server = new NetworkServer({
+      listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0 }],
+      config: TEST_CONFIG,
+      dispatcher: {
+        dispatch: (f) => {
+          calls.push(f.readInt32BE(0))
+          return [req(f.readInt32BE(0))]
+        },
+      },
+      clock: new ManualClock(),
+      logger: silentLogger,
+      connectionLimits: { slotAvailable: (_l, live) => live.listener < max, maxConnectionsPerIp: () => Number.POSITIVE_INFINITY },
+    })
+    await server.start()
+    const port = server.boundPorts().get('PLAINTEXT')!
+    const first = await TestClient.connect(port)
+    const second = await TestClient.connect(port)
+    const third = await TestClient.connect(port)
+    second.send(req(2))
+    third.send(req(3))
+    first.send(req(1))
+    await first.waitForResponses(1)
+    await sleep(50)
+    assert.deepEqual(calls, [1], 'the others wait unread')
+    first.close()
+    await second.waitForResponses(1)
+    await sleep(50)
+    assert.deepEqual(calls, [1, 2], 'one slot freed, one connection taken')
+    max = 0
+    second.close()
+    await sleep(50)
+    assert.deepEqual(calls, [1, 2], 'a lowered limit keeps the next one waiting')
+    max = 5
+    server.quotasChanged()
+    await third.waitForResponses(1)
+    assert.deepEqual(calls, [1, 2, 3])
+    assert.equal(server.protocolCloses.total, 0, 'nothing was closed')
+    third.close()
+  })
+
+  it('an address at its max.connections.per.ip has its next connection closed, as a connection-limit close', async () => {
+    let perIp = 2
+    server = new NetworkServer({
+      listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0 }],
+      config: TEST_CONFIG,
+      dispatcher: { dispatch: (f) => [req(f.readInt32BE(0))] },
+      clock: new ManualClock(),
+      logger: silentLogger,
+      connectionLimits: {
+        slotAvailable: () => true,
+        maxConnectionsPerIp: (address) => {
+          assert.equal(address, '127.0.0.1')
+          return perIp
+        },
+      },
+    })
+    await server.start()
+    const port = server.boundPorts().get('PLAINTEXT')!
+    const kept = [await TestClient.connect(port), await TestClient.connect(port)]
+    await waitFor(() => server!.connectionCount === 2)
+    const refused = await TestClient.connect(port)
+    await refused.closed
+    assert.equal(server.protocolCloses.snapshot()['connection-limit'], 1)
+    perIp = 1
+    kept[0]!.send(req(1))
+    await kept[0]!.waitForResponses(1)
+    assert.equal(server.connectionCount, 2, 'a lowered maximum closes no open connection')
+    kept[0]!.close()
+    kept[1]!.close()
+    await waitFor(() => server!.connectionCount === 0)
+    const again = await TestClient.connect(port)
+    again.send(req(9))
+    await again.waitForResponses(1)
+    assert.deepEqual(again.ids(), [9], 'closed connections no longer count')
+    again.close()
   })
 })
