@@ -45,11 +45,23 @@ describe('/metrics on a cluster of three', () => {
       await producer.disconnect()
       await admin.disconnect()
     }
-    // acks=-1 returned: every follower fetched the records.
-    let all = await scrapeAll([1, 2, 3])
+    // acks=-1 returned: every follower fetched the records. The leaders count their appends before
+    // they answer, yet once, in a CI run on a loaded machine, the first scrape saw 1 of the 3 (not
+    // seen again in many runs): the counts are waited for, and a missing one still fails here.
+    let seenIn: number[] = []
+    let all = await waitFor(
+      async () => {
+        const s = await scrapeAll([1, 2, 3])
+        seenIn = s.map((f) => v(f, 'kafka_server_brokertopicmetrics_messagesin_total', { topic: TOPIC }))
+        return total(s, 'kafka_server_brokertopicmetrics_messagesin_total', { topic: TOPIC }) >= 3 ? s : undefined
+      },
+      'the three records counted by their leaders',
+      10_000,
+      100,
+    ).catch((err: Error) => assert.fail(`${err.message}; messagesin per broker: ${seenIn}`))
     assert.ok(total(all, 'kafka_network_requestmetrics_requests_total', { request: 'FetchFollower' }) > 0)
     assert.ok(total(all, 'kafka_server_brokertopicmetrics_replicationbytesout_total') > 0)
-    assert.equal(total(all, 'kafka_server_brokertopicmetrics_messagesin_total', { topic: TOPIC }), 3)
+    assert.equal(total(all, 'kafka_server_brokertopicmetrics_messagesin_total', { topic: TOPIC }), 3, `per broker: ${seenIn}`)
     assert.equal(total(all, 'kafka_controller_kafkacontroller_activecontrollercount'), 1)
     assert.equal(total(all, 'kafka_server_replicamanager_underreplicatedpartitions'), 0)
     assert.ok(
