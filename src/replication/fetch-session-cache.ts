@@ -14,7 +14,10 @@
 // id 0, and the fetcher keeps sending full fetches.
 //
 // Costs: get/touch/remove are Map operations (touch moves the session to the end of the
-// least-recently-used order); only a creation on a full cache scans the sessions, at most `slots`.
+// least-recently-used order); only a creation on a full cache with an evictable session scans the
+// sessions, at most `slots`. Clients that send epoch 0 at every fetch and ignore the session id
+// (@platformatic/kafka does) make a session each time, as they would on Kafka; once the cache is
+// full of those young sessions their fetches are answered sessionless without a scan.
 import {
   type FetchSession,
   type FetchSessionCache,
@@ -32,6 +35,8 @@ export const DEFAULT_FETCH_SESSION_EVICTION_MS = 120_000
 interface Entry extends FetchSession {
   /** Partitions as of the last touch (the value the eviction order uses). */
   cachedSize: number
+  /** Older than the eviction time as of its last touch: evictable by any new session. */
+  old: boolean
 }
 
 export class BrokerFetchSessionCache implements FetchSessionCache {
@@ -39,6 +44,9 @@ export class BrokerFetchSessionCache implements FetchSessionCache {
   private readonly sessions = new Map<number, Entry>()
   private partitionCount = 0
   private evicted = 0
+  /** Sessions evictable by a consumer's (old ones) and by a follower's (old or a consumer's): no scan when 0. */
+  private oldCount = 0
+  private consumerCount = 0
 
   constructor(
     private readonly maxEntries = DEFAULT_FETCH_SESSION_SLOTS,
@@ -81,8 +89,10 @@ export class BrokerFetchSessionCache implements FetchSessionCache {
       epoch: nextEpoch(INITIAL_EPOCH),
       partitions: partitions(),
       cachedSize: 0,
+      old: false,
     }
     this.sessions.set(session.id, session)
+    if (!privileged) this.consumerCount++
     this.touch(session, nowMs)
     return session.id
   }
@@ -95,6 +105,10 @@ export class BrokerFetchSessionCache implements FetchSessionCache {
     entry.lastUsedMs = nowMs
     this.partitionCount += entry.partitions.size - entry.cachedSize
     entry.cachedSize = entry.partitions.size
+    if (!entry.old && nowMs - entry.creationMs > this.evictionMs) {
+      entry.old = true
+      this.oldCount++
+    }
   }
 
   remove(sessionId: number): FetchSession | undefined {
@@ -102,6 +116,8 @@ export class BrokerFetchSessionCache implements FetchSessionCache {
     if (!entry) return undefined
     this.sessions.delete(sessionId)
     this.partitionCount -= entry.cachedSize
+    if (entry.old) this.oldCount--
+    if (!entry.privileged) this.consumerCount--
     return entry
   }
 
@@ -110,11 +126,12 @@ export class BrokerFetchSessionCache implements FetchSessionCache {
     const lru = this.sessions.values().next().value
     if (lru === undefined) return false
     if (nowMs - lru.lastUsedMs > this.evictionMs) return this.evict(lru)
+    // Clients that open a session at every fetch fill the cache with young ones: no scan then.
+    if (this.oldCount === 0 && !(privileged && this.consumerCount > 0)) return false
     let victim: Entry | undefined
     for (const s of this.sessions.values()) {
       // Evictable as of its last use: older than the eviction time, or (by a follower) a consumer's.
-      const old = s.lastUsedMs - s.creationMs > this.evictionMs
-      if (!old && !(privileged && !s.privileged)) continue
+      if (!s.old && !(privileged && !s.privileged)) continue
       if (victim === undefined || compareValue(s, victim) < 0) victim = s
     }
     if (victim === undefined) return false

@@ -299,6 +299,55 @@ describe('Fetch sessions (KIP-227)', () => {
   })
 })
 
+describe('Fetch sessions: a Kafka follower', () => {
+  let dir: string
+  let h: Harness
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tributary-fetch-sessions-'))
+    h = await open(dir)
+  })
+
+  afterEach(async () => {
+    await h.broker.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it("a follower's session (replica id 1) reads to the log end and records the follower's position", async () => {
+    await createTopic(h, 'rep', 1)
+    const current = h.broker.store.partitionState('rep', 0)!
+    await h.broker.store.alterPartition({
+      topic: 'rep',
+      partition: 0,
+      expected: current,
+      next: { ...current, replicas: [0, 1], isr: [0, 1] },
+    })
+    await h.broker.sync.settled('rep')
+    const follower = (sessionId: number, sessionEpoch: number, topics: FetchRequestData['topics'] = []) =>
+      sendFetch(h, 12, { ...(byName(sessionId, sessionEpoch, topics) as object), replicaId: 1 } as never)
+    const full = await follower(0, 0, [{ topic: 'rep', partitions: [part(0, 0)] }] as never)
+    assert.notEqual(full.sessionId, 0)
+    assert.equal(h.cache.get(full.sessionId)?.privileged, true)
+    // acks=1: the record is at the leader's log end; the high watermark waits for the follower.
+    const records = buildRecordBatch({ records: [{ key: null, value: Buffer.from('r'), timestamp: h.broker.clock.now() }] })
+    const produced = await callHandler(h.services, produce, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 1000,
+      topicData: [{ name: 'rep', partitionData: [{ index: 0, records }] }],
+    })
+    assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, 0)
+    const p = h.broker.replicas.require('rep', 0)
+    assert.equal(p.log.highWatermark, 0)
+    const e1 = await follower(full.sessionId, 1)
+    assert.deepEqual(answered(e1), [['rep', 0, true, 0, 0]], 'the record, below the high watermark')
+    // The follower moved to offset 1: the leader learns it and the high watermark advances.
+    const e2 = await follower(full.sessionId, 2, [{ topic: 'rep', partitions: [part(0, 1)] }] as never)
+    assert.equal(p.log.highWatermark, 1)
+    assert.deepEqual(answered(e2), [['rep', 0, false, 1, 0]])
+  })
+})
+
 describe('Fetch sessions: a full cache', () => {
   let dir: string
   let h: Harness
