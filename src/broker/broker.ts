@@ -36,6 +36,7 @@ import { httpClientOptions } from './http-access.js'
 import { ClientQuotas } from '../security/quota/client-quotas.js'
 import { ConnectionQuotas } from '../security/quota/connection-quotas.js'
 import { ReplicaManager } from '../replication/replica-manager.js'
+import { BrokerFetchSessionCache } from '../replication/fetch-session-cache.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
 import { LogManager } from '../storage/log-manager.js'
@@ -435,6 +436,10 @@ export class Broker {
         authentication: createSaslAuthenticator(config, { store, clock, logger: logger.child('sasl') }),
         scramCredentials: new StoreScramCredentials(store),
         quotas,
+        fetchSessions: new BrokerFetchSessionCache(
+          config.get('max.incremental.fetch.session.cache.slots'),
+          config.get('min.incremental.fetch.session.eviction.ms'),
+        ),
         authorizer: authorizerFor(
           {
             className: config.get('authorizer.class.name'),

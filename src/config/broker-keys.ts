@@ -360,6 +360,14 @@ export const SERVICE_KEYS = [
     scope: 'broker',
     doc: 'Incremental fetch sessions (KIP-227) kept per broker.',
   },
+  {
+    name: 'min.incremental.fetch.session.eviction.ms',
+    type: 'int',
+    default: '120000',
+    validator: { min: 0 },
+    scope: 'broker',
+    doc: 'An incremental fetch session unused for longer may be evicted to make room for a new one; younger sessions only by a more valuable one.',
+  },
 
   // Consumer groups and offsets
   {

@@ -1,6 +1,6 @@
 // The services a request handler reaches through its context: one port per concept (topics.ts,
 // replicas.ts, groups.ts, configs.ts, log-dirs.ts, partition-admin.ts, telemetry.ts,
-// transactions.ts, share-coordinator.ts, share-fetch.ts, quotas.ts) gathered
+// transactions.ts, share-coordinator.ts, share-fetch.ts, quotas.ts, fetch-sessions.ts) gathered
 // here. The broker's composition root (broker/broker.ts) provides them; handlers never import
 // concrete services, so tests can hand them fakes. Ports depend on nothing above them: the
 // layers that implement them (cluster/, replication/, coordinator/, telemetry/) import these.
@@ -9,6 +9,7 @@ import type { Clock } from '../util/clock.js'
 import type { Logger } from '../util/logger.js'
 import type { AuthenticationService } from './authentication.js'
 import type { ConfigService } from './configs.js'
+import type { FetchSessionCache } from './fetch-sessions.js'
 import type { ScramCredentialService } from './scram-credentials.js'
 import type { GroupService } from './groups.js'
 import type { LogDirService } from './log-dirs.js'
@@ -78,6 +79,11 @@ export interface BrokerServices {
   readonly scramCredentials?: ScramCredentialService
   /** Client quotas: their entities and the measures requests are throttled by. */
   readonly quotas: QuotaService
+  /**
+   * Incremental fetch sessions (KIP-227). Absent in test fakes: then every full fetch is answered
+   * with session id 0 and an incremental one with FETCH_SESSION_ID_NOT_FOUND.
+   */
+  readonly fetchSessions?: FetchSessionCache
   /** Who may do what (authorizer.class.name); absent = no authorization, as NO_AUTHORIZER. */
   readonly authorizer?: Authorizer
 }

@@ -1,6 +1,6 @@
 // Request semantics that clients rely on, checked over raw sockets against an in-process broker:
 // Fetch long-poll woken by an append, min_bytes/max_wait, whole batches from the middle, KIP-74
-// max_bytes, declined fetch sessions, topic ids; ListOffsets specials; CreateTopics validate-only;
+// max_bytes, fetch sessions (KIP-227), topic ids; ListOffsets specials; CreateTopics validate-only;
 // Metadata auto-creation switches; DeleteTopics by id; leader epoch checks.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -156,31 +156,79 @@ describe('request semantics', () => {
     assert.equal(p1!.highWatermark, 1)
   })
 
-  test('fetch sessions are declined: session id 0 on a full fetch, FETCH_SESSION_ID_NOT_FOUND for an unknown one', async () => {
-    await createTopic('sessions', 1)
+  test('fetch sessions: a full fetch makes one, an incremental fetch (from any connection) answers only news', async () => {
+    await createTopic('sessions', 2)
     const full = await c.request(
       FetchRequest,
       FetchResponse,
       7,
-      fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 0, sessionEpoch: 0 }),
+      fetchReq(
+        'sessions',
+        [
+          { partition: 0, fetchOffset: 0 },
+          { partition: 1, fetchOffset: 0 },
+        ],
+        { sessionId: 0, sessionEpoch: 0 },
+      ),
     )
     assert.equal(full.errorCode, 0)
-    assert.equal(full.sessionId, 0)
-    assert.equal(full.responses.length, 1)
+    assert.notEqual(full.sessionId, 0)
+    assert.equal(full.responses[0]!.partitions.length, 2)
+    await produce(c, 'sessions', 1, batch(['news']))
+    // Epoch 1 names no partition and comes from another connection: the session is the broker's.
+    const other = await RawClient.connect(broker.host, broker.port)
+    try {
+      const inc = await other.request(FetchRequest, FetchResponse, 7, {
+        ...fetchReq('sessions', []),
+        topics: [],
+        sessionId: full.sessionId,
+        sessionEpoch: 1,
+      })
+      assert.equal(inc.errorCode, 0)
+      assert.equal(inc.sessionId, full.sessionId)
+      assert.deepEqual(
+        inc.responses.flatMap((t) => t.partitions.map((p) => [t.topic, p.partitionIndex, p.highWatermark])),
+        [['sessions', 1, 1]],
+      )
+    } finally {
+      other.close()
+    }
     const unknown = await c.request(
       FetchRequest,
       FetchResponse,
       7,
       fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 77, sessionEpoch: 1 }),
     )
-    assert.equal(unknown.errorCode, 70)
-    const badEpoch = await c.request(
+    assert.equal(unknown.errorCode, 70) // FETCH_SESSION_ID_NOT_FOUND
+    // Session id 0 with an incremental epoch names no session either (Kafka's FetchManager).
+    const noSession = await c.request(
       FetchRequest,
       FetchResponse,
       7,
       fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }], { sessionId: 0, sessionEpoch: 3 }),
     )
-    assert.equal(badEpoch.errorCode, 71)
+    assert.equal(noSession.errorCode, 70)
+    const badEpoch = await c.request(FetchRequest, FetchResponse, 7, {
+      ...fetchReq('sessions', []),
+      topics: [],
+      sessionId: full.sessionId,
+      sessionEpoch: 5,
+    })
+    assert.equal(badEpoch.errorCode, 71) // INVALID_FETCH_SESSION_EPOCH
+    // Epoch -1 closes it.
+    const closed = await c.request(FetchRequest, FetchResponse, 7, {
+      ...fetchReq('sessions', [{ partition: 0, fetchOffset: 0 }]),
+      sessionId: full.sessionId,
+      sessionEpoch: -1,
+    })
+    assert.deepEqual([closed.errorCode, closed.sessionId], [0, 0])
+    const gone = await c.request(FetchRequest, FetchResponse, 7, {
+      ...fetchReq('sessions', []),
+      topics: [],
+      sessionId: full.sessionId,
+      sessionEpoch: 2,
+    })
+    assert.equal(gone.errorCode, 70)
   })
 
   test('fetch v13+ names topics by id; an unknown id gets UNKNOWN_TOPIC_ID', async () => {

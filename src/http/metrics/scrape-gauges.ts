@@ -12,7 +12,11 @@
 // group's partitions led elsewhere have no series on this broker. The cost is bounded: at most
 // MAX_LAG_SERIES series per scrape; what is left out is counted in
 // tributary_consumergroup_lag_series_dropped.
-import type { Gauge, Registry } from 'prom-client'
+//
+// Fetch sessions (Kafka's FetchSessionCache gauges): the sessions and their partitions in the
+// cache, and the sessions evicted so far (a counter, brought up to the cache's count at each
+// scrape).
+import type { Counter, Gauge, Registry } from 'prom-client'
 import type { BrokerServices } from '../../ports/broker-services.js'
 import { instrumentsOf } from './instruments.js'
 
@@ -27,9 +31,13 @@ export class ScrapeGauges {
   private readonly activeController: Gauge
   private readonly lag: Gauge<'group' | 'topic' | 'partition'>
   private readonly lagDropped: Gauge
+  private readonly fetchSessions: Gauge
+  private readonly fetchSessionPartitions: Gauge
+  private readonly fetchSessionEvictions: Counter
+  private evictionsExported = 0
 
   constructor(registry: Registry) {
-    const { gauge } = instrumentsOf(registry)
+    const { counter, gauge } = instrumentsOf(registry)
     this.partitionCount = gauge('kafka_server_replicamanager_partitioncount', 'Partitions with a replica on this broker.')
     this.leaderCount = gauge('kafka_server_replicamanager_leadercount', 'Partitions this broker leads.')
     this.underReplicated = gauge(
@@ -49,6 +57,18 @@ export class ScrapeGauges {
     this.lagDropped = gauge(
       'tributary_consumergroup_lag_series_dropped',
       `Lag series left out of the last scrape (more than ${MAX_LAG_SERIES}).`,
+    )
+    this.fetchSessions = gauge(
+      'kafka_server_fetchsessioncache_numincrementalfetchsessions',
+      'Incremental fetch sessions (KIP-227) in the cache.',
+    )
+    this.fetchSessionPartitions = gauge(
+      'kafka_server_fetchsessioncache_numincrementalfetchpartitionscached',
+      'Partitions of all incremental fetch sessions.',
+    )
+    this.fetchSessionEvictions = counter(
+      'kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total',
+      'Incremental fetch sessions evicted to make room for new ones.',
     )
   }
 
@@ -77,6 +97,16 @@ export class ScrapeGauges {
     this.offline.set(controller ? offline : 0)
     this.activeController.set(controller ? 1 : 0)
     this.refreshLag(services)
+    this.refreshFetchSessions(services)
+  }
+
+  private refreshFetchSessions(services: BrokerServices): void {
+    const cache = services.fetchSessions
+    this.fetchSessions.set(cache?.size ?? 0)
+    this.fetchSessionPartitions.set(cache?.totalPartitions ?? 0)
+    const evictions = cache?.evictions ?? 0
+    if (evictions > this.evictionsExported) this.fetchSessionEvictions.inc(evictions - this.evictionsExported)
+    this.evictionsExported = evictions
   }
 
   private refreshLag(services: BrokerServices): void {
