@@ -1,4 +1,4 @@
-// npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition|all|none]
+// npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none]
 //                  [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B]
 //                  [--history FILE] [--json]
 // --calm and --fault: the nemesis's calm spells and fault lengths, in seconds (defaults 2-5, 3-8).
@@ -40,7 +40,7 @@ const calmMs = range('calm')
 const faultMs = range('fault')
 if (!Number.isInteger(seed) || !(seconds > 0) || !Number.isInteger(partitions) || partitions < 1) {
   console.error(
-    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition|all|none] [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B] [--history FILE] [--json]',
+    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none] [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B] [--history FILE] [--json]',
   )
   process.exit(2)
 }

@@ -1,4 +1,4 @@
-// One chaos run: a 3-broker cluster behind fault proxies (chaos-cluster.ts), the workload
+// One chaos run: a 3-broker cluster over a 3-member etcd, behind fault proxies (chaos-cluster.ts), the workload
 // (workload.ts) for `seconds` under the nemesis (nemesis.ts), then — faults healed, every broker
 // running — the producers stop, the final read reads every partition to its high watermark, the
 // brokers stop cleanly and each replica's log is read from its data dir: below the high watermark
@@ -71,7 +71,7 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
   log(
     `chaos: seed ${o.seed}, ${o.seconds} s, nemesis ${o.nemeses.join(',') || 'none'}, ${partitions} partitions${o.transactions ? ', transactions' : ''}`,
   )
-  const cc = await startChaosCluster({ brokers: 3, topic: TOPIC, partitions })
+  const cc = await startChaosCluster({ brokers: 3, topic: TOPIC, partitions, disk: o.nemeses.includes('disk') })
   try {
     const workload = new Workload({
       bootstrap: cc.bootstrap,
