@@ -77,6 +77,14 @@ export interface BrokerDeps {
   logger: Logger
   fs?: Fs
   clock?: Clock
+  /**
+   * The log dir failed (a write that could not be undone, a failed fsync: storage/log-manager.ts).
+   * It is the broker's only log dir, and Kafka's broker halts then (ReplicaManager's log dir
+   * failure handling: "all log dirs have failed"), so its leaderships move once its registration
+   * expires, and a restart recovers the logs from their last fsync. `tributary start` exits 1
+   * (broker/start.ts); by default an embedded broker closes itself.
+   */
+  onLogDirFailure?: (err: Error) => void
 }
 
 export class Broker {
@@ -129,6 +137,18 @@ export class Broker {
     let shares: ShareLeaders | undefined
     let cluster: ClusterParts | undefined
     let http: HttpServer | undefined
+    let started: Broker | undefined
+    let dirFailed: Error | undefined
+    const onLogDirFailure = (err: Error, partitionDir: string) => {
+      logger.error('log dir failed: stopping the broker, as its only log dir cannot be written safely', {
+        logDir,
+        partitionDir,
+        error: err,
+      })
+      if (deps.onLogDirFailure) deps.onLogDirFailure(err)
+      else if (started) void started.close().catch(() => {})
+      else dirFailed = err
+    }
     try {
       // Static config under the dynamic broker configs kept in the store (KIP-226).
       const configs = new BrokerConfigService(config, store, logger.child('config'))
@@ -140,6 +160,7 @@ export class Broker {
         logDir: logDir!,
         config: logConfigOf(topicDefaults(configs.config)),
         logger: logger.child('log'),
+        onLogDirFailure,
         checkpointIntervalMs: config.get('log.flush.offset.checkpoint.interval.ms'),
         producerIdExpirationMs: config.get('producer.id.expiration.ms'),
         producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms'),
@@ -499,7 +520,7 @@ export class Broker {
         await network.close()
         throw err
       })
-      return new Broker(
+      started = new Broker(
         config,
         logger,
         replicas,
@@ -514,6 +535,8 @@ export class Broker {
         parts,
         http,
       )
+      if (dirFailed) throw dirFailed
+      return started
     } catch (err) {
       await shares?.close().catch(() => {})
       shareState?.close()

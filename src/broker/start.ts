@@ -78,6 +78,10 @@ interface LaunchOptions {
   removeOnClose?: string
   /** The in-memory file system of a storage: 'memory' broker. */
   memory?: MemoryFs
+  /** The file system of a disk broker (default: the disk, nodeFs). */
+  fs?: Fs
+  /** What to do when the log dir fails (BrokerDeps.onLogDirFailure). */
+  onLogDirFailure?: (err: Error) => void
 }
 
 async function launch(values: Record<string, string | number | boolean>, opts: LaunchOptions): Promise<RunningBroker> {
@@ -91,8 +95,13 @@ async function launch(values: Record<string, string | number | boolean>, opts: L
     }
   }
   for (const w of warnings) opts.logger.warn(w)
-  const fs: Fs | undefined = opts.memory
-  const broker = await Broker.start({ config, logger: opts.logger, ...(fs ? { fs } : {}) })
+  const fs: Fs | undefined = opts.memory ?? opts.fs
+  const broker = await Broker.start({
+    config,
+    logger: opts.logger,
+    ...(fs ? { fs } : {}),
+    ...(opts.onLogDirFailure ? { onLogDirFailure: opts.onLogDirFailure } : {}),
+  })
   const { listener, host, port } = broker.endpoint
   const dataDir = opts.memory ? MEMORY_DATA_DIR : config.logDirs[0]!
   // The HTTP URLs first: the "listening on" line is the one that says the broker is up.
@@ -122,9 +131,29 @@ async function launch(values: Record<string, string | number | boolean>, opts: L
   }
 }
 
-/** The broker of `tributary start`: configuration from the file, the environment and overrides. */
-export function startBrokerFromConfig(opts: { configFile?: string; overrides?: string[]; logger?: Logger }): Promise<RunningBroker> {
-  return launch({}, { configFile: opts.configFile, overrides: opts.overrides, logger: opts.logger ?? createLogger('info') })
+/**
+ * The broker of `tributary start`: configuration from the file, the environment and overrides.
+ * `fs` puts another file system under it (the chaos tests' disk faults); the command never does.
+ */
+export function startBrokerFromConfig(opts: {
+  configFile?: string
+  overrides?: string[]
+  logger?: Logger
+  fs?: Fs
+}): Promise<RunningBroker> {
+  return launch(
+    {},
+    {
+      configFile: opts.configFile,
+      overrides: opts.overrides,
+      logger: opts.logger ?? createLogger('info'),
+      ...(opts.fs ? { fs: opts.fs } : {}),
+      // The broker is this process: it halts as Kafka's does when its only log dir fails — no clean
+      // shutdown, whose flushes and checkpoints would write to the failed dir — and the logs are
+      // recovered from their last fsync at the next start.
+      onLogDirFailure: () => process.exit(1),
+    },
+  )
 }
 
 /**

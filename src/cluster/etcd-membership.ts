@@ -64,6 +64,8 @@ const RETRY_MS = 500
 const MAX_RETRY_MS = 8000
 const REGISTRATION_VISIBLE_TIMEOUT_MS = 10_000
 const CLOSE_TIMEOUT_MS = 2000
+/** Keep-alives tried per tick (each on a member picked at random): see keepAlive. */
+const KEEPALIVE_ATTEMPTS = 8
 const STALE_REGISTRATION_GRACE_MS = 3000
 
 export class EtcdMembership implements Membership {
@@ -217,16 +219,30 @@ export class EtcdMembership implements Membership {
     this.keepAliveTimer = this.opts.clock.setTimeout(() => void this.keepAlive(lease), this.keepAliveIntervalMs)
   }
 
+  /**
+   * One keep-alive, tried again at once on another connection when it fails, within the tick. The
+   * etcd3 client opens each keep-alive stream on a member picked at random among etcd.endpoints
+   * and never learns from a failed stream that the member is down (its circuit breaker counts the
+   * stream's creation as a success), so with one member of three down, a third of the keep-alives
+   * failed; three in a row (one 2 s TTL) lost the lease and the broker's registration, although
+   * etcd had its quorum (test/unit/cluster/etcd-failover.test.ts). A down member refuses at once,
+   * so the attempts cost little; a member that hangs uses up the tick's deadline, as before.
+   */
   private async keepAlive(lease: Lease): Promise<void> {
     if (this.closed || this.lease !== lease) return
-    const sent = this.opts.clock.monotonic()
-    try {
-      const res = await lease.keepaliveOnce({ deadline: Date.now() + this.keepAliveIntervalMs })
-      if (this.lease === lease) this.extendDeadline(sent + Number(res.TTL) * 1000)
-    } catch (err) {
-      // An expired lease is reported through 'lost'; anything else is retried at the next tick.
-      if (lease.revoked()) return
-      this.opts.logger.debug('etcd keep-alive failed', { err })
+    const until = Date.now() + this.keepAliveIntervalMs
+    for (let attempt = 1; attempt <= KEEPALIVE_ATTEMPTS && Date.now() < until; attempt++) {
+      const sent = this.opts.clock.monotonic()
+      try {
+        const res = await lease.keepaliveOnce({ deadline: until })
+        if (this.lease === lease) this.extendDeadline(sent + Number(res.TTL) * 1000)
+        break
+      } catch (err) {
+        // An expired lease is reported through 'lost'; anything else is tried again.
+        if (lease.revoked()) return
+        this.opts.logger.debug('etcd keep-alive failed', { err, attempt })
+        if (this.closed || this.lease !== lease) return
+      }
     }
     if (this.lease === lease && !this.closed) this.scheduleKeepAlive(lease)
   }

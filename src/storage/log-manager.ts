@@ -60,6 +60,12 @@ export interface LogManagerOptions {
   producerIdExpirationMs?: number
   /** producer.id.expiration.check.interval.ms (Kafka: 600000). */
   producerIdExpirationCheckIntervalMs?: number
+  /**
+   * A log of this dir failed (partition-log.ts: a write it could not undo, a failed fsync): its
+   * data past the last fsync cannot be trusted, as Kafka's log dir going offline. Called once, with
+   * the partition dir that failed first.
+   */
+  onLogDirFailure?: (err: Error, partitionDir: string) => void
 }
 
 /** `<topic>-<partition>` → its parts, or null when the name is not a partition directory. */
@@ -83,8 +89,15 @@ export class LogManager {
   private retention: RetentionTask | null = null
   private cleanerTask: LogCleaner | null = null
   private closed = false
+  private dirFailed = false
 
   private constructor(private readonly opts: LogManagerOptions) {}
+
+  private logFailed(dir: string, err: Error): void {
+    if (this.dirFailed || this.closed) return
+    this.dirFailed = true
+    this.opts.onLogDirFailure?.(err, dir)
+  }
 
   static async open(opts: LogManagerOptions): Promise<LogManager> {
     const { fs, logDir, logger } = opts
@@ -134,6 +147,7 @@ export class LogManager {
           logStartOffset: logStarts.get(key),
           highWatermark: highWatermarks.get(key),
           ...mgr.producerOptions(),
+          onFailure: (err) => mgr.logFailed(dir, err),
         })
         mgr.logs.set(key, log)
         if (topicId !== undefined) mgr.topicIds.set(d.topic, topicId)
@@ -326,6 +340,7 @@ export class LogManager {
       topicId,
       cleanShutdown: true,
       ...this.producerOptions(),
+      onFailure: (err) => this.logFailed(dir, err),
     })
     this.logs.set(key, log)
     this.topicIds.set(topic, topicId)

@@ -130,6 +130,11 @@ export interface PartitionLogOptions {
    * so a crash never trusts rewritten offsets below a recovery point checkpointed before them.
    */
   onRecoveryPointLowered?: () => Promise<void>
+  /**
+   * Called once, when the log fails (a write it could not undo, a failed fsync, a failed swap):
+   * Kafka takes the log dir offline then (LogDirFailureChannel); the log manager tells the broker.
+   */
+  onFailure?: (err: Error) => void
 }
 
 const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
@@ -159,6 +164,7 @@ export class PartitionLog {
   /** Segments removed from the log whose files are deleted when their timer fires (or at close). */
   private readonly deleter: SegmentDeleter
   private failure: Error | null = null
+  private readonly onFailure: ((err: Error) => void) | undefined
   private closed = false
   /** Bumped by every truncation: a cleaning that began before one must not swap its result in. */
   private truncations = 0
@@ -169,6 +175,7 @@ export class PartitionLog {
   private readonly onRecoveryPointLowered: (() => Promise<void>) | undefined
 
   private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache, producers: ProducerStateManager) {
+    this.onFailure = opts.onFailure
     this.fs = opts.fs
     this.clock = opts.clock
     this.logger = opts.logger
@@ -493,12 +500,19 @@ export class PartitionLog {
     return this.leaderEpochs.latestEpoch
   }
 
+  /** The log refuses all further work until a restart recovers it; the first failure is reported. */
+  private fail(err: Error): void {
+    if (this.failure) return
+    this.failure = err
+    this.onFailure?.(err)
+  }
+
   /** The segment cut a failed write back off; when it could not, the log fails (its tail is unknown). */
   private onWriteError(err: Error): never {
     if (!(err instanceof AppendFailedError)) throw err
     if (!err.undone) {
-      this.failure = err
       this.logger.error('log failed: cannot undo a failed append', { dir: this.dir, error: err })
+      this.fail(err)
     }
     throw new KafkaError('KAFKA_STORAGE_ERROR', `append to ${this.dir} failed: ${err.message}`)
   }
@@ -581,7 +595,7 @@ export class PartitionLog {
       // A failed fsync may have dropped dirty pages: nothing after the recovery point can be
       // trusted any more. As Kafka takes the log dir offline, the log refuses all further work
       // until a restart recovers it from the last good recovery point.
-      this.failure ??= err as Error
+      this.fail(err as Error)
       throw err
     }
     if (offset > this.flushedOffset) this.flushedOffset = offset
@@ -883,8 +897,8 @@ export class PartitionLog {
           await this.fs.syncDir(this.dir)
           swapped = await LogSegment.fromSwapped(cleaned)
         } catch (err) {
-          this.failure ??= err as Error
           this.logger.error('log failed: swapping in a cleaned segment failed', { dir: this.dir, error: err as Error })
+          this.fail(err as Error)
           throw new KafkaError('KAFKA_STORAGE_ERROR', `swap in ${this.dir} failed: ${(err as Error).message}`)
         }
         this.segments = [...segs.slice(0, at), swapped, ...segs.slice(at + old.length)]

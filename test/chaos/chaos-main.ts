@@ -1,10 +1,11 @@
-// npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition|all|none]
+// npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none]
 //                  [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B]
-//                  [--history FILE] [--json]
+//                  [--history FILE] [--broker-logs DIR] [--json]
 // --calm and --fault: the nemesis's calm spells and fault lengths, in seconds (defaults 2-5, 3-8).
 // One chaos run (chaos-run.ts): prints the seed first, progress every few seconds, each fault as
 // it starts and ends, and the summary (operations, faults, anomalies per class with the operations
-// that show them). --history writes the whole history as JSON (checker.ts can read it again).
+// that show them). --history writes the whole history as JSON (checker.ts can read it again);
+// --broker-logs writes each broker's stderr, over its restarts, to DIR/b<id>.log.
 // Exits 1 on any anomaly.
 import { writeFileSync } from 'node:fs'
 import { chaosRun, summary } from './chaos-run.js'
@@ -40,7 +41,7 @@ const calmMs = range('calm')
 const faultMs = range('fault')
 if (!Number.isInteger(seed) || !(seconds > 0) || !Number.isInteger(partitions) || partitions < 1) {
   console.error(
-    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition|all|none] [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B] [--history FILE] [--json]',
+    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none] [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]',
   )
   process.exit(2)
 }
@@ -55,6 +56,7 @@ const report = await chaosRun({
   transactions: !args.includes('--no-transactions'),
   calmMs,
   faultMs,
+  ...(opt('broker-logs') ? { brokerLogDir: opt('broker-logs') } : {}),
   log: (l) => console.error(l),
 })
 const file = opt('history')

@@ -1,9 +1,11 @@
-// One chaos run: a 3-broker cluster behind fault proxies (chaos-cluster.ts), the workload
+// One chaos run: a 3-broker cluster over a 3-member etcd, behind fault proxies (chaos-cluster.ts), the workload
 // (workload.ts) for `seconds` under the nemesis (nemesis.ts), then — faults healed, every broker
 // running — the producers stop, the final read reads every partition to its high watermark, the
 // brokers stop cleanly and each replica's log is read from its data dir: below the high watermark
 // the replicas must be equal byte for byte, and their records join the history. checker.ts judges
 // the whole history. Everything random is drawn from the seed.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { type Cluster, compareReplicas, readPartitionLog, recordsOf, waitFor } from '../helpers/cluster.js'
 import { ATTRIBUTES_OFFSET, CONTROL_MASK } from '../../src/protocol/records/batch.js'
 import { sleep } from '../helpers/clients.js'
@@ -22,6 +24,8 @@ export interface ChaosOptions {
   /** The nemesis's calm spells and fault lengths, ms (nemesis.ts has the defaults). */
   calmMs?: [number, number]
   faultMs?: [number, number]
+  /** Writes each broker's stderr (over its restarts) to <dir>/b<id>.log at the end. */
+  brokerLogDir?: string
   /** Progress lines every this many ms. Default 5000. */
   progressMs?: number
   log?: (line: string) => void
@@ -36,6 +40,8 @@ export interface ChaosReport extends CheckReport {
   /** Connections through the proxies, how many were between brokers, and how many a cut held. */
   proxy: { connections: number; brokerToBroker: number; held: number }
   highWatermarks: Record<number, number>
+  /** From the brokers' stderr: etcd leases lost (registration re-made), halts on a failed log dir. */
+  brokerEvents: { leaseLosses: number; logDirHalts: number }
   history: History
   total: number
 }
@@ -71,7 +77,7 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
   log(
     `chaos: seed ${o.seed}, ${o.seconds} s, nemesis ${o.nemeses.join(',') || 'none'}, ${partitions} partitions${o.transactions ? ', transactions' : ''}`,
   )
-  const cc = await startChaosCluster({ brokers: 3, topic: TOPIC, partitions })
+  const cc = await startChaosCluster({ brokers: 3, topic: TOPIC, partitions, disk: o.nemeses.includes('disk') })
   try {
     const workload = new Workload({
       bootstrap: cc.bootstrap,
@@ -136,6 +142,13 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
         history.push({ type: 'replica', process: `replica-${id}`, time: workload.now(), partition: p, records })
       }
     }
+    const brokerEvents = { leaseLosses: 0, logDirHalts: 0 }
+    for (const id of cc.cluster.ids()) {
+      const err = cc.cluster.stderr(id)
+      if (o.brokerLogDir) writeFileSync(join(o.brokerLogDir, `b${id}.log`), err)
+      brokerEvents.leaseLosses += err.match(/lost the etcd lease/g)?.length ?? 0
+      brokerEvents.logDirHalts += err.match(/log dir failed: stopping the broker/g)?.length ?? 0
+    }
     const result = check(history, extra)
     const faultCounts: Record<string, number> = {}
     for (const f of nemesis.faults) faultCounts[f.kind] = (faultCounts[f.kind] ?? 0) + 1
@@ -148,6 +161,7 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
       faultCounts,
       proxy: { ...cc.net.counts },
       highWatermarks: Object.fromEntries(hw),
+      brokerEvents,
       history,
       total: anomalyTotal(result),
     }
@@ -178,6 +192,7 @@ export function summary(r: ChaosReport): string {
     `  high watermarks: ${Object.entries(r.highWatermarks)
       .map(([p, o]) => `${p}:${o}`)
       .join(' ')}`,
+    `  brokers: ${r.brokerEvents.leaseLosses} etcd leases lost, ${r.brokerEvents.logDirHalts} halts on a failed log dir`,
     `  anomalies: ${Object.entries(r.counts)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,

@@ -4,6 +4,10 @@
 //   pause      SIGSTOP a partition leader (the zombie: it keeps its sockets), SIGCONT later
 //   partition  through the fault proxies (fault-proxy.ts): a broker cut from the other brokers,
 //              from etcd, from both, or one broker↔broker link cut alone (a non-transitive split)
+//   etcd-kill  kill -9 one member of the 3-member etcd cluster — its raft leader or a follower —
+//              and restart it on its data dir when the fault ends (2 of 3 keep etcd's quorum)
+//   disk       one broker's disk fails (faulty-fs.ts): writes refused with ENOSPC or with EIO, or
+//              every fsync slow; a broker that stops itself on it is restarted when the fault ends
 // The victim is picked by role — a partition's leader, the controller, the consumer group's
 // coordinator, or any broker — and what the schedule draws (fault, role, variant, durations) comes
 // from the seed alone, so a seed replays the same schedule; which broker holds a role at that
@@ -14,11 +18,14 @@ import { KafkaClient } from '../../src/client/client.js'
 import { seededRandom } from '../../src/util/seeded-random.js'
 import { sleep } from '../helpers/clients.js'
 import { brokerName, type ChaosCluster } from './chaos-cluster.js'
+import { DISK_FAULTS, type DiskFault } from './faulty-fs.js'
 
 export { seededRandom }
 
-export const NEMESES = ['kill', 'pause', 'partition'] as const
+export const NEMESES = ['kill', 'pause', 'partition', 'etcd-kill', 'disk'] as const
 export type NemesisKind = (typeof NEMESES)[number]
+/** The kinds whose steps draw more than the first three kinds' (see drawStep). */
+const LATER_KINDS: readonly NemesisKind[] = ['etcd-kill', 'disk']
 
 export interface Fault {
   kind: NemesisKind
@@ -34,7 +41,7 @@ export function parseNemeses(spec: string): NemesisKind[] {
   if (spec === 'none' || spec === '') return []
   return spec.split(',').map((s) => {
     if (!(NEMESES as readonly string[]).includes(s))
-      throw new Error(`--nemesis: unknown fault ${JSON.stringify(s)} (kill, pause, partition, all, none)`)
+      throw new Error(`--nemesis: unknown fault ${JSON.stringify(s)} (${NEMESES.join(', ')}, all, none)`)
     return s as NemesisKind
   })
 }
@@ -68,9 +75,19 @@ export interface Step {
   /** Picks the other end of a cut link ('link'). */
   other: number
   durationMs: number
+  /** etcd-kill: the etcd leader (else a follower). */
+  etcdLeader: boolean
+  /** etcd-kill: picks the member among the candidates. */
+  member: number
+  /** disk: what goes wrong. */
+  disk: DiskFault
 }
 
-/** The next step of the schedule; the same generator state, the same step. */
+/**
+ * The next step of the schedule; the same generator state, the same step. The draws of etcd-kill
+ * and disk come after all the others and only when one of them is asked for, so a schedule of
+ * kill, pause and partition alone is the one those kinds had before (recorded seeds replay).
+ */
 export function drawStep(
   random: () => number,
   kinds: readonly NemesisKind[],
@@ -87,7 +104,26 @@ export function drawStep(
   const fallback = random()
   const variant = pick(['brokers', 'etcd', 'both', 'link'] as const)
   const other = random()
-  return { calmMs: calm, kind, role, partition, fallback, variant, other, durationMs: between(faultMs) }
+  const durationMs = between(faultMs)
+  const step: Step = {
+    calmMs: calm,
+    kind,
+    role,
+    partition,
+    fallback,
+    variant,
+    other,
+    durationMs,
+    etcdLeader: false,
+    member: 0,
+    disk: 'enospc',
+  }
+  if (kinds.some((k) => LATER_KINDS.includes(k))) {
+    step.etcdLeader = random() < 0.5
+    step.member = random()
+    step.disk = pick(DISK_FAULTS)
+  }
+  return step
 }
 
 export class Nemesis {
@@ -119,11 +155,14 @@ export class Nemesis {
       await this.wait(step.calmMs)
       if (this.stopped) break
       const { kind, role, partition } = step
-      const victim = await this.victim(role, partition, step.fallback)
+      // An etcd member is the victim of etcd-kill; 0 stands for "no broker".
+      const victim = kind === 'etcd-kill' ? 0 : await this.victim(role, partition, step.fallback)
       if (victim === undefined) continue
       const fault: Fault = { kind, what: '', start: this.o.now() }
       try {
-        if (kind === 'kill') await this.kill(fault, victim, role, partition, step.durationMs)
+        if (kind === 'etcd-kill') await this.etcdKill(fault, step.etcdLeader, step.member, step.durationMs)
+        else if (kind === 'disk') await this.disk(fault, victim, role, partition, step.disk, step.durationMs)
+        else if (kind === 'kill') await this.kill(fault, victim, role, partition, step.durationMs)
         else if (kind === 'pause') await this.pause(fault, victim, partition, step.durationMs)
         else await this.cutOff(fault, victim, role, partition, step.variant, step.other, step.durationMs)
       } catch (err) {
@@ -179,18 +218,65 @@ export class Nemesis {
     this.begin(fault, `kill -9 broker ${id} (${this.describeRole(role, partition)})`)
     await c.kill9(id)
     await this.wait(duration)
-    // A restart can meet its port still taken or etcd slow: try until it runs.
+    await this.restartBroker(id)
+    this.end(fault, `broker ${id} restarted`)
+  }
+
+  /** Restarts a stopped broker, retrying: a restart can meet its port still taken or etcd slow. */
+  private async restartBroker(id: number): Promise<void> {
+    const c = this.o.cc.cluster
     for (let attempt = 1; ; attempt++) {
       try {
         await c.restart(id)
-        break
+        return
       } catch (err) {
         if (attempt >= 5) throw err
         if (c.state(id) !== 'stopped') await c.kill9(id).catch(() => {})
         await sleep(1000)
       }
     }
-    this.end(fault, `broker ${id} restarted`)
+  }
+
+  private async etcdKill(fault: Fault, leader: boolean, member: number, duration: number): Promise<void> {
+    const etcd = this.o.cc.cluster.etcdCluster()
+    if (!etcd) throw new Error('the chaos cluster has a single etcd')
+    const leaderIndex = await etcd.leader()
+    const all = etcd.members.map((_, i) => i)
+    // The leader when asked for and known; otherwise a follower (any member if no leader is known).
+    const candidates = leader && leaderIndex !== undefined ? [leaderIndex] : all.filter((i) => i !== leaderIndex)
+    const victim = etcd.members[candidates[Math.floor(member * candidates.length)]!]!
+    const role = leaderIndex === undefined ? 'leader unknown' : etcd.members[leaderIndex] === victim ? 'leader' : 'follower'
+    this.begin(fault, `kill -9 etcd member ${victim.name} (${role})`)
+    await victim.kill9()
+    await this.wait(duration)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await victim.restart()
+        break
+      } catch (err) {
+        if (attempt >= 5) throw err
+        await victim.kill9()
+        await sleep(1000)
+      }
+    }
+    this.end(fault, `etcd member ${victim.name} restarted`)
+  }
+
+  private async disk(fault: Fault, id: number, role: Role, partition: number, mode: DiskFault, duration: number): Promise<void> {
+    const { cc } = this.o
+    this.begin(fault, `disk ${mode} on broker ${id} (${this.describeRole(role, partition)})`)
+    cc.setDisk(id, mode)
+    try {
+      await this.wait(duration)
+    } finally {
+      cc.setDisk(id, 'none')
+    }
+    // A broker that stopped itself on the fault (as Kafka's does when its only log dir fails) is
+    // started again, as after a kill.
+    if (cc.cluster.state(id) === 'stopped') {
+      await this.restartBroker(id)
+      this.end(fault, `disk of broker ${id} healed; it had stopped, restarted`)
+    } else this.end(fault, `disk of broker ${id} healed`)
   }
 
   private async pause(fault: Fault, id: number, partition: number, duration: number): Promise<void> {

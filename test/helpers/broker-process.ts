@@ -65,6 +65,8 @@ export interface StartBrokerOptions {
   overrides?: Record<string, string>
   /** Extra environment variables. */
   env?: Record<string, string>
+  /** The script to run instead of BROKER_MAIN (a test entry that starts the broker as `tributary start` does). */
+  main?: string
 }
 
 export interface BrokerProcess {
@@ -117,7 +119,7 @@ export async function startBrokerProcess(opts: StartBrokerOptions = {}): Promise
     'log.dirs': dataDir,
     ...opts.overrides,
   }
-  const args = [BROKER_MAIN, 'start']
+  const args = [opts.main ?? BROKER_MAIN, 'start']
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`)
 
   const child = spawn(process.execPath, args, {

@@ -1,5 +1,6 @@
 // A cluster of real broker processes for tests of membership, replication and failover: one etcd
-// (test/helpers/etcd.ts) under a prefix of its own, and N `tributary start` processes
+// (test/helpers/etcd.ts; or an etcd cluster of `etcdMembers`, every broker given every member's
+// endpoint) under a prefix of its own, and N `tributary start` processes
 // (test/helpers/broker-process.ts) with broker.id 1..N, each with its own temporary data dir.
 //
 //   const c = await startCluster({ brokers: 3 })          // resolves once every broker lists all 3
@@ -34,7 +35,7 @@ import type { ClusterMetadata, PartitionInfo } from '../../src/client/metadata.j
 import { abortAllProducers } from './acked-producer.js'
 import { type BrokerProcess, startBrokerProcess } from './broker-process.js'
 import { sleep, waitFor } from './clients.js'
-import { type EtcdServer, startEtcd } from './etcd.js'
+import { type EtcdCluster, type EtcdServer, startEtcd, startEtcdCluster } from './etcd.js'
 
 export { type AckedRecord, type ContinuousProducer, type ProducerResult, startProducer } from './acked-producer.js'
 export { waitFor } from './clients.js'
@@ -58,8 +59,17 @@ export interface ClusterOptions {
   /** The one listener's security protocol (default PLAINTEXT); the harness's own clients log in with `clientSecurity`. */
   securityProtocol?: SecurityProtocol
   clientSecurity?: ClientSecurity
-  /** etcd.endpoints of one broker, given etcd's own endpoint (default: that endpoint); chaos runs put a proxy between. */
-  etcdEndpointOf?: (id: number, endpoint: string) => string
+  /** Members of the etcd cluster (default 1: one etcd server). */
+  etcdMembers?: number
+  /**
+   * One of broker `id`'s etcd.endpoints, given an etcd member's own endpoint and its index (default:
+   * that endpoint); chaos runs put a proxy between.
+   */
+  etcdEndpointOf?: (id: number, endpoint: string, member: number) => string
+  /** The script brokers run (default: dist/bin/tributary.js); it is given `start` and the overrides. */
+  brokerMain?: string
+  /** Extra environment of broker `id`'s processes. */
+  brokerEnv?: (id: number) => Record<string, string>
 }
 
 export type BrokerState = 'running' | 'paused' | 'stopped'
@@ -122,7 +132,8 @@ export class Cluster {
   /** Use startCluster(). */
   static async start(opts: ClusterOptions): Promise<Cluster> {
     installExitHook()
-    const etcd = await startEtcd()
+    const members = opts.etcdMembers ?? 1
+    const etcd = members > 1 ? await startEtcdCluster(members) : await startEtcd()
     const c = new Cluster(etcd, `/cluster-${randomBytes(6).toString('hex')}`, opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS, opts)
     try {
       const ids = Array.from({ length: opts.brokers }, (_, i) => i + 1)
@@ -133,6 +144,11 @@ export class Cluster {
       throw err
     }
     return c
+  }
+
+  /** The etcd cluster, when it has more than one member (etcdMembers). */
+  etcdCluster(): EtcdCluster | undefined {
+    return 'members' in this.etcd ? (this.etcd as EtcdCluster) : undefined
   }
 
   /** Every broker id this cluster ever started (running, paused or stopped). */
@@ -353,13 +369,28 @@ export class Cluster {
     return {
       listeners: `${this.opts.securityProtocol ?? 'PLAINTEXT'}://127.0.0.1:${port}`,
       'broker.id': String(id),
-      'etcd.endpoints': this.opts.etcdEndpointOf?.(id, this.etcd.endpoint) ?? this.etcd.endpoint,
+      'etcd.endpoints': this.etcdEndpoints()
+        .map((e, i) => this.opts.etcdEndpointOf?.(id, e, i) ?? e)
+        .join(','),
       'etcd.prefix': this.prefix,
       'broker.session.timeout.ms': String(this.sessionTimeoutMs),
       ...this.opts.overrides,
       ...this.opts.perBroker?.(id),
       ...extra,
     }
+  }
+
+  private etcdEndpoints(): string[] {
+    return this.etcdCluster()?.endpoints ?? [this.etcd.endpoint]
+  }
+
+  private startProcess(id: number, dir: string, overrides: Record<string, string>): Promise<BrokerProcess> {
+    return startBrokerProcess({
+      dataDir: dir,
+      overrides,
+      ...(this.opts.brokerMain ? { main: this.opts.brokerMain } : {}),
+      ...(this.opts.brokerEnv ? { env: this.opts.brokerEnv(id) } : {}),
+    })
   }
 
   /** Starts broker `id`: a new one (new data dir, any port) or a stopped one again (its dir and port). */
@@ -369,7 +400,7 @@ export class Cluster {
     const dir = existing?.dir ?? mkdtempSync(join(tmpdir(), `tributary-cluster-b${id}-`))
     ownDirs.add(dir)
     let proc: BrokerProcess
-    if (!existing) proc = await startBrokerProcess({ dataDir: dir, overrides: this.overridesOf(id, 0, extra) })
+    if (!existing) proc = await this.startProcess(id, dir, this.overridesOf(id, 0, extra))
     else proc = await this.startOnPort(id, dir, existing.port, extra)
     pids.add(proc.pid)
     if (existing) {
@@ -385,10 +416,10 @@ export class Cluster {
     const giveUpAt = Date.now() + PORT_RETRY_MS
     for (;;) {
       try {
-        return await startBrokerProcess({ dataDir: dir, overrides: this.overridesOf(id, port, extra) })
+        return await this.startProcess(id, dir, this.overridesOf(id, port, extra))
       } catch (err) {
         if (!/EADDRINUSE|address already in use/i.test(String(err))) throw err
-        if (Date.now() > giveUpAt) return startBrokerProcess({ dataDir: dir, overrides: this.overridesOf(id, 0, extra) })
+        if (Date.now() > giveUpAt) return this.startProcess(id, dir, this.overridesOf(id, 0, extra))
         await sleep(250)
       }
     }

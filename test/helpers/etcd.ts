@@ -3,6 +3,12 @@
 // with a temporary data dir, ready once /health answers. Every server is SIGKILLed and its data dir
 // removed when the test process exits, so a failing test leaves nothing behind.
 //
+// startEtcdCluster(3) starts an etcd cluster of N members (one --initial-cluster naming them all),
+// ready once every member's /health answers (it does only while the member sees a leader). A
+// member can be killed (SIGKILL) and restarted on its data dir and ports, and leader() asks the
+// members' JSON gateway (/v3/maintenance/status) which one leads — what a chaos run needs to kill
+// the leader or a follower.
+//
 // TcpProxy sits between a client and etcd so a test can cut the client off (every connection is
 // dropped and new ones are held unanswered) and later let it back in — a network partition
 // without touching etcd, which other clients keep using meanwhile.
@@ -98,38 +104,15 @@ async function healthy(endpoint: string, tls?: EtcdTlsFiles): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function startOnce(tls?: EtcdTlsFiles): Promise<EtcdServer> {
-  const [port, peerPort] = [await freePort(), await freePort()]
-  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-etcd-'))
-  ownDirs.add(dataDir)
-  const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`
-  const peer = `http://127.0.0.1:${peerPort}`
-  const child = spawn(
-    etcdBinary(),
-    [
-      '--name',
-      'test',
-      '--data-dir',
-      dataDir,
-      '--listen-client-urls',
-      endpoint,
-      '--advertise-client-urls',
-      endpoint,
-      '--listen-peer-urls',
-      peer,
-      '--initial-advertise-peer-urls',
-      peer,
-      '--initial-cluster',
-      `test=${peer}`,
-      '--logger',
-      'zap',
-      '--log-level',
-      'warn',
-      // Client-certificate authentication on the client port, as a secured etcd runs.
-      ...(tls ? ['--cert-file', tls.cert, '--key-file', tls.key, '--trusted-ca-file', tls.ca, '--client-cert-auth'] : []),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  )
+/** One etcd process: its stderr, whether it exited, and a SIGKILL that waits for the exit. */
+interface EtcdProcess {
+  stderr(): string
+  exited(): boolean
+  kill(): Promise<void>
+}
+
+function spawnEtcd(args: string[]): EtcdProcess {
+  const child = spawn(etcdBinary(), [...args, '--logger', 'zap', '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] })
   live.add(child)
   child.unref()
   ;(child.stderr as unknown as { unref(): void }).unref()
@@ -140,32 +123,68 @@ async function startOnce(tls?: EtcdTlsFiles): Promise<EtcdServer> {
   })
   let exited = false
   const gone = new Promise<void>((resolve) => {
-    child.once('exit', () => {
+    const done = () => {
       exited = true
       live.delete(child)
       resolve()
-    })
-    child.once('error', () => {
-      exited = true
-      live.delete(child)
-      resolve()
-    })
+    }
+    child.once('exit', done)
+    child.once('error', done)
   })
+  return {
+    stderr: () => err,
+    exited: () => exited,
+    kill: async () => {
+      if (!exited) child.kill('SIGKILL')
+      await gone
+    },
+  }
+}
+
+/** Waits until the member at `endpoint` is healthy; false if it exited or the deadline passed. */
+async function waitHealthy(endpoint: string, exited: () => boolean, timeoutMs: number, tls?: EtcdTlsFiles): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await healthy(endpoint, tls))) {
+    if (exited() || Date.now() > deadline) return false
+    await sleep(100)
+  }
+  return true
+}
+
+async function startOnce(tls?: EtcdTlsFiles): Promise<EtcdServer> {
+  const [port, peerPort] = [await freePort(), await freePort()]
+  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-etcd-'))
+  ownDirs.add(dataDir)
+  const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`
+  const peer = `http://127.0.0.1:${peerPort}`
+  const proc = spawnEtcd([
+    '--name',
+    'test',
+    '--data-dir',
+    dataDir,
+    '--listen-client-urls',
+    endpoint,
+    '--advertise-client-urls',
+    endpoint,
+    '--listen-peer-urls',
+    peer,
+    '--initial-advertise-peer-urls',
+    peer,
+    '--initial-cluster',
+    `test=${peer}`,
+    // Client-certificate authentication on the client port, as a secured etcd runs.
+    ...(tls ? ['--cert-file', tls.cert, '--key-file', tls.key, '--trusted-ca-file', tls.ca, '--client-cert-auth'] : []),
+  ])
   const stop = async () => {
-    if (!exited) child.kill('SIGKILL')
-    await gone
+    await proc.kill()
     rmSync(dataDir, { recursive: true, force: true })
     ownDirs.delete(dataDir)
   }
-  const deadline = Date.now() + START_TIMEOUT_MS
-  while (!(await healthy(endpoint, tls))) {
-    if (exited || Date.now() > deadline) {
-      await stop()
-      throw new Error(`etcd (${etcdBinary()}) did not become healthy on ${endpoint}; stderr:\n${err.slice(-3000)}`)
-    }
-    await sleep(100)
+  if (!(await waitHealthy(endpoint, proc.exited, START_TIMEOUT_MS, tls))) {
+    await stop()
+    throw new Error(`etcd (${etcdBinary()}) did not become healthy on ${endpoint}; stderr:\n${proc.stderr().slice(-3000)}`)
   }
-  return { endpoint, port, dataDir, stderr: () => err, stop }
+  return { endpoint, port, dataDir, stderr: proc.stderr, stop }
 }
 
 /** Starts etcd (with TLS on its client port if given); a port taken between choosing it and binding it gets another try. */
@@ -175,6 +194,165 @@ export async function startEtcd(tls?: EtcdTlsFiles): Promise<EtcdServer> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       return await startOnce(tls)
+    } catch (e) {
+      last = e
+    }
+  }
+  throw last
+}
+
+/** One member of an etcd cluster (startEtcdCluster). */
+export interface EtcdMember {
+  /** etcd's --name: m1, m2, … */
+  readonly name: string
+  readonly endpoint: string
+  readonly port: number
+  readonly dataDir: string
+  running(): boolean
+  /** SIGKILL; resolves once the process is gone. Its data dir stays. */
+  kill9(): Promise<void>
+  /** Starts the killed member again on its data dir and ports; resolves once it is healthy (it sees a leader). */
+  restart(): Promise<void>
+  stderr(): string
+}
+
+/** An etcd cluster; as an EtcdServer, `endpoint` is the first running member's (for tests that want one). */
+export interface EtcdCluster extends EtcdServer {
+  readonly members: readonly EtcdMember[]
+  /** Every member's client URL, in member order (etcd.endpoints takes them comma-joined). */
+  readonly endpoints: string[]
+  /** Index into members of the current raft leader, as the running members report it; undefined if none answers. */
+  leader(): Promise<number | undefined>
+}
+
+interface MemberStatus {
+  header?: { member_id?: string }
+  leader?: string
+}
+
+/** /v3/maintenance/status of one member (the gRPC gateway; uint64 ids come as decimal strings). */
+async function memberStatus(endpoint: string): Promise<MemberStatus | undefined> {
+  try {
+    const res = await fetch(`${endpoint}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) })
+    return res.ok ? ((await res.json()) as MemberStatus) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+interface MemberSpec {
+  name: string
+  port: number
+  peer: string
+  endpoint: string
+  dataDir: string
+}
+
+async function startClusterOnce(n: number): Promise<EtcdCluster> {
+  const specs: MemberSpec[] = []
+  for (let i = 1; i <= n; i++) {
+    const [port, peerPort] = [await freePort(), await freePort()]
+    const dataDir = mkdtempSync(join(tmpdir(), `tributary-etcd-m${i}-`))
+    ownDirs.add(dataDir)
+    specs.push({ name: `m${i}`, port, peer: `http://127.0.0.1:${peerPort}`, endpoint: `http://127.0.0.1:${port}`, dataDir })
+  }
+  const initialCluster = specs.map((m) => `${m.name}=${m.peer}`).join(',')
+  const token = `tributary-${process.pid}-${specs[0]!.port}`
+  const argsOf = (m: MemberSpec) => [
+    '--name',
+    m.name,
+    '--data-dir',
+    m.dataDir,
+    '--listen-client-urls',
+    m.endpoint,
+    '--advertise-client-urls',
+    m.endpoint,
+    '--listen-peer-urls',
+    m.peer,
+    '--initial-advertise-peer-urls',
+    m.peer,
+    '--initial-cluster',
+    initialCluster,
+    '--initial-cluster-token',
+    token,
+  ]
+  const members = specs.map((m) => {
+    let proc = spawnEtcd(argsOf(m))
+    let earlier = ''
+    const member: EtcdMember = {
+      name: m.name,
+      endpoint: m.endpoint,
+      port: m.port,
+      dataDir: m.dataDir,
+      running: () => !proc.exited(),
+      kill9: () => proc.kill(),
+      async restart() {
+        if (!proc.exited()) throw new Error(`etcd member ${m.name} is running; kill9 it first`)
+        earlier += proc.stderr()
+        // On a data dir that holds a member, etcd ignores the --initial-cluster flags and rejoins.
+        proc = spawnEtcd(argsOf(m))
+        if (!(await waitHealthy(m.endpoint, proc.exited, START_TIMEOUT_MS))) {
+          throw new Error(`etcd member ${m.name} did not become healthy again on ${m.endpoint}; stderr:\n${proc.stderr().slice(-3000)}`)
+        }
+      },
+      stderr: () => earlier + proc.stderr(),
+    }
+    return member
+  })
+  const stop = async () => {
+    for (const m of members) await m.kill9()
+    for (const m of specs) {
+      rmSync(m.dataDir, { recursive: true, force: true })
+      ownDirs.delete(m.dataDir)
+    }
+  }
+  const ready = await Promise.all(
+    members.map((m, i) => waitHealthy(m.endpoint, () => !m.running(), START_TIMEOUT_MS).then((ok) => ok || i)),
+  )
+  const failed = ready.filter((r) => r !== true)
+  if (failed.length > 0) {
+    const text = members.map((m) => `${m.name}: ${m.stderr().slice(-1500)}`).join('\n')
+    await stop()
+    throw new Error(`etcd cluster of ${n} (${etcdBinary()}) did not become healthy; stderr:\n${text}`)
+  }
+  const first = () => members.find((m) => m.running()) ?? members[0]!
+  return {
+    get endpoint() {
+      return first().endpoint
+    },
+    get port() {
+      return first().port
+    },
+    get dataDir() {
+      return first().dataDir
+    },
+    members,
+    endpoints: members.map((m) => m.endpoint),
+    stderr: () => members.map((m) => `[${m.name}] ${m.stderr()}`).join('\n'),
+    stop,
+    async leader() {
+      for (const m of members) {
+        if (!m.running()) continue
+        const st = await memberStatus(m.endpoint)
+        if (!st?.leader || st.leader === '0') continue
+        const ids = await Promise.all(
+          members.map(async (x) => (x.running() ? (await memberStatus(x.endpoint))?.header?.member_id : undefined)),
+        )
+        const i = ids.indexOf(st.leader)
+        if (i >= 0) return i
+      }
+      return undefined
+    },
+  }
+}
+
+/** Starts an etcd cluster of n members (no TLS); a port taken meanwhile gets the whole cluster another try. */
+export async function startEtcdCluster(n: number): Promise<EtcdCluster> {
+  installExitHook()
+  let last: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startClusterOnce(n)
     } catch (e) {
       last = e
     }

@@ -565,7 +565,13 @@ export class TransactionCoordinator implements TransactionService {
         })
         return
       }
-      if (error === 'NOT_COORDINATOR') return
+      // NOT_COORDINATOR ends it only once this coordinator has lost the partition (the next one
+      // resumes the completion from the log). While it still owns the partition the refusal was
+      // a moment's: its leader refuses writes while its cluster registration is not known alive
+      // (replication/replica-manager.ts), as after an etcd leader's death, and giving up then left
+      // the transaction in PrepareCommit for good — every next one of its producer refused
+      // CONCURRENT_TRANSACTIONS (found by the chaos run's etcd-kill nemesis).
+      if (error === 'NOT_COORDINATOR' && !this.owns(part, id, txn)) return
       await this.sleep(this.opts.config.markerRetryBackoffMs)
     }
   }

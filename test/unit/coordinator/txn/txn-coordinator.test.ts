@@ -306,6 +306,41 @@ describe('transaction coordinator: EndTxn, transactions v1', () => {
     assert.equal(rig.log.statesOf(ID).at(-1), S.CompleteCommit)
   })
 
+  it('a completion write refused NOT_COORDINATOR is retried while the partition is still owned here, not once it is gone', async () => {
+    const rig = await started()
+    await init(rig)
+    await add(rig, 1000, 0)
+    // The log's leader refuses for a moment (its registration not known alive), twice.
+    rig.log.failures.push(null, 'NOT_COORDINATOR', 'NOT_COORDINATOR')
+    await end(rig, 1000, 0, true)
+    await settle()
+    assert.equal(rig.log.statesOf(ID).at(-1), S.PrepareCommit)
+    for (let i = 0; i < 3; i++) {
+      rig.clock.advance(100)
+      await settle()
+    }
+    assert.equal(rig.log.statesOf(ID).at(-1), S.CompleteCommit)
+    assert.deepEqual(
+      (await add(rig, 1000, 0)).map((x) => x.errorCode),
+      [0, 0],
+      'the next transaction is not refused',
+    )
+
+    // Once the partition has moved away, a refusal ends it here (the next coordinator resumes it).
+    const moved = await started()
+    await init(moved)
+    await add(moved, 1000, 0)
+    moved.log.failures.push(null, 'NOT_COORDINATOR')
+    await end(moved, 1000, 0, true)
+    moved.coordinator.onResignation(moved.log.partitionFor(ID), 2)
+    await settle()
+    const written = moved.log.statesOf(ID).length
+    moved.clock.advance(1000)
+    await settle()
+    assert.equal(moved.log.statesOf(ID).length, written, 'no completion written after the resignation')
+    assert.equal(moved.log.statesOf(ID).at(-1), S.PrepareCommit)
+  })
+
   it('stops writing markers when a partition leader fences this coordinator', async () => {
     const rig = await started()
     await init(rig)

@@ -1,0 +1,52 @@
+// A `tributary start` for the chaos runs' disk faults: the same command line (src/cli/program.ts)
+// and the same broker start (startBrokerFromConfig, as src/cli/main.ts runs it), but with a
+// FaultyFs (faulty-fs.ts) over the disk, so `tributary start` itself never changes for users.
+//
+//   TRIBUTARY_DISK_FAULT_FILE=/tmp/x node dist/test/chaos/faulty-broker-main.js start --override …
+//
+// Control: the nemesis writes the mode ('enospc', 'eio', 'slow-fsync' or 'none') to the file named
+// by TRIBUTARY_DISK_FAULT_FILE (temp file + rename, so it is never read half-written) and sends
+// SIGUSR2; the broker reads the file at start and at every SIGUSR2. A signal plus a file is the
+// simplest channel that cannot lose a switch: the state lives in the file, so signals that arrive
+// together (the kernel merges them) or before a restart still leave the broker in the last mode
+// written, and it needs no socket or IPC channel that a kill -9, SIGSTOP or partition of the
+// harness would have to account for. (SIGUSR1 is Node's inspector signal; SIGUSR2 is free.)
+// Each switch is logged to stderr as `disk fault mode: <mode>`, which the harness can wait for.
+import { readFileSync } from 'node:fs'
+import { startBrokerFromConfig } from '../../src/broker/start.js'
+import { runCli } from '../../src/cli/program.js'
+import { VERSION } from '../../src/config/version.js'
+import { nodeFs } from '../../src/storage/fs.js'
+import { DISK_FAULT_FILE_ENV, FaultyFs, parseDiskMode } from './faulty-fs.js'
+
+const controlFile = process.env[DISK_FAULT_FILE_ENV]
+const fs = new FaultyFs(nodeFs)
+
+function readMode(): void {
+  let text = ''
+  try {
+    if (controlFile) text = readFileSync(controlFile, 'utf8')
+  } catch {
+    // no file yet: no fault
+  }
+  const mode = parseDiskMode(text)
+  if (mode !== fs.mode) process.stderr.write(`disk fault mode: ${mode}\n`)
+  fs.mode = mode
+}
+
+readMode()
+process.on('SIGUSR2', readMode)
+
+await runCli(process.argv, {
+  startBroker: (opts) => startBrokerFromConfig({ ...opts, fs }),
+  version: VERSION,
+  onSignal: (signal, handler) => process.on(signal, handler),
+  exit: (code) => {
+    process.exitCode = code
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)))
+  },
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  isTty: process.stderr.isTTY === true,
+  stdin: process.stdin,
+})
