@@ -68,6 +68,11 @@ export interface WorkloadOptions {
  * (group.share.min.record.lock.duration.ms) so one a crashed member held comes back soon. */
 export const SHARE_DELIVERY_COUNT_LIMIT = 3
 const SHARE_LOCK_MS = 15_000
+/** After a poll that brought fewer records than this, a member waits SHARE_IDLE_MS before the next:
+ * the broker answers a ShareFetch as soon as one record is acquired, so members polling flat out
+ * would cost a round trip per record of CPU the two cores' brokers need. */
+const SHARE_FEW_RECORDS = 50
+const SHARE_IDLE_MS = 100
 /** Per delivery: RELEASE below this draw, REJECT below the next, ACCEPT above. */
 const SHARE_RELEASE = 0.08
 const SHARE_REJECT = 0.12
@@ -555,6 +560,7 @@ export class Workload {
             waiting.set(`${r.partition}:${r.offset}`, { kind, deliveryCount: r.deliveryCount })
             consumer.acknowledge(r, kind)
           }
+          if (records.length < SHARE_FEW_RECORDS) await sleep(SHARE_IDLE_MS)
         }
       } catch {
         // a new ShareConsumer (a new member)

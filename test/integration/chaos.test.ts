@@ -1,10 +1,12 @@
 // The short chaos run of CI (test/chaos/chaos-run.ts; `npm run chaos -- --seconds 300 --seed N`
 // runs a long one): one seed, every nemesis (kill -9 and restart, SIGSTOP/SIGCONT of a leader,
 // partitions through the fault proxies), idempotent and transactional producers, consumers by
-// assign and by subscribe, on a 3-broker cluster over etcd. Seed 4's schedule starts with a kill,
+// assign and by subscribe, two members of a share group (KIP-932) acknowledging with accept,
+// release and reject, on a 3-broker cluster over etcd. Seed 4's schedule starts with a kill,
 // a partition and a pause, so each kind of fault is met. The checker must find no anomaly of any
 // class, and the run must have done something: sends acknowledged, records read, faults injected,
-// connections held by a cut.
+// connections held by a cut, every acknowledged send handed to a share member, records handed out
+// again, and acknowledgements of each kind confirmed.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { anomalyTotal } from '../chaos/checker.js'
@@ -33,5 +35,11 @@ describe('chaos (short run)', () => {
     assert.ok(r.stats.sendsOk > 500, `too few sends acknowledged: ${context()}`)
     assert.ok(r.stats.recordsRead >= r.stats.sendsOk, `the consumers read less than was acknowledged: ${context()}`)
     assert.ok(r.stats.txns > 0, context())
+    assert.ok(r.stats.shareDeliveries >= r.stats.sendsOk, `the share members were handed less than was acknowledged: ${context()}`)
+    assert.ok(r.stats.shareRedeliveries > 0, `no share record was handed out again: ${context()}`)
+    for (const kind of ['accept', 'release', 'reject']) {
+      const confirmed = r.history.filter((op) => op.type === 'share-ack' && op.kind === kind && op.outcome === 'ok').length
+      assert.ok(confirmed > 0, `no ${kind} acknowledgement confirmed: ${context()}`)
+    }
   })
 })
