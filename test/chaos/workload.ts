@@ -29,8 +29,8 @@
 //   java-share-*    (with javaShareMembers) the same through Apache Kafka's Java KafkaShareConsumer
 //                   (test/interop/java's ShareChaosMember, explicit acknowledgement), one JVM each,
 //                   its lines turned into the same ops; a JVM that exits is started again.
-//                   shareDrain keeps them polling after the faults healed until every
-//                   acknowledged send was handed to one of them.
+//   shareDrain keeps both kinds polling after the faults healed until every acknowledged send
+//   was handed to one of them.
 // The final read (finalRead) reads every partition from 0 to its high watermark with a fresh
 // Fetcher, after the faults have healed, so an acknowledged write no one read is a lost one.
 // Random choices come from the run's seeded generator; what the brokers do is not seeded.
