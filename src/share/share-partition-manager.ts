@@ -206,16 +206,6 @@ export class SharePartitionManager {
     await Promise.all(work)
   }
 
-  /** Releases what one ShareFetch acquired for a member and cannot deliver (SharePartition.releaseAcquired). */
-  async releaseAcquired(
-    groupId: string,
-    memberId: string,
-    p: { topicId: string; partition: number },
-    ranges: readonly AcquiredRange[],
-  ): Promise<void> {
-    await this.held.get(sharePartitionKeyString({ groupId, topicId: p.topicId, partition: p.partition }))?.releaseAcquired(memberId, ranges)
-  }
-
   /** This broker no longer leads topic-partition: its share-partitions go (the next leader reads their state). */
   onResignation(topic: string, partition: number): void {
     const topicId = this.o.topics.get(topic)?.topicId

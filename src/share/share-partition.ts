@@ -332,25 +332,6 @@ export class SharePartition {
   }
 
   /**
-   * Releases, of the given ranges, the offsets still ACQUIRED by the member (and not being
-   * persisted) — what one ShareFetch acquired and cannot deliver — as a RELEASE would.
-   */
-  releaseAcquired(memberId: string, ranges: readonly AcquiredRange[]): Promise<void> {
-    const changes: Change[] = []
-    const limit = this.o.settings().deliveryCountLimit
-    for (const r of ranges) {
-      for (let off = r.firstOffset; off <= r.lastOffset; off++) {
-        const e = this.inFlight.get(off)
-        if (e && e.state === DeliveryState.ACQUIRED && e.memberId === memberId && !e.pending) {
-          changes.push({ ...this.changeFor(off, e, AcknowledgeType.RELEASE, limit), backoff: false })
-        }
-      }
-    }
-    if (changes.length === 0) return Promise.resolve()
-    return this.transition(changes, true).then(() => {})
-  }
-
-  /**
    * The log's start offset moved past records in flight (retention, DeleteRecords): they are gone,
    * so the share-partition starts at the log's start (Kafka: on OFFSET_OUT_OF_RANGE).
    */

@@ -19,7 +19,7 @@
 // Any acquired record answers the request: minBytes counts as 1 (what the share consumer sends by
 // default), so acquired records are never held back while a request waits for more.
 // An answer nobody will read — its connection closed, or its member opened a new session while
-// it waited — gives back what it acquired at once (as a RELEASE), not when the locks expire.
+// it waited — gives back what it acquired at once, as if never acquired, not when the locks expire.
 // A session's first answer names every partition of the session; later ones only those with
 // records, an error or an acknowledgement result (as Kafka 4.4 answers). Each partition carries
 // its current leader (leader id and epoch as the metadata knows them).
@@ -323,10 +323,11 @@ export class ShareRequests implements ShareFetchService {
         // sessions held was released then), or the member opened a new session since — a client
         // whose request timed out reconnects and starts over, while this broker, waiting on the
         // share-partition, has not seen the old connection close (a half-closed one is still
-        // answered). They go back at once rather than when their locks expire; only what this
-        // request acquired, not what the member holds through its new session.
+        // answered). They go back at once, as if never acquired (the member never sees them, so
+        // this is no delivery), rather than when their locks expire; only what this request
+        // acquired, not what the member holds through its new session.
         for (const a of acquired) {
-          await this.o.manager.releaseAcquired(groupId, session.memberId, a.p, a.ranges)
+          this.o.manager.unacquire({ groupId, topicId: a.p.topicId, partition: a.p.partition }, session.memberId, a.ranges)
           const o = slot(a.p)
           o.records = EMPTY
           o.acquiredRecords = []
