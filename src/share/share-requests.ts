@@ -18,6 +18,8 @@
 // available again (released, lock expired, backoff or delivery delay over), then reads again.
 // Any acquired record answers the request: minBytes counts as 1 (what the share consumer sends by
 // default), so acquired records are never held back while a request waits for more.
+// An answer nobody will read — its connection closed, or its member opened a new session while
+// it waited — gives back what it acquired at once, as if never acquired, not when the locks expire.
 // A session's first answer names every partition of the session; later ones only those with
 // records, an error or an acknowledgement result (as Kafka 4.4 answers). Each partition carries
 // its current leader (leader id and epoch as the metadata knows them).
@@ -287,6 +289,7 @@ export class ShareRequests implements ShareFetchService {
       const logKeys: string[] = []
       const shareKeys: string[] = []
       const moved: Array<() => boolean> = []
+      const acquired: Array<{ p: SessionPartition; ranges: AcquiredRange[] }> = []
       for (const p of order) {
         if (recordsLeft <= 0) break
         try {
@@ -298,6 +301,7 @@ export class ShareRequests implements ShareFetchService {
           const got = await this.o.manager.fetch(held, session.memberId, recordsLeft, bytesLeft, bytes === 0, wholeBatches)
           if (got.acquired.length === 0) continue
           acquiredAny = true
+          acquired.push({ p, ranges: got.acquired })
           releases.push(got.release)
           const o = slot(p)
           o.news = true
@@ -314,10 +318,20 @@ export class ShareRequests implements ShareFetchService {
           failed = true
         }
       }
-      if (acquiredAny && origin.closed.aborted) {
-        // Acquired for a connection that closed meanwhile (its records were released before):
-        // they go back at once rather than when their locks expire.
-        await this.o.manager.releaseMember(groupId, session.memberId, session.partitions.values())
+      if (acquiredAny && (origin.closed.aborted || this.o.sessions.get(groupId, session.memberId) !== session)) {
+        // Acquired for an answer nobody will read: its connection closed meanwhile (what its
+        // sessions held was released then), or the member opened a new session since — a client
+        // whose request timed out reconnects and starts over, while this broker, waiting on the
+        // share-partition, has not seen the old connection close (a half-closed one is still
+        // answered). They go back at once, as if never acquired (the member never sees them, so
+        // this is no delivery), rather than when their locks expire; only what this request
+        // acquired, not what the member holds through its new session.
+        for (const a of acquired) {
+          this.o.manager.unacquire({ groupId, topicId: a.p.topicId, partition: a.p.partition }, session.memberId, a.ranges)
+          const o = slot(a.p)
+          o.records = EMPTY
+          o.acquiredRecords = []
+        }
         return
       }
       const waitMs = deadline - clock.monotonic()

@@ -1,6 +1,9 @@
 // npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none]
-//                  [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B]
-//                  [--history FILE] [--broker-logs DIR] [--json]
+//                  [--partitions N] [--no-transactions] [--share-members N] [--java-share-members N]
+//                  [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]
+// --share-members: members of the share group (KIP-932) reading the topic; default 2, 0 for none.
+// --java-share-members N: members of the same group through Java's KafkaShareConsumer (default 0;
+// needs java and mvn, and builds test/interop/java first).
 // --calm and --fault: the nemesis's calm spells and fault lengths, in seconds (defaults 2-5, 3-8).
 // One chaos run (chaos-run.ts): prints the seed first, progress every few seconds, each fault as
 // it starts and ends, and the summary (operations, faults, anomalies per class with the operations
@@ -19,6 +22,8 @@ const opt = (name: string) => {
 const seed = Number(opt('seed') ?? Math.floor(Math.random() * 2 ** 31))
 const seconds = Number(opt('seconds') ?? 60)
 const partitions = Number(opt('partitions') ?? 3)
+const shareMembers = Number(opt('share-members') ?? 2)
+const javaShareMembers = Number(opt('java-share-members') ?? 0)
 let nemeses: NemesisKind[] = []
 try {
   nemeses = parseNemeses(opt('nemesis') ?? 'all')
@@ -39,9 +44,18 @@ function range(name: string): [number, number] | undefined {
 }
 const calmMs = range('calm')
 const faultMs = range('fault')
-if (!Number.isInteger(seed) || !(seconds > 0) || !Number.isInteger(partitions) || partitions < 1) {
+if (
+  !Number.isInteger(seed) ||
+  !(seconds > 0) ||
+  !Number.isInteger(partitions) ||
+  partitions < 1 ||
+  !Number.isInteger(shareMembers) ||
+  shareMembers < 0 ||
+  !Number.isInteger(javaShareMembers) ||
+  javaShareMembers < 0
+) {
   console.error(
-    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none] [--partitions N] [--no-transactions] [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]',
+    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none] [--partitions N] [--no-transactions] [--share-members N] [--java-share-members N] [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]',
   )
   process.exit(2)
 }
@@ -54,6 +68,8 @@ const report = await chaosRun({
   nemeses,
   partitions,
   transactions: !args.includes('--no-transactions'),
+  shareMembers,
+  javaShareMembers,
   calmMs,
   faultMs,
   ...(opt('broker-logs') ? { brokerLogDir: opt('broker-logs') } : {}),

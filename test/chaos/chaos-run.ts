@@ -1,6 +1,7 @@
 // One chaos run: a 3-broker cluster over a 3-member etcd, behind fault proxies (chaos-cluster.ts), the workload
 // (workload.ts) for `seconds` under the nemesis (nemesis.ts), then — faults healed, every broker
 // running — the producers stop, the final read reads every partition to its high watermark, the
+// share-group members drain the topic (until each acknowledged send was handed to one), the
 // brokers stop cleanly and each replica's log is read from its data dir: below the high watermark
 // the replicas must be equal byte for byte, and their records join the history. checker.ts judges
 // the whole history. Everything random is drawn from the seed.
@@ -13,6 +14,7 @@ import { type Anomaly, anomalyTotal, type CheckReport, check } from './checker.j
 import { startChaosCluster } from './chaos-cluster.js'
 import type { History, Op } from './history.js'
 import { type Fault, Nemesis, type NemesisKind, seededRandom } from './nemesis.js'
+import { buildJavaPrograms } from '../interop/txn-broker.js'
 import { Workload } from './workload.js'
 
 export interface ChaosOptions {
@@ -21,6 +23,10 @@ export interface ChaosOptions {
   nemeses: NemesisKind[]
   partitions?: number
   transactions?: boolean
+  /** Members of the workload's share group (KIP-932). Default 2; 0 leaves share groups out. */
+  shareMembers?: number
+  /** Members of the same group through the Java KafkaShareConsumer (needs java and mvn). Default 0. */
+  javaShareMembers?: number
   /** The nemesis's calm spells and fault lengths, ms (nemesis.ts has the defaults). */
   calmMs?: [number, number]
   faultMs?: [number, number]
@@ -77,6 +83,7 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
   log(
     `chaos: seed ${o.seed}, ${o.seconds} s, nemesis ${o.nemeses.join(',') || 'none'}, ${partitions} partitions${o.transactions ? ', transactions' : ''}`,
   )
+  const java = o.javaShareMembers ? await buildJavaPrograms() : undefined
   const cc = await startChaosCluster({ brokers: 3, topic: TOPIC, partitions, disk: o.nemeses.includes('disk') })
   try {
     const workload = new Workload({
@@ -86,7 +93,11 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
       groupId: GROUP,
       transactions: o.transactions ?? false,
       random,
+      shareMembers: o.shareMembers ?? 2,
+      javaShareMembers: o.javaShareMembers ?? 0,
+      ...(java ? { javaClasspath: java.classpath } : {}),
     })
+    await workload.prepare()
     const nemesis = new Nemesis({
       cc,
       kinds: o.nemeses,
@@ -104,7 +115,7 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
     const progress = setInterval(() => {
       const c = workload.counts()
       log(
-        `chaos @${(workload.now() / 1000).toFixed(0)}s: ${c.sendsOk} sends ok, ${c.sendsUnknown} unknown, ${c.polls} polls (${c.read} records), ${nemesis.faults.length} faults`,
+        `chaos @${(workload.now() / 1000).toFixed(0)}s: ${c.sendsOk} sends ok, ${c.sendsUnknown} unknown, ${c.polls} polls (${c.read} records), ${c.shareDelivered} share deliveries, ${nemesis.faults.length} faults`,
       )
     }, o.progressMs ?? 5000)
     await sleep(o.seconds * 1000)
@@ -120,6 +131,9 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
     await waitForFullIsr(cc.cluster, partitions, SETTLE_MS)
     log('chaos: final read')
     const hw = await workload.finalRead(SETTLE_MS)
+    const drainStart = Date.now()
+    const notHanded = await workload.shareDrain(SETTLE_MS)
+    log(`chaos: share-group drain: ${Date.now() - drainStart} ms, ${notHanded} acknowledged sends not handed to a member`)
     // Give the consumers a moment to reach the end too, then stop them.
     await sleep(2000)
     await workload.stopConsumers()
@@ -167,6 +181,7 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
     }
   } finally {
     await cc.close()
+    java?.remove()
   }
 }
 
@@ -184,6 +199,7 @@ export function summary(r: ChaosReport): string {
   const lines = [
     `chaos summary: seed ${r.seed}, ${r.seconds} s, nemesis ${r.nemeses.join(',') || 'none'}`,
     `  operations: ${r.stats.sendsOk} sends ok, ${r.stats.sendsFailed} failed, ${r.stats.sendsUnknown} unknown; ${r.stats.polls} polls, ${r.stats.recordsRead} records read; ${r.stats.txns} transactions`,
+    `  share group: ${r.stats.shareDeliveries} deliveries (${r.stats.shareRedeliveries} redeliveries)`,
     `  faults: ${r.faults.length} (${
       Object.entries(r.faultCounts)
         .map(([k, v]) => `${k} ${v}`)

@@ -21,7 +21,28 @@
 // A send whose outcome is unknown (info) may or may not be stored: never lost, but its value
 // still counts for duplicates and offsets. Kafka gives no promise across partitions for
 // non-transactional writes, so nothing here compares partitions.
-import type { History, Op, PollOp, SendOp, TxnOp } from './history.js'
+//
+// Share groups (KIP-932) promise at-least-once delivery, not exactly-once: a record comes back
+// after its lock expired, after a RELEASE, after its member crashed or closed while holding it,
+// after an acknowledgement that failed or got no answer, and after a share-partition leader
+// failover (acquisition is not persisted, so the new leader hands out again what the old one had
+// handed out; the delivery count it shows is then the persisted one, so counts may repeat).
+// Duplicate deliveries are therefore never an anomaly. What is promised, and checked over the
+// share-delivery and share-ack ops:
+//   share-lost                     an acknowledged send no member was ever handed, although the
+//                                  members drained the topic after the faults healed (checked only
+//                                  when the history has a share-group op)
+//   share-redelivered-after-accept a record handed out again after an ACCEPT of it was confirmed
+//                                  (the leader persists the transition before it answers)
+//   share-rejected-redelivered     the same after a confirmed REJECT (archived for good)
+//   share-delivery-count-exceeded  a delivery count above share.delivery.count.limit, or a record
+//                                  handed out again after a confirmed RELEASE of a delivery that
+//                                  had reached the limit (that release archives it)
+//   share-unknown-record           a record handed out whose value no producer sent, or that is
+//                                  not the value its offset holds (by a send, a poll, a replica)
+// Only confirmed (ok) acknowledgements constrain what comes after; a failed or unknown one does
+// not. The limit is the group's share.delivery.count.limit, from the share-group op.
+import type { History, Op, PollOp, SendOp, ShareAckOp, ShareDeliveryOp, TxnOp } from './history.js'
 
 export const ANOMALY_CLASSES = [
   'lost-write',
@@ -34,6 +55,11 @@ export const ANOMALY_CLASSES = [
   'aborted-read',
   'precommitted-read',
   'replica-divergence',
+  'share-lost',
+  'share-redelivered-after-accept',
+  'share-rejected-redelivered',
+  'share-delivery-count-exceeded',
+  'share-unknown-record',
 ] as const
 
 export type AnomalyClass = (typeof ANOMALY_CLASSES)[number]
@@ -49,7 +75,18 @@ export interface Anomaly {
 export interface CheckReport {
   counts: Record<AnomalyClass, number>
   anomalies: Anomaly[]
-  stats: { sendsOk: number; sendsFailed: number; sendsUnknown: number; polls: number; recordsRead: number; txns: number }
+  stats: {
+    sendsOk: number
+    sendsFailed: number
+    sendsUnknown: number
+    polls: number
+    recordsRead: number
+    txns: number
+    /** Records handed to share-group members, redeliveries included. */
+    shareDeliveries: number
+    /** Redeliveries among them (deliveries of a record handed out before). */
+    shareRedeliveries: number
+  }
 }
 
 /** At most this many anomalies of one class are kept with their ops (all are counted). */
@@ -256,6 +293,8 @@ export function check(history: History, extra: Anomaly[] = []): CheckReport {
     }
   }
 
+  const share = checkShare(history, sendOf, atOffset, report)
+
   const sends = history.filter((o): o is SendOp => o.type === 'send')
   return {
     counts,
@@ -267,8 +306,113 @@ export function check(history: History, extra: Anomaly[] = []): CheckReport {
       polls: history.filter((o) => o.type === 'poll').length,
       recordsRead: history.reduce((n, o) => n + (o.type === 'poll' ? o.records.length : 0), 0),
       txns: txns.size,
+      shareDeliveries: share.deliveries,
+      shareRedeliveries: share.redeliveries,
     },
   }
+}
+
+/** A confirmed acknowledgement after which the record must not be handed out again. */
+interface Settled {
+  ack: ShareAckOp
+  delivery: ShareDeliveryOp | undefined
+  class: 'share-redelivered-after-accept' | 'share-rejected-redelivered' | 'share-delivery-count-exceeded'
+}
+
+/** The share-group classes (see the header); returns how many deliveries it saw. */
+function checkShare(
+  history: History,
+  sendOf: ReadonlyMap<string, SendOp>,
+  atOffset: ReadonlyMap<string, ReadonlyMap<string, Op[]>>,
+  report: (a: Anomaly) => void,
+): { deliveries: number; redeliveries: number } {
+  let limit: number | undefined
+  let grouped = false
+  const deliveryKey = (process: string, where: string, count: number) => `${process}\u0000${where}\u0000${count}`
+  const deliveryOf = new Map<string, ShareDeliveryOp>()
+  const settled = new Map<string, Settled>()
+  const handed = new Set<string>()
+  const handedValues = new Set<string>()
+  let deliveries = 0
+  let redeliveries = 0
+  for (const op of history) {
+    if (op.type === 'share-group') {
+      grouped = true
+      limit = op.deliveryCountLimit
+      continue
+    }
+    if (op.type === 'share-ack') {
+      if (op.outcome !== 'ok') continue
+      const where = `${op.partition}:${op.offset}`
+      const delivery = deliveryOf.get(deliveryKey(op.process, where, op.deliveryCount))
+      if (settled.has(where)) continue
+      if (op.kind === 'accept') settled.set(where, { ack: op, delivery, class: 'share-redelivered-after-accept' })
+      else if (op.kind === 'reject') settled.set(where, { ack: op, delivery, class: 'share-rejected-redelivered' })
+      else if (limit !== undefined && op.deliveryCount >= limit)
+        settled.set(where, { ack: op, delivery, class: 'share-delivery-count-exceeded' })
+      continue
+    }
+    if (op.type !== 'share-delivery') continue
+    deliveries++
+    const where = `${op.partition}:${op.offset}`
+    if (handed.has(where)) redeliveries++
+    handed.add(where)
+    handedValues.add(op.value)
+    deliveryOf.set(deliveryKey(op.process, where, op.deliveryCount), op)
+    const send = sendOf.get(op.value)
+    const values = atOffset.get(where)
+    if (send === undefined) {
+      report({
+        class: 'share-unknown-record',
+        partition: op.partition,
+        description: `${op.process} was handed ${JSON.stringify(op.value)} at ${where}, a value no producer sent`,
+        ops: [op],
+      })
+    } else if (values !== undefined && !values.has(op.value)) {
+      report({
+        class: 'share-unknown-record',
+        partition: op.partition,
+        description: `${op.process} was handed ${JSON.stringify(op.value)} at ${where}, which holds ${[...values.keys()].map((v) => JSON.stringify(v)).join(' and ')}`,
+        ops: [op, ...[...values.values()].flatMap((ops) => ops.slice(0, 1)), send],
+      })
+    }
+    const over = limit !== undefined && op.deliveryCount > limit
+    if (over) {
+      report({
+        class: 'share-delivery-count-exceeded',
+        partition: op.partition,
+        description: `${op.process} was handed ${where} with delivery count ${op.deliveryCount}, over the limit ${limit}`,
+        ops: [op],
+      })
+    }
+    const s = settled.get(where)
+    if (s && !(over && s.class === 'share-delivery-count-exceeded')) {
+      const what =
+        s.class === 'share-redelivered-after-accept'
+          ? 'its ACCEPT'
+          : s.class === 'share-rejected-redelivered'
+            ? 'its REJECT'
+            : `the RELEASE of delivery ${s.ack.deliveryCount} (the limit, ${limit})`
+      report({
+        class: s.class,
+        partition: op.partition,
+        description: `${op.process} was handed ${where} (delivery count ${op.deliveryCount}) at ${op.time} ms, after ${what} by ${s.ack.process} was confirmed at ${s.ack.time} ms`,
+        ops: s.delivery ? [s.delivery, s.ack, op] : [s.ack, op],
+      })
+    }
+  }
+  if (grouped) {
+    for (const op of history) {
+      if (op.type !== 'send' || op.outcome !== 'ok' || op.offset === undefined || handedValues.has(op.value)) continue
+      report({
+        class: 'share-lost',
+        partition: op.partition,
+        description: `${JSON.stringify(op.value)} acknowledged at ${op.partition}:${op.offset}, never handed to a share-group member`,
+        ops: [op],
+      })
+    }
+  }
+  return { deliveries, redeliveries }
 }
 
 /** Total anomalies of every class. */

@@ -8,6 +8,12 @@
 // answer to a consumer, the records per partition in the order the client returned them. An
 // `assign` resets what a consumer's next poll of a partition may start from (a new assignment, a
 // rebalance, a seek). A transaction's outcome is its own op; its sends name it.
+//
+// Share groups (KIP-932): `share-group` names the group, its topic and its delivery count limit
+// (logged once, before any member runs); each record a member was handed is a `share-delivery`
+// (with the delivery count the leader sent), and what became of its acknowledgement is a
+// `share-ack`, logged when the member learnt it: ok (the leader took it), fail (certainly not
+// applied: the lock had expired, the session or the leader was gone) or unknown (no answer).
 
 export type SendOutcome = 'ok' | 'fail' | 'info'
 
@@ -68,6 +74,50 @@ export interface ReplicaOp {
   records: PollRecord[]
 }
 
-export type Op = SendOp | PollOp | AssignOp | TxnOp | ReplicaOp
+/** The share group of the run's share members: logged once, before they start. */
+export interface ShareGroupOp {
+  type: 'share-group'
+  process: string
+  time: number
+  group: string
+  topic: string
+  /** share.delivery.count.limit of the group. */
+  deliveryCountLimit: number
+}
+
+/** One record handed to one member of the share group (a ShareFetch's acquired records). */
+export interface ShareDeliveryOp {
+  type: 'share-delivery'
+  /** The workload's member (one name over its ShareConsumer instances). */
+  process: string
+  /** The group member id of the ShareConsumer instance that got it. */
+  member: string
+  time: number
+  partition: number
+  offset: number
+  value: string
+  /** As the leader sent it: 1 the first time. */
+  deliveryCount: number
+}
+
+export type ShareAckKind = 'accept' | 'release' | 'reject'
+export type ShareAckOutcome = 'ok' | 'fail' | 'unknown'
+
+/** What became of the acknowledgement of one delivery. */
+export interface ShareAckOp {
+  type: 'share-ack'
+  process: string
+  member: string
+  time: number
+  partition: number
+  offset: number
+  /** The delivery acknowledged (its count). */
+  deliveryCount: number
+  kind: ShareAckKind
+  outcome: ShareAckOutcome
+  error?: string
+}
+
+export type Op = SendOp | PollOp | AssignOp | TxnOp | ReplicaOp | ShareGroupOp | ShareDeliveryOp | ShareAckOp
 
 export type History = Op[]

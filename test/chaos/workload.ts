@@ -17,18 +17,36 @@
 //                   after OFFSET_OUT_OF_RANGE is logged as a new assignment;
 //   kjs-group-*     kafkajs consumers of one classic consumer group (subscribe, kafkajs's default
 //                   read_committed); each batch is a poll, each GROUP_JOIN a new assignment.
+//   share-*         (with shareMembers) Tributary ShareConsumers of one share group (KIP-932) on
+//                   the same topic, share.auto.offset.reset=earliest: every record handed to a
+//                   member is logged (with its delivery count) and acknowledged at once — most
+//                   ACCEPT, a seeded few RELEASE (handed out again) or REJECT (archived), and a
+//                   seeded few "poison" records released at every delivery until the delivery
+//                   count limit archives them; each acknowledgement's outcome (the consumer's
+//                   onAcknowledgement) is logged when known, and one never answered is logged
+//                   unknown when its ShareConsumer closes. A ShareConsumer that fails is closed
+//                   and made anew (a new member id) under the same name.
+//   java-share-*    (with javaShareMembers) the same through Apache Kafka's Java KafkaShareConsumer
+//                   (test/interop/java's ShareChaosMember, explicit acknowledgement), one JVM each,
+//                   its lines turned into the same ops; a JVM that exits is started again.
+//   shareDrain keeps both kinds polling after the faults healed until every acknowledged send
+//   was handed to one of them.
 // The final read (finalRead) reads every partition from 0 to its high watermark with a fresh
 // Fetcher, after the faults have healed, so an acknowledged write no one read is a lost one.
 // Random choices come from the run's seeded generator; what the brokers do is not seeded.
 import { Kafka, logLevel, type Producer as KProducer } from 'kafkajs'
 import { listOffsets, OffsetSpec } from '../../src/client/admin.js'
+import { alterGroupConfigs } from '../../src/client/admin-topics.js'
 import { KafkaClient } from '../../src/client/client.js'
 import { Fetcher, type IsolationLevel } from '../../src/client/consumer.js'
 import { Producer } from '../../src/client/producer.js'
+import { type AcknowledgementResult, ShareConsumer } from '../../src/client/share-consumer.js'
 import { TransactionalProducer } from '../../src/client/transactional-producer.js'
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../src/protocol/messages/22-init-producer-id.js'
 import { sleep } from '../helpers/clients.js'
-import type { History, Op, PollOp, SendOp } from './history.js'
+import { javaCommand } from '../helpers/run-process.js'
+import { javaEnv, LineProcess } from '../interop/txn-broker.js'
+import type { History, Op, PollOp, SendOp, ShareAckKind, ShareAckOutcome } from './history.js'
 
 export interface WorkloadOptions {
   bootstrap: () => string[]
@@ -37,7 +55,61 @@ export interface WorkloadOptions {
   groupId: string
   transactions: boolean
   random: () => number
+  /** Members of the share group (0: none). */
+  shareMembers?: number
+  /** The share group's id. Default `${groupId}-share`. */
+  shareGroupId?: string
+  /** Members through the Java KafkaShareConsumer, and the classpath of test/interop/java's programs. */
+  javaShareMembers?: number
+  javaClasspath?: string
 }
+
+/** The share group's settings: its members start at the log's start, and records lock 15 s
+ * (group.share.min.record.lock.duration.ms) so one a crashed member held comes back soon. */
+export const SHARE_DELIVERY_COUNT_LIMIT = 3
+const SHARE_LOCK_MS = 15_000
+/** After a poll that brought fewer records than this, a member waits SHARE_IDLE_MS before the next:
+ * the broker answers a ShareFetch as soon as one record is acquired, so members polling flat out
+ * would cost a round trip per record of CPU the two cores' brokers need. */
+const SHARE_FEW_RECORDS = 50
+const SHARE_IDLE_MS = 100
+/** Per delivery: RELEASE below this draw, REJECT below the next, ACCEPT above. */
+const SHARE_RELEASE = 0.08
+const SHARE_REJECT = 0.12
+/**
+ * Poison records (released at every delivery, until the delivery count limit archives them): one
+ * in 50, by an FNV-1a hash of "seed:value" that ShareChaosMember.java computes the same way, so
+ * Node and Java members agree on them.
+ */
+export function sharePoison(seed: number, value: string): boolean {
+  let h = 0x811c9dc5
+  for (const b of Buffer.from(`${seed}:${value}`)) h = Math.imul(h ^ b, 0x01000193)
+  return (h >>> 0) % 50 === 0
+}
+/** Exception classes of Java's AcknowledgementCommitCallback after which the ack was certainly not applied. */
+const JAVA_ACK_FAILED = new Set([
+  'InvalidRecordStateException',
+  'ShareSessionNotFoundException',
+  'InvalidShareSessionEpochException',
+  'UnknownMemberIdException',
+  'FencedMemberEpochException',
+  'NotLeaderOrFollowerException',
+  'FencedLeaderEpochException',
+  'UnknownTopicOrPartitionException',
+  'UnknownTopicIdException',
+])
+/** Acknowledgement errors after which the leader certainly did not apply it. */
+const SHARE_ACK_FAILED = new Set([
+  'INVALID_RECORD_STATE',
+  'SHARE_SESSION_NOT_FOUND',
+  'INVALID_SHARE_SESSION_EPOCH',
+  'UNKNOWN_MEMBER_ID',
+  'FENCED_MEMBER_EPOCH',
+  'NOT_LEADER_OR_FOLLOWER',
+  'FENCED_LEADER_EPOCH',
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'UNKNOWN_TOPIC_ID',
+])
 
 const CLIENT_TIMEOUTS = { requestTimeoutMs: 8000, connectTimeoutMs: 3000 }
 const DELIVERY_TIMEOUT_MS = 20_000
@@ -53,8 +125,16 @@ export class Workload {
   private readonly loops: Promise<void>[] = []
   private readonly consumerLoops: Promise<void>[] = []
   private readonly closers: Array<() => Promise<void>> = []
+  private readonly shareLoops: Promise<void>[] = []
+  private shareStopping = false
+  /** Values handed to a share member. */
+  private readonly shareHanded = new Set<string>()
+  /** The seed of the poison hash (sharePoison), drawn once. */
+  private readonly shareSeed: number
 
-  constructor(private readonly opts: WorkloadOptions) {}
+  constructor(private readonly opts: WorkloadOptions) {
+    this.shareSeed = Math.floor(opts.random() * 2 ** 31)
+  }
 
   now(): number {
     return Date.now() - this.start
@@ -64,19 +144,48 @@ export class Workload {
     this.history.push(op)
   }
 
-  counts(): { sendsOk: number; sendsUnknown: number; polls: number; read: number } {
+  counts(): { sendsOk: number; sendsUnknown: number; polls: number; read: number; shareDelivered: number } {
     let sendsOk = 0
     let sendsUnknown = 0
     let polls = 0
     let read = 0
+    let shareDelivered = 0
     for (const op of this.history) {
       if (op.type === 'send') op.outcome === 'ok' ? sendsOk++ : sendsUnknown++
       else if (op.type === 'poll') {
         polls++
         read += op.records.length
-      }
+      } else if (op.type === 'share-delivery') shareDelivered++
     }
-    return { sendsOk, sendsUnknown, polls, read }
+    return { sendsOk, sendsUnknown, polls, read, shareDelivered }
+  }
+
+  private get shareGroupId(): string {
+    return this.opts.shareGroupId ?? `${this.opts.groupId}-share`
+  }
+
+  /** Sets the share group's configs (before any member joins, so it starts at offset 0). */
+  async prepare(): Promise<void> {
+    if (!this.opts.shareMembers && !this.opts.javaShareMembers) return
+    const client = await this.connect()
+    try {
+      const r = await alterGroupConfigs(client, this.shareGroupId, [
+        { name: 'share.auto.offset.reset', op: 'set', value: 'earliest' },
+        { name: 'share.delivery.count.limit', op: 'set', value: String(SHARE_DELIVERY_COUNT_LIMIT) },
+        { name: 'share.record.lock.duration.ms', op: 'set', value: String(SHARE_LOCK_MS) },
+      ])
+      if (r.error) throw new Error(`share group configs: ${r.error} ${r.message ?? ''}`)
+    } finally {
+      await client.close().catch(() => {})
+    }
+    this.log({
+      type: 'share-group',
+      process: 'share',
+      time: this.now(),
+      group: this.shareGroupId,
+      topic: this.opts.topic,
+      deliveryCountLimit: SHARE_DELIVERY_COUNT_LIMIT,
+    })
   }
 
   /** Starts every producer and consumer. */
@@ -87,6 +196,30 @@ export class Workload {
     this.consumerLoops.push(this.assignConsumer('trib-assign-1', 'read_uncommitted'))
     if (this.opts.transactions) this.consumerLoops.push(this.assignConsumer('trib-assign-rc', 'read_committed'))
     for (const name of ['kjs-group-1', 'kjs-group-2']) this.consumerLoops.push(this.groupConsumer(name))
+    for (let i = 1; i <= (this.opts.shareMembers ?? 0); i++) this.shareLoops.push(this.shareMember(`share-${i}`))
+    for (let i = 1; i <= (this.opts.javaShareMembers ?? 0); i++) this.shareLoops.push(this.javaShareMember(`java-share-${i}`))
+  }
+
+  /**
+   * Lets the share members go on until every acknowledged send was handed to one of them (or
+   * deadlineMs passed), then stops them. Returns how many acknowledged sends they were not handed.
+   */
+  async shareDrain(deadlineMs: number): Promise<number> {
+    if (this.shareLoops.length === 0) return 0
+    const until = Date.now() + deadlineMs
+    const missing = () => {
+      let n = 0
+      for (const op of this.history) if (op.type === 'send' && op.outcome === 'ok' && !this.shareHanded.has(op.value)) n++
+      return n
+    }
+    let left = missing()
+    while (left > 0 && Date.now() < until) {
+      await sleep(500)
+      left = missing()
+    }
+    this.shareStopping = true
+    await Promise.all(this.shareLoops)
+    return left
   }
 
   /** Stops the producers (their last sends complete). */
@@ -98,6 +231,8 @@ export class Workload {
   /** Stops the consumers. */
   async stopConsumers(): Promise<void> {
     this.consumersStopping = true
+    this.shareStopping = true
+    await Promise.all(this.shareLoops)
     await Promise.all(this.consumerLoops)
     await Promise.all(this.closers.map((c) => c().catch(() => {})))
   }
@@ -358,6 +493,163 @@ export class Workload {
       // counted as a consumer that read nothing more
     }
     while (!this.consumersStopping) await sleep(200)
+  }
+
+  /** The acknowledgement of one delivery: seeded, the same kind for every delivery of a poison record. */
+  private shareAckKind(value: string): ShareAckKind {
+    this.shareHanded.add(value)
+    if (sharePoison(this.shareSeed, value)) return 'release'
+    const r = this.opts.random()
+    return r < SHARE_RELEASE ? 'release' : r < SHARE_REJECT ? 'reject' : 'accept'
+  }
+
+  private async shareMember(name: string): Promise<void> {
+    while (!this.shareStopping) {
+      /** Acknowledgements made and not answered yet: "partition:offset" → the delivery's. */
+      const waiting = new Map<string, { kind: ShareAckKind; deliveryCount: number }>()
+      let member = ''
+      const ackOp = (partition: number, offset: number, outcome: ShareAckOutcome, error?: string) => {
+        const w = waiting.get(`${partition}:${offset}`)
+        if (!w) return
+        waiting.delete(`${partition}:${offset}`)
+        this.log({
+          type: 'share-ack',
+          process: name,
+          member,
+          time: this.now(),
+          partition,
+          offset,
+          deliveryCount: w.deliveryCount,
+          kind: w.kind,
+          outcome,
+          ...(error ? { error } : {}),
+        })
+      }
+      const onAcknowledgement = (r: AcknowledgementResult) => {
+        if (r.topic !== this.opts.topic) return
+        const outcome: ShareAckOutcome = r.error === null ? 'ok' : SHARE_ACK_FAILED.has(r.error) ? 'fail' : 'unknown'
+        for (const o of r.offsets) ackOp(r.partition, o, outcome, r.error ?? undefined)
+      }
+      const consumer = new ShareConsumer({
+        bootstrap: this.opts.bootstrap(),
+        groupId: this.shareGroupId,
+        clientId: name,
+        maxWaitMs: 300,
+        maxRecords: 200,
+        requestTimeoutMs: CLIENT_TIMEOUTS.requestTimeoutMs,
+        onAcknowledgement,
+      })
+      try {
+        await consumer.subscribe([this.opts.topic])
+        member = consumer.memberId ?? ''
+        while (!this.shareStopping) {
+          const records = await consumer.poll()
+          for (const r of records) {
+            const value = r.value?.toString() ?? ''
+            this.log({
+              type: 'share-delivery',
+              process: name,
+              member,
+              time: this.now(),
+              partition: r.partition,
+              offset: r.offset,
+              value,
+              deliveryCount: r.deliveryCount,
+            })
+            const kind = this.shareAckKind(value)
+            waiting.set(`${r.partition}:${r.offset}`, { kind, deliveryCount: r.deliveryCount })
+            consumer.acknowledge(r, kind)
+          }
+          if (records.length < SHARE_FEW_RECORDS) await sleep(SHARE_IDLE_MS)
+        }
+      } catch {
+        // a new ShareConsumer (a new member)
+      } finally {
+        await consumer.close().catch(() => {})
+        for (const key of [...waiting.keys()]) {
+          const [partition, offset] = key.split(':').map(Number)
+          ackOp(partition!, offset!, 'unknown', 'no answer before the consumer closed')
+        }
+      }
+      if (!this.shareStopping) await sleep(PAUSE_AFTER_ERROR_MS)
+    }
+  }
+
+  /**
+   * A member through the Java client: one JVM running ShareChaosMember, whose `D` (delivery) and
+   * `A` (acknowledgement outcome) lines become share-delivery and share-ack ops.
+   */
+  private async javaShareMember(name: string): Promise<void> {
+    const classpath = this.opts.javaClasspath
+    if (!classpath) throw new Error('javaShareMembers needs javaClasspath')
+    while (!this.shareStopping) {
+      const proc = LineProcess.start(
+        javaCommand(),
+        [
+          '-Xmx256m',
+          '-cp',
+          classpath,
+          'io.tributary.interop.ShareChaosMember',
+          this.opts.bootstrap().join(','),
+          this.shareGroupId,
+          this.opts.topic,
+          String(this.shareSeed),
+        ],
+        javaEnv(),
+      )
+      const member = `java-${proc.pid}`
+      const waiting = new Map<string, { kind: ShareAckKind; deliveryCount: number }>()
+      const ackOp = (partition: number, offset: number, outcome: ShareAckOutcome, error?: string) => {
+        const w = waiting.get(`${partition}:${offset}`)
+        if (!w) return
+        waiting.delete(`${partition}:${offset}`)
+        this.log({
+          type: 'share-ack',
+          process: name,
+          member,
+          time: this.now(),
+          partition,
+          offset,
+          deliveryCount: w.deliveryCount,
+          kind: w.kind,
+          outcome,
+          ...(error ? { error } : {}),
+        })
+      }
+      const take = () => {
+        for (const line of proc.lines.splice(0)) {
+          const f = line.split(' ')
+          if (f[0] === 'D' && f.length >= 5) {
+            const [partition, offset, deliveryCount] = [Number(f[1]), Number(f[2]), Number(f[3])]
+            const kind = f[4] as ShareAckKind
+            const value = f.slice(5).join(' ')
+            this.shareHanded.add(value)
+            this.log({ type: 'share-delivery', process: name, member, time: this.now(), partition, offset, value, deliveryCount })
+            waiting.set(`${partition}:${offset}`, { kind, deliveryCount })
+          } else if (f[0] === 'A' && f.length >= 4) {
+            const error = f[3] === 'ok' ? undefined : (f[4] ?? 'unknown error')
+            const outcome: ShareAckOutcome = error === undefined ? 'ok' : JAVA_ACK_FAILED.has(error) ? 'fail' : 'unknown'
+            ackOp(Number(f[1]), Number(f[2]), outcome, error)
+          }
+        }
+      }
+      while (!this.shareStopping && proc.alive()) {
+        take()
+        await sleep(100)
+      }
+      if (proc.alive()) {
+        proc.send('stop')
+        await Promise.race([proc.exited, sleep(20_000)])
+        await proc.kill9()
+      }
+      await proc.exited
+      take()
+      for (const key of [...waiting.keys()]) {
+        const [partition, offset] = key.split(':').map(Number)
+        ackOp(partition!, offset!, 'unknown', 'no answer before the member exited')
+      }
+      if (!this.shareStopping) await sleep(PAUSE_AFTER_ERROR_MS)
+    }
   }
 
   /**

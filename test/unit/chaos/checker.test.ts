@@ -1,10 +1,12 @@
 // The chaos checker (test/chaos/checker.ts) on hand-written histories: a clean one reports
 // nothing, and each history that holds one anomaly reports that class (and only that one), with
-// the operations that show it — so a chaos run that meets the anomaly can fail.
+// the operations that show it — so a chaos run that meets the anomaly can fail. Share groups: a
+// history of redeliveries Kafka allows (at-least-once) reports nothing; each share class is met
+// by one history of its own.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type AnomalyClass, anomalyTotal, check } from '../../chaos/checker.js'
-import type { History, Op, PollRecord } from '../../chaos/history.js'
+import type { History, Op, PollRecord, ShareAckKind, ShareAckOutcome } from '../../chaos/history.js'
 
 let clock = 0
 const send = (process: string, partition: number, value: string, offset: number | null, txn?: string): Op => ({
@@ -38,6 +40,43 @@ const txn = (process: string, id: string, outcome: 'committed' | 'aborted' | 'in
   outcome,
 })
 
+const shareGroup = (deliveryCountLimit = 3): Op => ({
+  type: 'share-group',
+  process: 'share',
+  time: ++clock,
+  group: 'g',
+  topic: 't',
+  deliveryCountLimit,
+})
+const deliver = (process: string, partition: number, offset: number, value: string, deliveryCount = 1): Op => ({
+  type: 'share-delivery',
+  process,
+  member: `${process}-m`,
+  time: ++clock,
+  partition,
+  offset,
+  value,
+  deliveryCount,
+})
+const ack = (
+  process: string,
+  partition: number,
+  offset: number,
+  kind: ShareAckKind,
+  outcome: ShareAckOutcome = 'ok',
+  deliveryCount = 1,
+): Op => ({
+  type: 'share-ack',
+  process,
+  member: `${process}-m`,
+  time: ++clock,
+  partition,
+  offset,
+  deliveryCount,
+  kind,
+  outcome,
+})
+
 /** Three acknowledged writes on partition 0 and a consumer that read them all. */
 function clean(): History {
   return [
@@ -65,7 +104,16 @@ describe('chaos checker', () => {
   it('finds nothing in a clean history, and counts its operations', () => {
     const r = check(clean())
     assert.equal(anomalyTotal(r), 0, JSON.stringify(r.anomalies))
-    assert.deepEqual(r.stats, { sendsOk: 3, sendsFailed: 0, sendsUnknown: 0, polls: 2, recordsRead: 3, txns: 0 })
+    assert.deepEqual(r.stats, {
+      sendsOk: 3,
+      sendsFailed: 0,
+      sendsUnknown: 0,
+      polls: 2,
+      recordsRead: 3,
+      txns: 0,
+      shareDeliveries: 0,
+      shareRedeliveries: 0,
+    })
   })
 
   it('lost write: acknowledged, never read, although a consumer read past it', () => {
@@ -173,5 +221,94 @@ describe('chaos checker', () => {
     const r = check(clean(), [{ class: 'replica-divergence', partition: 0, description: 'replicas differ', ops: [] }])
     assert.equal(r.counts['replica-divergence'], 1)
     assert.equal(anomalyTotal(r), 1)
+  })
+})
+
+/**
+ * clean() and a share group of two members that was handed every record, with the redeliveries
+ * at-least-once allows: after a RELEASE, after an ACCEPT that failed (the lock had expired) and
+ * after one whose answer never came; d is rejected, and a crashed member's record comes back.
+ */
+function cleanShare(): History {
+  return [
+    shareGroup(3),
+    ...clean(),
+    send('p1', 0, 'd', 3),
+    poll('c1', 0, [[3, 'd']]),
+    deliver('s1', 0, 0, 'a'),
+    ack('s1', 0, 0, 'accept'),
+    deliver('s1', 0, 1, 'b'),
+    ack('s1', 0, 1, 'release'),
+    deliver('s2', 0, 1, 'b', 2),
+    ack('s2', 0, 1, 'accept', 'fail', 2),
+    deliver('s1', 0, 1, 'b', 3),
+    ack('s1', 0, 1, 'accept', 'ok', 3),
+    deliver('s2', 0, 2, 'c'),
+    ack('s2', 0, 2, 'accept', 'unknown'),
+    deliver('s1', 0, 2, 'c', 2),
+    // a leader failover forgets the acquisition: the same count again
+    deliver('s2', 0, 2, 'c', 2),
+    ack('s2', 0, 2, 'accept', 'ok', 2),
+    deliver('s1', 0, 3, 'd'),
+    ack('s1', 0, 3, 'reject'),
+  ]
+}
+
+describe('chaos checker: share groups', () => {
+  it('at-least-once: redeliveries after a release, a failed or unanswered ack and a failover are fine', () => {
+    const r = check(cleanShare())
+    assert.equal(anomalyTotal(r), 0, JSON.stringify(r.anomalies))
+    assert.equal(r.stats.shareDeliveries, 8)
+    assert.equal(r.stats.shareRedeliveries, 4)
+  })
+
+  it('share-lost: an acknowledged send no member was handed', () => {
+    only(
+      cleanShare().filter((op) => !((op.type === 'share-delivery' || op.type === 'share-ack') && op.offset === 2)),
+      'share-lost',
+    )
+  })
+
+  it('without a share group in the history nothing is share-lost', () => {
+    assert.equal(anomalyTotal(check(clean())), 0)
+  })
+
+  it('share-redelivered-after-accept: handed out again after a confirmed ACCEPT', () => {
+    only([...cleanShare(), deliver('s2', 0, 0, 'a', 2)], 'share-redelivered-after-accept')
+  })
+
+  it('share-rejected-redelivered: handed out again after a confirmed REJECT', () => {
+    only([...cleanShare(), deliver('s2', 0, 3, 'd', 2)], 'share-rejected-redelivered')
+  })
+
+  it('share-delivery-count-exceeded: a delivery count over the limit', () => {
+    const h = cleanShare()
+    h.splice(h.length - 2, 0, deliver('s2', 0, 3, 'd', 4))
+    only(h, 'share-delivery-count-exceeded')
+  })
+
+  it('share-delivery-count-exceeded: handed out again after the release at the limit archived it', () => {
+    only(
+      [
+        ...cleanShare(),
+        send('p1', 0, 'e', 4),
+        poll('c1', 0, [[4, 'e']]),
+        deliver('s1', 0, 4, 'e', 3),
+        ack('s1', 0, 4, 'release', 'ok', 3),
+        deliver('s2', 0, 4, 'e', 3),
+      ],
+      'share-delivery-count-exceeded',
+    )
+  })
+
+  it('share-unknown-record: a value no producer sent', () => {
+    only([...cleanShare(), deliver('s1', 0, 9, 'zz')], 'share-unknown-record')
+  })
+
+  it('share-unknown-record: a sent value at an offset that holds another', () => {
+    only(
+      [...cleanShare(), send('p1', 0, 'e', 4), poll('c1', 0, [[4, 'e']]), deliver('s1', 0, 4, 'b'), deliver('s2', 0, 4, 'e', 2)],
+      'share-unknown-record',
+    )
   })
 })

@@ -2,7 +2,8 @@
 // core (test/helpers/local-broker.ts) with the share-partition leaders of share/share-leaders.ts
 // and the in-memory persister: sessions and their errors, acquisition and acknowledgement in one
 // request, records answered as whole batches, long polls woken by an append and by a release, the
-// final epoch and a closed connection releasing what the member held, and the partition errors.
+// final epoch and a closed connection releasing what the member held, a long poll that acquires
+// after its member opened a new session giving the records back, and the partition errors.
 import { ANONYMOUS } from '../../../src/network/principal.js'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -341,5 +342,28 @@ describe('ShareFetch and ShareAcknowledge handlers', () => {
     await append(0, 5) // offsets 17..21
     const exact = await fetch('b2', 0, { maxRecords: 2, shareAcquireMode: 1 })
     assert.deepEqual(part(exact)!.acquiredRecords, [{ firstOffset: 17, lastOffset: 18, deliveryCount: 1 }])
+  })
+
+  it('a long poll that acquires after its member opened a new session gives the records back at once', async () => {
+    // The member's request timed out at the client, which reconnected and opened a new session;
+    // this broker has not seen the old connection close and answers the old long poll when
+    // records arrive. Nobody reads that answer: its records must not wait for their locks.
+    const t3 = (await controller.create({ name: 'q3', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }, false))
+      .topicId
+    const topics = [{ topicId: t3, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }]
+    const old = fetch('x', 0, { topics, maxWaitMs: 10_000 }, conn(), 'g-replaced')
+    await new Promise((r) => setImmediate(r))
+    const c2 = conn()
+    const fresh = await fetch('x', 0, { topics }, c2, 'g-replaced')
+    assert.deepEqual(part(fresh)!.acquiredRecords, [])
+    const records = Array.from({ length: 3 }, (_, i) => ({ key: null, value: Buffer.from(`x${i}`) }))
+    await replicas.append(replicas.require('q3', 0), buildRecordBatch({ baseTimestamp: clock.now(), records }), 1 << 20)
+    const stale = await old
+    assert.deepEqual(part(stale)?.acquiredRecords ?? [], [])
+    await shares.manager.peek({ groupId: 'g-replaced', topicId: t3, partition: 0 })!.idle()
+    const next = await fetch('x', 1, { topics: [] }, c2, 'g-replaced')
+    // As if never acquired: the member never saw them, so that was no delivery.
+    assert.deepEqual(part(next)!.acquiredRecords, [{ firstOffset: 0, lastOffset: 2, deliveryCount: 1 }])
+    assert.deepEqual(offsetsIn(part(next)!.records), [0, 1, 2])
   })
 })
