@@ -14,8 +14,8 @@
 // Each switch is logged to stderr as `disk fault mode: <mode>`, which the harness can wait for.
 import { readFileSync } from 'node:fs'
 import { startBrokerFromConfig } from '../../src/broker/start.js'
+import { processCliDeps } from '../../src/cli/process-deps.js'
 import { runCli } from '../../src/cli/program.js'
-import { VERSION } from '../../src/config/version.js'
 import { nodeFs } from '../../src/storage/fs.js'
 import { DISK_FAULT_FILE_ENV, FaultyFs, parseDiskMode } from './faulty-fs.js'
 
@@ -37,16 +37,7 @@ function readMode(): void {
 readMode()
 process.on('SIGUSR2', readMode)
 
-await runCli(process.argv, {
-  startBroker: (opts) => startBrokerFromConfig({ ...opts, fs }),
-  version: VERSION,
-  onSignal: (signal, handler) => process.on(signal, handler),
-  exit: (code) => {
-    process.exitCode = code
-    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)))
-  },
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  isTty: process.stderr.isTTY === true,
-  stdin: process.stdin,
-})
+await runCli(
+  process.argv,
+  processCliDeps((opts) => startBrokerFromConfig({ ...opts, fs })),
+)

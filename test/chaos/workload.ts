@@ -503,28 +503,40 @@ export class Workload {
     return r < SHARE_RELEASE ? 'release' : r < SHARE_REJECT ? 'reject' : 'accept'
   }
 
+  /**
+   * Logs the outcome of an acknowledgement still waiting in `waiting` ("partition:offset" → the
+   * delivery's kind and count) as a share-ack operation, once.
+   */
+  private shareAckLogger(
+    name: string,
+    member: () => string,
+    waiting: Map<string, { kind: ShareAckKind; deliveryCount: number }>,
+  ): (partition: number, offset: number, outcome: ShareAckOutcome, error?: string) => void {
+    return (partition, offset, outcome, error) => {
+      const w = waiting.get(`${partition}:${offset}`)
+      if (!w) return
+      waiting.delete(`${partition}:${offset}`)
+      this.log({
+        type: 'share-ack',
+        process: name,
+        member: member(),
+        time: this.now(),
+        partition,
+        offset,
+        deliveryCount: w.deliveryCount,
+        kind: w.kind,
+        outcome,
+        ...(error ? { error } : {}),
+      })
+    }
+  }
+
   private async shareMember(name: string): Promise<void> {
     while (!this.shareStopping) {
       /** Acknowledgements made and not answered yet: "partition:offset" → the delivery's. */
       const waiting = new Map<string, { kind: ShareAckKind; deliveryCount: number }>()
       let member = ''
-      const ackOp = (partition: number, offset: number, outcome: ShareAckOutcome, error?: string) => {
-        const w = waiting.get(`${partition}:${offset}`)
-        if (!w) return
-        waiting.delete(`${partition}:${offset}`)
-        this.log({
-          type: 'share-ack',
-          process: name,
-          member,
-          time: this.now(),
-          partition,
-          offset,
-          deliveryCount: w.deliveryCount,
-          kind: w.kind,
-          outcome,
-          ...(error ? { error } : {}),
-        })
-      }
+      const ackOp = this.shareAckLogger(name, () => member, waiting)
       const onAcknowledgement = (r: AcknowledgementResult) => {
         if (r.topic !== this.opts.topic) return
         const outcome: ShareAckOutcome = r.error === null ? 'ok' : SHARE_ACK_FAILED.has(r.error) ? 'fail' : 'unknown'
@@ -599,23 +611,7 @@ export class Workload {
       )
       const member = `java-${proc.pid}`
       const waiting = new Map<string, { kind: ShareAckKind; deliveryCount: number }>()
-      const ackOp = (partition: number, offset: number, outcome: ShareAckOutcome, error?: string) => {
-        const w = waiting.get(`${partition}:${offset}`)
-        if (!w) return
-        waiting.delete(`${partition}:${offset}`)
-        this.log({
-          type: 'share-ack',
-          process: name,
-          member,
-          time: this.now(),
-          partition,
-          offset,
-          deliveryCount: w.deliveryCount,
-          kind: w.kind,
-          outcome,
-          ...(error ? { error } : {}),
-        })
-      }
+      const ackOp = this.shareAckLogger(name, () => member, waiting)
       const take = () => {
         for (const line of proc.lines.splice(0)) {
           const f = line.split(' ')

@@ -313,6 +313,158 @@ const REGRESSIONS: Array<{ name: string; scenario: Scenario }> = [
       recoveryCrashSeed: null,
     },
   },
+  {
+    // The harness's own fault, not the storage's: the power switch let a rename that waited on a
+    // read land on the disk remounted after the cut (power-switch.ts), so a snapshot seemed to
+    // survive the cut and vanished at the next one.
+    name: 'a rename in flight when the power is cut never reaches the disk (test/unit/storage/power-switch.ts)',
+    scenario: {
+      config: { segmentBytes: 300, indexIntervalBytes: 0, maxIndexSizeBytes: 36, flushIntervalMessages: 9007199254740991 },
+      fileDeleteDelayMs: 0,
+      ops: [
+        {
+          t: 'append',
+          topic: 'compact',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            {
+              records: [
+                { key: 0, tombstone: true },
+                { key: 1, tombstone: false },
+              ],
+              valueBytes: 0,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        { t: 'epoch', announce: true },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'restart' },
+        {
+          t: 'append',
+          topic: 'compact',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'checkpoint' },
+        { t: 'epoch', announce: false },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'append', topic: 'events', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+        { t: 'clean' },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+            { records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 },
+          ],
+        },
+        { t: 'restart' },
+        { t: 'checkpoint' },
+        {
+          t: 'append',
+          topic: 'events',
+          batches: [
+            {
+              records: [
+                { key: 0, tombstone: false },
+                { key: 0, tombstone: false },
+              ],
+              valueBytes: 29,
+              tsBackMs: 0,
+            },
+          ],
+        },
+        { t: 'append', topic: 'compact', batches: [{ records: [{ key: 0, tombstone: false }], valueBytes: 0, tsBackMs: 0 }] },
+      ],
+      crashAt: 0.253,
+      crashSeed: 2,
+      recoveryCrashAfter: 0,
+      recoveryCrashSeed: null,
+    } as Scenario,
+  },
 ]
 
 // Each is replayed with the power cut at every point of its history (the point fast-check found

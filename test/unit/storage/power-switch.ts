@@ -102,7 +102,13 @@ export class PowerSwitch implements Fs {
 
   rename(from: string, to: string) {
     return this.change(`rename ${from} → ${to}`, async () => {
-      if (from === `${to}.tmp`) this.track(to).list.push((await this.disk.readFile(from)).toString())
+      if (from === `${to}.tmp`) {
+        const text = (await this.disk.readFile(from)).toString()
+        // The read let other work run: a change that cut the power meanwhile means this rename
+        // never happened (made now, it would land on the disk as remounted after the cut).
+        if (this.dead) throw new PowerCut(`rename ${from} → ${to} (after the cut)`)
+        this.track(to).list.push(text)
+      }
       await this.disk.rename(from, to)
     })
   }
