@@ -156,6 +156,44 @@ describe('request semantics', () => {
     assert.equal(p1!.highWatermark, 1)
   })
 
+  test('partitions read at once (their limits fit in max_bytes) keep KIP-74: one batch past the limit, for the first partition with records only', async () => {
+    await createTopic('oversize', 4)
+    await produce(c, 'oversize', 1, batch(['a', 'b']))
+    await produce(c, 'oversize', 2, batch(['c', 'd']))
+    await produce(c, 'oversize', 3, batch(['e']))
+    const all = (limit: number, offset0 = 0) =>
+      c.request(
+        FetchRequest,
+        FetchResponse,
+        11,
+        fetchReq(
+          'oversize',
+          [0, 1, 2, 3].map((partition) => ({ partition, fetchOffset: partition === 3 ? offset0 : 0, partitionMaxBytes: limit })),
+        ),
+      )
+    // Every limit is 1 byte: partition 0 is empty, 1 is the first with records and gets its batch,
+    // 2 and 3 get nothing though they have records.
+    const tiny = await all(1)
+    const got = tiny.responses[0]!.partitions.map((p) => [
+      p.partitionIndex,
+      p.errorCode,
+      [...iterateBatches(p.records!)].length,
+      p.highWatermark,
+    ])
+    assert.deepEqual(got, [
+      [0, 0, 0, 0],
+      [1, 0, 1, 2],
+      [2, 0, 0, 2],
+      [3, 0, 0, 1],
+    ])
+    // Limits that fit: every partition's batches, read together.
+    const roomy = await all(1_000_000)
+    assert.deepEqual(
+      roomy.responses[0]!.partitions.map((p) => [...iterateBatches(p.records!)].length),
+      [0, 1, 1, 1],
+    )
+  })
+
   test('fetch sessions: a full fetch makes one, an incremental fetch (from any connection) answers only news', async () => {
     await createTopic('sessions', 2)
     const full = await c.request(
