@@ -40,6 +40,7 @@ import { BrokerFetchSessionCache } from '../replication/fetch-session-cache.js'
 import { PartitionAdmin } from '../cluster/reassignment.js'
 import { nodeFs, type Fs } from '../storage/fs.js'
 import { LogManager } from '../storage/log-manager.js'
+import { TailCache } from '../storage/tail-cache.js'
 import { retentionConfigOf } from '../storage/retention.js'
 import { cleanerLogConfigOf } from '../storage/cleaner/config.js'
 import { type Clock, systemClock } from '../util/clock.js'
@@ -154,6 +155,7 @@ export class Broker {
       const configs = new BrokerConfigService(config, store, logger.child('config'))
       // The metrics /metrics serves, fed by the layers below; none (and no prom-client) without HTTP.
       const metrics = await loadMetrics(config)
+      const tailCache = new TailCache(config.get('tributary.log.tail.cache.bytes'))
       logs = await LogManager.open({
         fs,
         clock,
@@ -164,6 +166,7 @@ export class Broker {
         checkpointIntervalMs: config.get('log.flush.offset.checkpoint.interval.ms'),
         producerIdExpirationMs: config.get('producer.id.expiration.ms'),
         producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms'),
+        tailCache,
       })
       const replicas: ReplicaManager = new ReplicaManager(logs, clock, logger.child('replicas'), {
         maxDecompressedBatchBytes: config.get('tributary.max.decompressed.batch.bytes'),
@@ -457,6 +460,7 @@ export class Broker {
         authentication: createSaslAuthenticator(config, { store, clock, logger: logger.child('sasl') }),
         scramCredentials: new StoreScramCredentials(store),
         quotas,
+        tailCache,
         fetchSessions: new BrokerFetchSessionCache(
           config.get('max.incremental.fetch.session.cache.slots'),
           config.get('min.incremental.fetch.session.eviction.ms'),

@@ -364,4 +364,12 @@ export const LOG_KEYS = [
     scope: 'broker',
     doc: 'Tributary only (Kafka has no such bound): most bytes one compressed record batch may decompress to. A larger batch (a compression bomb) is refused with INVALID_RECORD instead of being expanded; decompression stops at this bound. Raise it with message.max.bytes if producers send very compressible batches.',
   },
+  {
+    name: 'tributary.log.tail.cache.bytes',
+    type: 'long',
+    default: '67108864',
+    validator: { min: 0 },
+    scope: 'broker',
+    doc: 'Tributary only: bytes of the most recently appended batches the broker keeps in memory, for all its partitions together, so that consumers and followers reading at the tail of a log are answered without a file read (storage/tail-cache.ts). Reads further back go to the segment files. 0 turns the cache off. Reported in /metrics as tributary_log_tail_cache_bytes and its hits and misses.',
+  },
 ] as const satisfies readonly ConfigKeyDef[]

@@ -84,6 +84,20 @@ export interface BrokerServices {
    * with session id 0 and an incremental one with FETCH_SESSION_ID_NOT_FOUND.
    */
   readonly fetchSessions?: FetchSessionCache
+  /** The broker's cache of recent appends (storage/tail-cache.ts), for /metrics; absent in test fakes. */
+  readonly tailCache?: { stats(): TailCacheStats }
   /** Who may do what (authorizer.class.name); absent = no authorization, as NO_AUTHORIZER. */
   readonly authorizer?: Authorizer
+}
+
+/** What the cache of recent appends holds and how often it answered reads. */
+export interface TailCacheStats {
+  /** Bytes of batches held, and the most it may hold (tributary.log.tail.cache.bytes). */
+  bytes: number
+  limitBytes: number
+  /** Log reads served from memory, and those sent to the segment files. */
+  hits: number
+  misses: number
+  /** Bytes that left to make room for newer appends. */
+  evictedBytes: number
 }

@@ -34,6 +34,7 @@ import type { Fs } from './fs.js'
 import { unlinkIfExists } from './index-file.js'
 import { type LogConfig, resolveLogConfig } from './log-config.js'
 import { SerialQueue } from './serial-queue.js'
+import type { TailCache } from './tail-cache.js'
 import { PartitionLog } from './partition-log.js'
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js'
 import { deleteLogStartOffsetBreachedSegments, type RetentionConfig, RetentionTask } from './retention.js'
@@ -66,6 +67,8 @@ export interface LogManagerOptions {
    * the partition dir that failed first.
    */
   onLogDirFailure?: (err: Error, partitionDir: string) => void
+  /** The recent appends of every log, kept in memory for reads at the tail (tail-cache.ts). */
+  tailCache?: TailCache
 }
 
 /** `<topic>-<partition>` → its parts, or null when the name is not a partition directory. */
@@ -147,6 +150,7 @@ export class LogManager {
           logStartOffset: logStarts.get(key),
           highWatermark: highWatermarks.get(key),
           ...mgr.producerOptions(),
+          ...(opts.tailCache ? { tailCache: opts.tailCache } : {}),
           onFailure: (err) => mgr.logFailed(dir, err),
         })
         mgr.logs.set(key, log)
@@ -340,6 +344,7 @@ export class LogManager {
       topicId,
       cleanShutdown: true,
       ...this.producerOptions(),
+      ...(this.opts.tailCache ? { tailCache: this.opts.tailCache } : {}),
       onFailure: (err) => this.logFailed(dir, err),
     })
     this.logs.set(key, log)

@@ -67,6 +67,7 @@ import {
 import { readSegments } from './log-read.js'
 import { SegmentDeleter } from './segment-deleter.js'
 import { SerialQueue } from './serial-queue.js'
+import { type TailCache, TailEntry } from './tail-cache.js'
 import { maxTimestampIn, type TimestampAndOffset, timestampInSegment } from './timestamp-lookup.js'
 import type { AbortedTxn } from './transaction-index.js'
 
@@ -135,6 +136,8 @@ export interface PartitionLogOptions {
    * Kafka takes the log dir offline then (LogDirFailureChannel); the log manager tells the broker.
    */
   onFailure?: (err: Error) => void
+  /** The broker's cache of recent appends (tail-cache.ts); none: every read goes to the files. */
+  tailCache?: TailCache
 }
 
 const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
@@ -173,6 +176,9 @@ export class PartitionLog {
   /** The state `producers` wraps (reloaded in place), for the produce path's transaction checks. */
   private readonly producerState: ProducerStateManager
   private readonly onRecoveryPointLowered: (() => Promise<void>) | undefined
+  private readonly tailCache: TailCache | undefined
+  /** This log's part of tailCache: its latest appends, up to the log end. */
+  private readonly tail = new TailEntry()
 
   private constructor(opts: PartitionLogOptions, loaded: LoadedLog, epochs: LeaderEpochCache, producers: ProducerStateManager) {
     this.onFailure = opts.onFailure
@@ -198,6 +204,7 @@ export class PartitionLog {
     this.producerState = producers
     this.producers.onHighWatermarkUpdated(this.hw)
     this.onRecoveryPointLowered = opts.onRecoveryPointLowered
+    this.tailCache = opts.tailCache?.enabled ? opts.tailCache : undefined
   }
 
   /** Loads (and if needed recovers) the partition directory, which must exist. */
@@ -449,6 +456,7 @@ export class PartitionLog {
     } catch (err) {
       this.onWriteError(err as Error)
     }
+    this.tailCache?.appended(this.tail, this.active, records)
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
     // The markers' aborted transactions go to the index of the segment that holds them.
@@ -504,6 +512,7 @@ export class PartitionLog {
   private fail(err: Error): void {
     if (this.failure) return
     this.failure = err
+    this.tailCache?.clear(this.tail)
     this.onFailure?.(err)
   }
 
@@ -638,6 +647,11 @@ export class PartitionLog {
       )
     }
     if (startOffset === result.logEndOffset) return result
+    const cached = this.tailCache?.read(this.tail, this.active, startOffset, maxBytes, maxOffset, minOneBatch)
+    if (cached !== undefined) {
+      result.records = cached
+      return result
+    }
     result.records = await readSegments(
       this.segments,
       startOffset,
@@ -778,6 +792,7 @@ export class PartitionLog {
   }
 
   private afterTruncation(): void {
+    this.tailCache?.clear(this.tail)
     const active = this.active
     this.nextOffset = Math.max(active.nextOffset, active.baseOffset)
     this.totalBytes = this.segments.reduce((n, s) => n + s.sizeBytes, 0)
@@ -924,6 +939,7 @@ export class PartitionLog {
           if (snapshot !== null) await this.producers.writeSnapshot(this.nextOffset, snapshot)
         }
         this.closed = true
+        this.tailCache?.clear(this.tail)
         for (const seg of this.segments) await seg.close()
         await this.deleter.settle(true)
       }),
@@ -939,6 +955,7 @@ export class PartitionLog {
           this.flushTimer = null
         }
         this.closed = true
+        this.tailCache?.clear(this.tail)
         for (const seg of this.segments) await seg.closeHandle().catch(() => {})
         await this.deleter.settle(false)
       }),

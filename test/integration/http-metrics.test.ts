@@ -35,6 +35,10 @@ const FAMILIES: Record<string, string> = {
   kafka_server_fetchsessioncache_numincrementalfetchpartitionscached: 'gauge',
   kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total: 'counter',
   kafka_server_replicamanager_leadercount: 'gauge',
+  tributary_log_tail_cache_bytes: 'gauge',
+  tributary_log_tail_cache_limit_bytes: 'gauge',
+  tributary_log_tail_cache_reads_total: 'counter',
+  tributary_log_tail_cache_evicted_bytes_total: 'counter',
   kafka_server_replicamanager_isrshrinks_total: 'counter',
   kafka_server_replicamanager_isrexpands_total: 'counter',
   kafka_controller_kafkacontroller_offlinepartitionscount: 'gauge',
@@ -154,6 +158,10 @@ describe('GET /metrics', () => {
     assert.ok(v(m, 'kafka_network_requestmetrics_requests_total', { request: 'FetchConsumer' }) >= 1)
     assert.ok(v(m, 'kafka_network_requestmetrics_requests_total', { request: 'OffsetCommit' }) >= 1)
     assert.equal(v(m, 'kafka_network_requestmetrics_requests_total', { request: 'FetchFollower' }), 0, 'no follower on one broker')
+    // The consumer read at the tail: from the cache of recent appends, which holds the two batches.
+    assert.ok(v(m, 'tributary_log_tail_cache_reads_total', { result: 'hit' }) >= 1, 'reads answered from memory')
+    assert.ok(v(m, 'tributary_log_tail_cache_bytes') > values.join('').length, 'the batches are in the cache')
+    assert.equal(v(m, 'tributary_log_tail_cache_limit_bytes'), 64 * 1024 * 1024)
 
     // An error in a response is counted under its API and name.
     assert.equal(await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 2 }] }), false)

@@ -16,6 +16,9 @@
 // Fetch sessions (Kafka's FetchSessionCache gauges): the sessions and their partitions in the
 // cache, and the sessions evicted so far (a counter, brought up to the cache's count at each
 // scrape).
+//
+// The tail cache (storage/tail-cache.ts): the bytes it holds and its limit, and its reads served
+// from memory or sent to the files (counters, brought up to the cache's counts at each scrape).
 import type { Counter, Gauge, Registry } from 'prom-client'
 import type { BrokerServices } from '../../ports/broker-services.js'
 import { instrumentsOf } from './instruments.js'
@@ -35,6 +38,11 @@ export class ScrapeGauges {
   private readonly fetchSessionPartitions: Gauge
   private readonly fetchSessionEvictions: Counter
   private evictionsExported = 0
+  private readonly tailBytes: Gauge
+  private readonly tailLimit: Gauge
+  private readonly tailReads: Counter<'result'>
+  private readonly tailEvicted: Counter
+  private readonly tailExported = { hits: 0, misses: 0, evictedBytes: 0 }
 
   constructor(registry: Registry) {
     const { counter, gauge } = instrumentsOf(registry)
@@ -70,6 +78,17 @@ export class ScrapeGauges {
       'kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total',
       'Incremental fetch sessions evicted to make room for new ones.',
     )
+    this.tailBytes = gauge('tributary_log_tail_cache_bytes', 'Bytes of recently appended batches kept in memory for reads at the tail.')
+    this.tailLimit = gauge('tributary_log_tail_cache_limit_bytes', 'The most the tail cache may hold (tributary.log.tail.cache.bytes).')
+    this.tailReads = counter(
+      'tributary_log_tail_cache_reads_total',
+      'Log reads (fetches of consumers and followers) by where they were answered from: result="hit" from memory, "miss" from the segment files.',
+      ['result'],
+    )
+    this.tailEvicted = counter(
+      'tributary_log_tail_cache_evicted_bytes_total',
+      'Bytes that left the tail cache to make room for newer appends.',
+    )
   }
 
   /** Reads the services once and sets every gauge. */
@@ -98,6 +117,21 @@ export class ScrapeGauges {
     this.activeController.set(controller ? 1 : 0)
     this.refreshLag(services)
     this.refreshFetchSessions(services)
+    this.refreshTailCache(services)
+  }
+
+  private refreshTailCache(services: BrokerServices): void {
+    const s = services.tailCache?.stats()
+    if (!s) return
+    this.tailBytes.set(s.bytes)
+    this.tailLimit.set(s.limitBytes)
+    const e = this.tailExported
+    if (s.hits > e.hits) this.tailReads.labels('hit').inc(s.hits - e.hits)
+    if (s.misses > e.misses) this.tailReads.labels('miss').inc(s.misses - e.misses)
+    if (s.evictedBytes > e.evictedBytes) this.tailEvicted.inc(s.evictedBytes - e.evictedBytes)
+    e.hits = s.hits
+    e.misses = s.misses
+    e.evictedBytes = s.evictedBytes
   }
 
   private refreshFetchSessions(services: BrokerServices): void {
