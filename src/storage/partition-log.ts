@@ -652,19 +652,37 @@ export class PartitionLog {
       result.records = cached
       return result
     }
-    result.records = await readSegments(
-      this.segments,
-      startOffset,
-      maxBytes,
-      maxOffset,
-      minOneBatch,
-      (detail) =>
-        new KafkaError(
-          'OFFSET_OUT_OF_RANGE',
-          `offset ${startOffset} of ${this.topic}-${this.partition} ${detail}; the log now starts at ${this.startOffset}`,
-        ),
-    )
+    try {
+      result.records = await readSegments(
+        this.segments,
+        startOffset,
+        maxBytes,
+        maxOffset,
+        minOneBatch,
+        (detail) =>
+          new KafkaError(
+            'OFFSET_OUT_OF_RANGE',
+            `offset ${startOffset} of ${this.topic}-${this.partition} ${detail}; the log now starts at ${this.startOffset}`,
+          ),
+      )
+    } catch (err) {
+      throw this.readFailed(err)
+    }
     return result
+  }
+
+  /**
+   * A read the disk refused (EIO, …) fails the log, as a write does: Kafka's UnifiedLog takes the
+   * log dir offline on an IOException of a read too, and a broker whose only log dir is offline
+   * stops. A closed handle (the log closing under the read) and anything that is not an I/O error
+   * go on as they are.
+   */
+  private readFailed(err: unknown): unknown {
+    const code = (err as NodeJS.ErrnoException | undefined)?.code
+    if (err instanceof KafkaError || this.closed || typeof code !== 'string' || code === 'EBADF') return err
+    this.logger.error('log failed: a read failed', { dir: this.dir, error: err })
+    this.fail(err as Error)
+    return new KafkaError('KAFKA_STORAGE_ERROR', `read of ${this.dir} failed: ${(err as Error).message}`)
   }
 
   /**

@@ -5,9 +5,10 @@
 // so the nemesis can cut broker↔broker and broker↔etcd links. Each broker listens on a port chosen
 // here (its proxy forwards there) and keeps it over restarts.
 //
-// With `disk: true` the brokers run test/chaos/faulty-broker-main.ts instead of the command (the
-// same start, a FaultyFs under it), each with a control file of its own: setDisk() switches the
-// fault of one broker.
+// With `disk: true` or `power: true` the brokers run test/chaos/faulty-broker-main.ts instead of
+// the command (the same start, a FaultyFs under it), each with a control file of its own (setDisk()
+// switches the fault of one broker) and, for `power`, a journal of what a power cut keeps of its
+// files (power-journal.ts; cutPower() applies it to a killed broker).
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +19,7 @@ import { type Cluster, startCluster, waitFor } from '../helpers/cluster.js'
 import { freePort } from '../helpers/drop-proxy.js'
 import { FaultNet, type FaultProxy } from './fault-proxy.js'
 import { DISK_FAULT_FILE_ENV, type DiskMode } from './faulty-fs.js'
+import { cutPower, POWER_JOURNAL_ENV, type PowerCut } from './power-journal.js'
 
 /** dist/test/chaos/chaos-cluster.js → dist/test/chaos/faulty-broker-main.js */
 const FAULTY_BROKER_MAIN = fileURLToPath(new URL('./faulty-broker-main.js', import.meta.url))
@@ -33,6 +35,8 @@ export interface ChaosCluster {
   bootstrap(): string[]
   /** Switches broker `id`'s disk fault (disk: true only); a running broker takes it at once, a restarted one at start. */
   setDisk(id: number, mode: DiskMode): void
+  /** After broker `id` was killed (power: true only): its files lose what they did not fsync. */
+  cutPower(id: number): PowerCut
   close(): Promise<void>
 }
 
@@ -43,6 +47,7 @@ export async function startChaosCluster(opts: {
   topic: string
   partitions: number
   disk?: boolean
+  power?: boolean
 }): Promise<ChaosCluster> {
   const ids = Array.from({ length: opts.brokers }, (_, i) => i + 1)
   let cluster: Cluster | undefined
@@ -64,12 +69,27 @@ export async function startChaosCluster(opts: {
     for (let m = 0; m < ETCD_MEMBERS; m++) mine.push(await net.proxy('etcd', () => etcdPorts[m]!, brokerName(id)))
     etcdProxies.set(id, mine)
   }
-  const controlDir = opts.disk ? mkdtempSync(join(tmpdir(), 'tributary-chaos-disk-')) : undefined
+  const controlDir = opts.disk || opts.power ? mkdtempSync(join(tmpdir(), 'tributary-chaos-disk-')) : undefined
   const controlFile = (id: number) => join(controlDir!, `b${id}.mode`)
+  const journalFile = (id: number) => join(controlDir!, `b${id}.journal`)
+  const brokerEnv = (id: number): Record<string, string> => ({
+    [DISK_FAULT_FILE_ENV]: controlFile(id),
+    ...(opts.power ? { [POWER_JOURNAL_ENV]: journalFile(id) } : {}),
+  })
   try {
     cluster = await startCluster({
       brokers: opts.brokers,
       etcdMembers: ETCD_MEMBERS,
+      // The internal topics as Kafka makes them on a cluster (its defaults; Tributary's are those of
+      // a single node): on one replica, a power cut loses the group offsets, transaction states and
+      // share-group states the broker had not fsynced, as it would in Kafka.
+      overrides: {
+        'offsets.topic.replication.factor': String(opts.brokers),
+        'transaction.state.log.replication.factor': String(opts.brokers),
+        'transaction.state.log.min.isr': '2',
+        'share.coordinator.state.topic.replication.factor': String(opts.brokers),
+        'share.coordinator.state.topic.min.isr': '2',
+      },
       perBroker: (id) => ({
         listeners: `PLAINTEXT://127.0.0.1:${ports.get(id)}`,
         'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxies.get(id)!.port}`,
@@ -78,7 +98,7 @@ export async function startChaosCluster(opts: {
         etcdPorts[member] = Number(new URL(endpoint).port)
         return `http://127.0.0.1:${etcdProxies.get(id)![member]!.port}`
       },
-      ...(controlDir ? { brokerMain: FAULTY_BROKER_MAIN, brokerEnv: (id: number) => ({ [DISK_FAULT_FILE_ENV]: controlFile(id) }) } : {}),
+      ...(controlDir ? { brokerMain: FAULTY_BROKER_MAIN, brokerEnv } : {}),
     })
   } catch (err) {
     await net.close()
@@ -107,6 +127,11 @@ export async function startChaosCluster(opts: {
     net,
     brokerName,
     bootstrap,
+    cutPower(id) {
+      if (!opts.power) throw new Error('this chaos cluster was started without power cuts')
+      if (c.state(id) !== 'stopped') throw new Error(`broker ${id} is not stopped: kill it before its power is cut`)
+      return cutPower(journalFile(id))
+    },
     setDisk(id, mode) {
       if (!controlDir) throw new Error('this chaos cluster was started without disk faults')
       // Written whole, then renamed over the old one: the broker never reads half a mode.

@@ -1,4 +1,4 @@
-// npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none]
+// npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk,power|all|none]
 //                  [--partitions N] [--no-transactions] [--share-members N] [--java-share-members N]
 //                  [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]
 // --share-members: members of the share group (KIP-932) reading the topic; default 2, 0 for none.
@@ -55,7 +55,7 @@ if (
   javaShareMembers < 0
 ) {
   console.error(
-    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk|all|none] [--partitions N] [--no-transactions] [--share-members N] [--java-share-members N] [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]',
+    'usage: npm run chaos -- [--seconds N] [--seed N] [--nemesis kill,pause,partition,etcd-kill,disk,power|all|none] [--partitions N] [--no-transactions] [--share-members N] [--java-share-members N] [--calm A-B] [--fault A-B] [--history FILE] [--broker-logs DIR] [--json]',
   )
   process.exit(2)
 }

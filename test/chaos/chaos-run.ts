@@ -84,7 +84,13 @@ export async function chaosRun(o: ChaosOptions): Promise<ChaosReport> {
     `chaos: seed ${o.seed}, ${o.seconds} s, nemesis ${o.nemeses.join(',') || 'none'}, ${partitions} partitions${o.transactions ? ', transactions' : ''}`,
   )
   const java = o.javaShareMembers ? await buildJavaPrograms() : undefined
-  const cc = await startChaosCluster({ brokers: 3, topic: TOPIC, partitions, disk: o.nemeses.includes('disk') })
+  const cc = await startChaosCluster({
+    brokers: 3,
+    topic: TOPIC,
+    partitions,
+    disk: o.nemeses.includes('disk'),
+    power: o.nemeses.includes('power'),
+  })
   try {
     const workload = new Workload({
       bootstrap: cc.bootstrap,

@@ -12,15 +12,19 @@
 // written, and it needs no socket or IPC channel that a kill -9, SIGSTOP or partition of the
 // harness would have to account for. (SIGUSR1 is Node's inspector signal; SIGUSR2 is free.)
 // Each switch is logged to stderr as `disk fault mode: <mode>`, which the harness can wait for.
+// With TRIBUTARY_POWER_JOURNAL=FILE the FaultyFs records in FILE what a power cut would keep of the
+// files it writes (power-journal.ts), started afresh at each start.
 import { readFileSync } from 'node:fs'
 import { startBrokerFromConfig } from '../../src/broker/start.js'
 import { processCliDeps } from '../../src/cli/process-deps.js'
 import { runCli } from '../../src/cli/program.js'
 import { nodeFs } from '../../src/storage/fs.js'
 import { DISK_FAULT_FILE_ENV, FaultyFs, parseDiskMode } from './faulty-fs.js'
+import { POWER_JOURNAL_ENV, PowerJournal } from './power-journal.js'
 
 const controlFile = process.env[DISK_FAULT_FILE_ENV]
-const fs = new FaultyFs(nodeFs)
+const journalFile = process.env[POWER_JOURNAL_ENV]
+const fs = new FaultyFs(nodeFs, undefined, journalFile ? new PowerJournal(journalFile) : undefined)
 
 function readMode(): void {
   let text = ''

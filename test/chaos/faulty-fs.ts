@@ -6,6 +6,10 @@
 //               fsync still work (they free space or refuse nothing), reads work
 //   eio         those calls fail with EIO (a failing disk), and so do truncates, unlinks and fsyncs
 //   slow-fsync  every fsync of a file or a directory takes slowFsyncMs longer (a saturated disk)
+//   eio-read    reads fail with EIO (a bad sector under data already written); writes work
+//
+// With a PowerJournal (power-journal.ts) it also records what a power cut would keep of each file
+// it writes, for the nemesis's `power` fault.
 //
 // The error is shaped as Node's own (code, errno, syscall), so the broker tells it as it would a
 // real one. A call already under way when the mode changes finishes under the mode it started in.
@@ -13,11 +17,12 @@
 // A broker process gets one through test/chaos/faulty-broker-main.ts; the nemesis switches it with
 // a control file and SIGUSR2 (see there).
 import type { FileHandle, Fs, OpenMode } from '../../src/storage/fs.js'
+import type { PowerJournal } from './power-journal.js'
 
 /** The environment variable naming faulty-broker-main.ts's control file. */
 export const DISK_FAULT_FILE_ENV = 'TRIBUTARY_DISK_FAULT_FILE'
 
-export const DISK_FAULTS = ['enospc', 'eio', 'slow-fsync'] as const
+export const DISK_FAULTS = ['enospc', 'eio', 'slow-fsync', 'eio-read'] as const
 export type DiskFault = (typeof DISK_FAULTS)[number]
 export type DiskMode = DiskFault | 'none'
 
@@ -47,7 +52,15 @@ export class FaultyFs implements Fs {
   constructor(
     private readonly inner: Fs,
     readonly slowFsyncMs = 1500,
+    readonly journal?: PowerJournal,
   ) {}
+
+  /** Throws EIO for a read, in eio-read mode. */
+  checkRead(syscall: string, path?: string): void {
+    if (this.mode !== 'eio-read') return
+    this.counts.refused++
+    throw diskError('EIO', syscall, path)
+  }
 
   /** Throws the mode's error for a write-like call, if the mode refuses writes. */
   checkWrite(syscall: string, path?: string): void {
@@ -69,23 +82,36 @@ export class FaultyFs implements Fs {
   }
 
   async open(path: string, mode: OpenMode): Promise<FileHandle> {
-    if (mode !== 'r') this.checkWrite('open', path)
+    if (mode !== 'r') {
+      this.checkWrite('open', path)
+      if (this.journal)
+        this.journal.opening(
+          path,
+          await this.inner.stat(path).then(
+            (s) => s?.size,
+            () => undefined,
+          ),
+        )
+    }
     return new FaultyFileHandle(await this.inner.open(path, mode), this, path)
   }
 
-  readFile(path: string): Promise<Buffer> {
+  async readFile(path: string): Promise<Buffer> {
+    this.checkRead('read', path)
     return this.inner.readFile(path)
   }
 
   async rename(from: string, to: string): Promise<void> {
     this.checkWrite('rename', from)
-    return this.inner.rename(from, to)
+    await this.inner.rename(from, to)
+    this.journal?.renamed(from, to)
   }
 
   async unlink(path: string): Promise<void> {
     // Freeing space works on a full disk; on a failing one it is a write too.
     if (this.mode === 'eio') this.checkWrite('unlink', path)
-    return this.inner.unlink(path)
+    await this.inner.unlink(path)
+    this.journal?.unlinked(path)
   }
 
   async mkdir(path: string): Promise<void> {
@@ -119,7 +145,8 @@ class FaultyFileHandle implements FileHandle {
     private readonly path: string,
   ) {}
 
-  read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
+  async read(buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
+    this.fs.checkRead('read', this.path)
     return this.fh.read(buffer, offset, length, position)
   }
 
@@ -140,6 +167,7 @@ class FaultyFileHandle implements FileHandle {
 
   async sync(): Promise<void> {
     await this.fs.beforeSync('fsync', this.path)
+    if (this.fs.journal) this.fs.journal.syncing(this.path, await this.fh.size())
     return this.fh.sync()
   }
 

@@ -6,8 +6,11 @@
 //              from etcd, from both, or one broker↔broker link cut alone (a non-transitive split)
 //   etcd-kill  kill -9 one member of the 3-member etcd cluster — its raft leader or a follower —
 //              and restart it on its data dir when the fault ends (2 of 3 keep etcd's quorum)
-//   disk       one broker's disk fails (faulty-fs.ts): writes refused with ENOSPC or with EIO, or
-//              every fsync slow; a broker that stops itself on it is restarted when the fault ends
+//   disk       one broker's disk fails (faulty-fs.ts): writes refused with ENOSPC or with EIO,
+//              reads failing with EIO, or every fsync slow; a broker that stops itself on it is
+//              restarted when the fault ends
+//   power      a broker's power is cut: kill -9, and its files lose what was not fsynced
+//              (power-journal.ts); it boots again on what is left when the fault ends
 // The victim is picked by role — a partition's leader, the controller, the consumer group's
 // coordinator, or any broker — and what the schedule draws (fault, role, variant, durations) comes
 // from the seed alone, so a seed replays the same schedule; which broker holds a role at that
@@ -22,10 +25,10 @@ import { DISK_FAULTS, type DiskFault } from './faulty-fs.js'
 
 export { seededRandom }
 
-export const NEMESES = ['kill', 'pause', 'partition', 'etcd-kill', 'disk'] as const
+export const NEMESES = ['kill', 'pause', 'partition', 'etcd-kill', 'disk', 'power'] as const
 export type NemesisKind = (typeof NEMESES)[number]
 /** The kinds whose steps draw more than the first three kinds' (see drawStep). */
-const LATER_KINDS: readonly NemesisKind[] = ['etcd-kill', 'disk']
+const LATER_KINDS: readonly NemesisKind[] = ['etcd-kill', 'disk', 'power']
 
 export interface Fault {
   kind: NemesisKind
@@ -163,6 +166,7 @@ export class Nemesis {
         if (kind === 'etcd-kill') await this.etcdKill(fault, step.etcdLeader, step.member, step.durationMs)
         else if (kind === 'disk') await this.disk(fault, victim, role, partition, step.disk, step.durationMs)
         else if (kind === 'kill') await this.kill(fault, victim, role, partition, step.durationMs)
+        else if (kind === 'power') await this.powerCut(fault, victim, role, partition, step.durationMs)
         else if (kind === 'pause') await this.pause(fault, victim, partition, step.durationMs)
         else await this.cutOff(fault, victim, role, partition, step.variant, step.other, step.durationMs)
       } catch (err) {
@@ -220,6 +224,17 @@ export class Nemesis {
     await this.wait(duration)
     await this.restartBroker(id)
     this.end(fault, `broker ${id} restarted`)
+  }
+
+  private async powerCut(fault: Fault, id: number, role: Role, partition: number, duration: number): Promise<void> {
+    const c = this.o.cc.cluster
+    this.begin(fault, `power cut on broker ${id} (${this.describeRole(role, partition)})`)
+    await c.kill9(id)
+    const lost = this.o.cc.cutPower(id)
+    this.o.log(`nemesis: broker ${id} lost ${lost.bytes} unsynced bytes of ${lost.files} files`)
+    await this.wait(duration)
+    await this.restartBroker(id)
+    this.end(fault, `broker ${id} booted again`)
   }
 
   /** Restarts a stopped broker, retrying: a restart can meet its port still taken or etcd slow. */

@@ -84,4 +84,18 @@ describe('log dir failure', () => {
     assert.equal(failures[0]!.dir, 'memory:/t-0')
     await mgr.close().catch(() => {})
   })
+
+  it('EIO on a read fails the log and reports the dir, as Kafka takes the dir offline', async () => {
+    const { fs, mgr, log, failures } = await open()
+    await produce(log, [makeBatch(2)])
+    fs.mode = 'eio-read'
+    assert.equal(await errorNameOf(log.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)), 'KAFKA_STORAGE_ERROR')
+    fs.mode = 'none'
+    assert.equal(log.usable, false, 'a failed log refuses until a restart')
+    assert.equal(await errorNameOf(log.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)), 'KAFKA_STORAGE_ERROR')
+    assert.equal(failures.length, 1)
+    assert.equal(failures[0]!.dir, 'memory:/t-0')
+    assert.match(failures[0]!.err.message, /EIO/)
+    await mgr.close().catch(() => {})
+  })
 })
