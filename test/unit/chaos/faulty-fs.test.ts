@@ -1,7 +1,8 @@
 // The chaos nemesis's faulty disk (test/chaos/faulty-fs.ts) over a MemoryFs: 'none' passes every
 // call through; 'enospc' refuses what needs space (writes, creating files and directories,
 // renames) with ENOSPC and lets truncate, unlink, fsync and reads through; 'eio' refuses those and
-// truncates, unlinks and fsyncs too with EIO; 'slow-fsync' delays fsyncs and refuses nothing; and
+// truncates, unlinks and fsyncs too with EIO; 'eio-read' refuses reads with EIO; 'slow-fsync'
+// delays fsyncs and refuses nothing; and
 // switching back to 'none' makes the same handles work again. The control file's text parses to
 // a mode, anything else to 'none'.
 import assert from 'node:assert/strict'
@@ -87,7 +88,22 @@ describe('FaultyFs', () => {
     assert.equal(fs.counts.delayed, 2)
   })
 
+  it("'eio-read' refuses reads with EIO and lets writes through", async () => {
+    const { fs, fh } = await setUp()
+    fs.mode = 'eio-read'
+    assert.equal(await code(fh.read(Buffer.alloc(5), 0, 5, 0)), 'EIO')
+    assert.equal(await code(fs.readFile('/d/f')), 'EIO')
+    assert.equal(await code(fh.write(Buffer.from('!'), 5)), 'ok')
+    assert.equal(await code(fh.sync()), 'ok')
+    assert.deepEqual(fs.counts, { refused: 2, delayed: 0 })
+    fs.mode = 'none'
+    const buf = Buffer.alloc(6)
+    assert.equal(await fh.read(buf, 0, 6, 0), 6)
+    assert.equal(buf.toString(), 'hello!')
+  })
+
   it('parses the control file', () => {
+    assert.equal(parseDiskMode('eio-read'), 'eio-read')
     assert.equal(parseDiskMode('eio\n'), 'eio')
     assert.equal(parseDiskMode(' enospc '), 'enospc')
     assert.equal(parseDiskMode('slow-fsync'), 'slow-fsync')
