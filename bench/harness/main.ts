@@ -465,6 +465,7 @@ async function main(): Promise<number> {
               const m = await s.run(ctxFor(b, round))
               m.broker_cpu_s = cpuSecondsOf(broker.pid) - cpu0
               if (s.recordsPerRun) m.broker_cpu_s_per_m = (m.broker_cpu_s / s.recordsPerRun) * 1e6
+              if (s.recordsPerRun && s.recordBytes) m.broker_cpu_s_per_gb = (m.broker_cpu_s / (s.recordsPerRun * s.recordBytes)) * 1e9
               m.peak_rss_mb = w.stop()
               r.runs[b].push(m)
               byRound.set(roundKey(s.name, b, round), m)

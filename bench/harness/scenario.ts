@@ -73,6 +73,8 @@ export interface Scenario {
    * (broker_cpu_s_per_m), the cost of the work regardless of how fast the generator pushed it.
    */
   recordsPerRun?: number
+  /** Bytes of each record's value: with recordsPerRun, the broker CPU is also given per GB (broker_cpu_s_per_gb). */
+  recordBytes?: number
   /** Runs over the brokers' SSL listeners (RunContext.broker.tls): the brokers are then started with one. */
   tls?: true
   /** Untimed set-up once per broker before the first run (fills the consume topic). */

@@ -65,6 +65,8 @@ export const PEAK_RSS: Metric = { key: 'peak_rss_mb', label: 'broker peak RSS', 
 export const BROKER_CPU: Metric = { key: 'broker_cpu_s', label: 'broker CPU time per run', unit: 's', better: 'lower' }
 /** BROKER_CPU per million records moved (scenarios with recordsPerRun). */
 export const BROKER_CPU_PER_M: Metric = { key: 'broker_cpu_s_per_m', label: 'broker CPU per million records', unit: 's', better: 'lower' }
+/** BROKER_CPU per GB of record values moved (scenarios with recordsPerRun and recordBytes). */
+export const BROKER_CPU_PER_GB: Metric = { key: 'broker_cpu_s_per_gb', label: 'broker CPU per GB of values', unit: 's', better: 'lower' }
 
 const RPS: Metric = { key: 'records_per_sec', label: 'throughput', unit: 'records/s', better: 'higher' }
 const MBPS: Metric = { key: 'mb_per_sec', label: 'throughput', unit: 'MB/s', better: 'higher' }
@@ -116,6 +118,8 @@ function produceScenario(
     needs: 'java',
     partitions,
     params: { ...base, partitions, throughput: 'unthrottled', compression: 'none' },
+    recordsPerRun: records,
+    recordBytes: recordSize,
     metrics,
     topic: (round) => `${name}-r${round}`,
     async run(ctx) {
@@ -191,6 +195,7 @@ function transactionScenarios(c: Counts): Scenario[] {
       needs: 'java',
       partitions: 8,
       recordsPerRun: c.produce100,
+      recordBytes: 100,
       params: { ...base, partitions: 8, throughput: 'unthrottled', compression: 'none', transactionDurationMs: TXN_DURATION_MS },
       metrics: produceMetrics,
       topic: (round) => `produce-100b-txn-r${round}`,
@@ -212,6 +217,7 @@ function transactionScenarios(c: Counts): Scenario[] {
       needs: 'java',
       partitions: 8,
       recordsPerRun: c.consume,
+      recordBytes: 100,
       params: {
         records: c.consume,
         recordSize: 100,
@@ -257,6 +263,7 @@ function tlsScenarios(c: Counts): Scenario[] {
       tls: true,
       partitions: 8,
       recordsPerRun: c.produce100,
+      recordBytes: 100,
       params: { ...base, partitions: 8, throughput: 'unthrottled', compression: 'none', securityProtocol: 'SSL' },
       metrics: produceMetrics,
       topic: (round) => `produce-100b-tls-r${round}`,
@@ -275,6 +282,7 @@ function tlsScenarios(c: Counts): Scenario[] {
       tls: true,
       partitions: 8,
       recordsPerRun: c.consume,
+      recordBytes: 100,
       params: { records: c.consume, recordSize: 100, partitions: 8, fetchSize: 1_048_576, securityProtocol: 'SSL' },
       metrics: [
         { ...RPS, label: 'throughput (fetch)' },
@@ -332,6 +340,8 @@ export function scenarios(c: Counts): Scenario[] {
       needs: 'java',
       partitions: 8,
       params: { records: c.consume, recordSize: 100, partitions: 8, fetchSize: 1_048_576 },
+      recordsPerRun: c.consume,
+      recordBytes: 100,
       metrics: [
         { ...RPS, label: 'throughput (fetch)' },
         { key: 'overall_records_per_sec', label: 'throughput incl. group join', unit: 'records/s', better: 'higher' },
@@ -349,6 +359,8 @@ export function scenarios(c: Counts): Scenario[] {
       generator: 'FixedRateEndToEnd (Java producer + consumer in one JVM, bench/kafka/src)',
       needs: 'java',
       partitions: 8,
+      recordsPerRun: c.e2eRecords,
+      recordBytes: 100,
       params: {
         records: c.e2eRecords,
         rate: c.e2eRate,
@@ -383,6 +395,8 @@ export function scenarios(c: Counts): Scenario[] {
       needs: 'java',
       partitions: 1,
       params: { records: c.pingpong, recordSize: 100, acks: '1', partitions: 1 },
+      recordsPerRun: c.pingpong,
+      recordBytes: 100,
       metrics: [
         { key: 'avg_ms', label: 'e2e latency avg', unit: 'ms', better: 'lower' },
         { key: 'p99_ms', label: 'e2e latency p99', unit: 'ms', better: 'lower' },
@@ -405,6 +419,8 @@ export function scenarios(c: Counts): Scenario[] {
       needs: 'perf',
       partitions,
       params: { ...base, partitions },
+      recordsPerRun: c.perfProduce100,
+      recordBytes: 100,
       metrics: produceMetrics,
       topic: (round) => `${name}-r${round}`,
       async run(ctx) {
@@ -434,6 +450,8 @@ export function scenarios(c: Counts): Scenario[] {
       needs: 'perf',
       partitions: 8,
       params: { records: c.consume, recordSize: 100, partitions: 8 },
+      recordsPerRun: c.consume,
+      recordBytes: 100,
       metrics: [RPS],
       topic: () => CONSUME_TOPIC,
       prepare: (ctx) => fillConsumeTopic(ctx, c.consume),
@@ -448,6 +466,8 @@ export function scenarios(c: Counts): Scenario[] {
       generator: 'tributary perf e2e',
       needs: 'perf',
       partitions: 8,
+      recordsPerRun: c.e2eRecords,
+      recordBytes: 100,
       params: { records: c.e2eRecords, rate: c.e2eRate, recordSize: 100, acks: '1', lingerMs: 0, partitions: 8 },
       metrics: [
         { key: 'p50_ms', label: 'e2e latency p50', unit: 'ms', better: 'lower' },
@@ -462,7 +482,12 @@ export function scenarios(c: Counts): Scenario[] {
     },
   )
   list.push(...transactionScenarios(c), ...tlsScenarios(c), ...shareScenarios(c))
-  for (const s of list) s.metrics = [...s.metrics, BROKER_CPU, ...(s.recordsPerRun ? [BROKER_CPU_PER_M] : []), PEAK_RSS]
+  // The broker's CPU per million records (and per GB) first after the throughput: the cost of the
+  // work whatever the generator's speed, the figure that says how the broker scales.
+  for (const s of list) {
+    const cost = s.recordsPerRun ? [BROKER_CPU_PER_M, ...(s.recordBytes ? [BROKER_CPU_PER_GB] : [])] : []
+    s.metrics = [s.metrics[0]!, ...cost, ...s.metrics.slice(1), BROKER_CPU, PEAK_RSS]
+  }
   return list
 }
 

@@ -51,6 +51,7 @@ export function shareScenarios(c: Counts): Scenario[] {
       needs: 'java',
       partitions: 1,
       recordsPerRun: c.share,
+      recordBytes: 100,
       params: { records: c.share, recordSize: 100, partitions: 1, consumers: SHARE_CONSUMERS, acknowledgement: 'implicit' },
       metrics: [
         { key: 'records_per_sec', label: 'throughput (first record to last)', unit: 'records/s', better: 'higher' },

@@ -86,9 +86,23 @@ describe('npm run bench -- --quick without Java', () => {
     assert.deepEqual(startup.scenario.median.kafka ?? {}, {}, 'no Kafka figures')
 
     const produce = JSON.parse(readFileSync(join(out, `${date}-quick-perf-produce-100b-acks1.json`), 'utf8'))
-    const runs = produce.scenario.runs.tributary as { records_per_sec: number; p50_ms: number; p99_ms: number; peak_rss_mb: number }[]
+    const runs = produce.scenario.runs.tributary as {
+      records_per_sec: number
+      p50_ms: number
+      p99_ms: number
+      peak_rss_mb: number
+      broker_cpu_s: number
+      broker_cpu_s_per_m: number
+      broker_cpu_s_per_gb: number
+    }[]
     assert.equal(runs.length, 1)
     assert.ok(runs[0]!.records_per_sec > 0)
+    // The cost headline: the run's broker CPU per million records and per GB of 100-byte values.
+    const records = produce.scenario.params.records as number
+    assert.ok(runs[0]!.broker_cpu_s > 0)
+    assert.ok(Math.abs(runs[0]!.broker_cpu_s_per_m - (runs[0]!.broker_cpu_s / records) * 1e6) < 1e-9)
+    assert.ok(Math.abs(runs[0]!.broker_cpu_s_per_gb - (runs[0]!.broker_cpu_s / (records * 100)) * 1e9) < 1e-9)
+    assert.match(r.stdout, /perf-produce-100b-acks1 +broker CPU per million records/)
     assert.ok(runs[0]!.p50_ms <= runs[0]!.p99_ms)
     assert.ok(runs[0]!.peak_rss_mb > 0)
     assert.equal((produce.scenario.runs.kafka ?? []).length, 0)
