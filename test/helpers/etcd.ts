@@ -48,6 +48,8 @@ export interface EtcdServer {
   readonly endpoint: string
   readonly port: number
   readonly dataDir: string
+  /** The process of a single server (startEtcd); a cluster's members have their own. */
+  readonly pid?: number
   /** What etcd wrote to stderr (last 1 MiB). */
   stderr(): string
   /** SIGKILLs the server and removes its data dir. Safe to call twice. */
@@ -106,6 +108,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** One etcd process: its stderr, whether it exited, and a SIGKILL that waits for the exit. */
 interface EtcdProcess {
+  readonly pid: number
   stderr(): string
   exited(): boolean
   kill(): Promise<void>
@@ -132,6 +135,7 @@ function spawnEtcd(args: string[]): EtcdProcess {
     child.once('error', done)
   })
   return {
+    pid: child.pid!,
     stderr: () => err,
     exited: () => exited,
     kill: async () => {
@@ -184,7 +188,7 @@ async function startOnce(tls?: EtcdTlsFiles): Promise<EtcdServer> {
     await stop()
     throw new Error(`etcd (${etcdBinary()}) did not become healthy on ${endpoint}; stderr:\n${proc.stderr().slice(-3000)}`)
   }
-  return { endpoint, port, dataDir, stderr: proc.stderr, stop }
+  return { endpoint, port, dataDir, pid: proc.pid, stderr: proc.stderr, stop }
 }
 
 /** Starts etcd (with TLS on its client port if given); a port taken between choosing it and binding it gets another try. */
