@@ -20,6 +20,7 @@ import type { ShareCoordinatorService } from './share-coordinator.js'
 import type { ShareFetchService } from './share-fetch.js'
 import type { TelemetryService } from './telemetry.js'
 import type { TopicService } from './topics.js'
+import type { TailCacheStats } from '../storage/tail-cache.js'
 import type { TransactionService, TxnMarkerWriter, TxnProduceVerifier } from './transactions.js'
 
 export interface BrokerEndpoint {
@@ -88,16 +89,4 @@ export interface BrokerServices {
   readonly tailCache?: { stats(): TailCacheStats }
   /** Who may do what (authorizer.class.name); absent = no authorization, as NO_AUTHORIZER. */
   readonly authorizer?: Authorizer
-}
-
-/** What the cache of recent appends holds and how often it answered reads. */
-export interface TailCacheStats {
-  /** Bytes of batches held, and the most it may hold (tributary.log.tail.cache.bytes). */
-  bytes: number
-  limitBytes: number
-  /** Log reads served from memory, and those sent to the segment files. */
-  hits: number
-  misses: number
-  /** Bytes that left to make room for newer appends. */
-  evictedBytes: number
 }

@@ -17,10 +17,21 @@
 // first once the total passes the limit. The oldest
 // append of the broker is always the oldest one of its log, so eviction keeps every entry
 // contiguous. 0 turns the cache off.
-import type { TailCacheStats } from '../ports/broker-services.js'
 import { BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, readInt64 } from '../protocol/records/batch.js'
 
 const EMPTY = Buffer.alloc(0)
+
+/** What the cache of recent appends holds and how often it answered reads. */
+export interface TailCacheStats {
+  /** Bytes of batches held, and the most it may hold (tributary.log.tail.cache.bytes). */
+  bytes: number
+  limitBytes: number
+  /** Log reads served from memory, and those sent to the segment files. */
+  hits: number
+  misses: number
+  /** Bytes that left to make room for newer appends. */
+  evictedBytes: number
+}
 
 /** One append: its bytes and where each batch of it starts. */
 interface Chunk {
