@@ -63,7 +63,10 @@ describe('authorizer and quota checks through the Java 4.4 group consumers', () 
         'quota.window.num': '3',
         // Short locks: were the records of a throttled ShareFetch left acquired (as Kafka leaves
         // them), they would come back within the run, redelivered, and the check below would see it.
-        'group.share.record.lock.duration.ms': '2000',
+        // Not shorter: a record handed over is acknowledged with the next fetch, which waits out the
+        // throttle first (up to 3.2 s: one 64 KiB fetch over 20 KiB/s). With 2 s, a loaded machine
+        // saw locks run out before the acknowledgement (throttle-max 1875 ms, 30 records twice).
+        'group.share.record.lock.duration.ms': '8000',
         'group.share.min.record.lock.duration.ms': '1000',
       }),
     })
