@@ -141,6 +141,8 @@ export interface PartitionLogOptions {
 }
 
 const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
+/** Errors of a read that mean the disk failed under the data: EIO, a device gone, a corrupt file system. */
+const DISK_READ_ERRORS: ReadonlySet<string> = new Set(['EIO', 'ENXIO', 'ENODEV', 'EBADMSG', 'EUCLEAN'])
 
 const EMPTY: Buffer = Buffer.alloc(0)
 
@@ -672,14 +674,14 @@ export class PartitionLog {
   }
 
   /**
-   * A read the disk refused (EIO, …) fails the log, as a write does: Kafka's UnifiedLog takes the
-   * log dir offline on an IOException of a read too, and a broker whose only log dir is offline
-   * stops. A closed handle (the log closing under the read) and anything that is not an I/O error
-   * go on as they are.
+   * A read the disk refused fails the log, as a write does: Kafka's UnifiedLog takes the log dir
+   * offline on an IOException of a read too, and a broker whose only log dir is offline stops.
+   * Only the disk's own errors count (DISK_READ_ERRORS): a handle closed under the read, a file
+   * deleted under it, or a process out of descriptors say nothing of the data, and go on as they are.
    */
   private readFailed(err: unknown): unknown {
     const code = (err as NodeJS.ErrnoException | undefined)?.code
-    if (err instanceof KafkaError || this.closed || typeof code !== 'string' || code === 'EBADF') return err
+    if (err instanceof KafkaError || this.closed || code === undefined || !DISK_READ_ERRORS.has(code)) return err
     this.logger.error('log failed: a read failed', { dir: this.dir, error: err })
     this.fail(err as Error)
     return new KafkaError('KAFKA_STORAGE_ERROR', `read of ${this.dir} failed: ${(err as Error).message}`)
