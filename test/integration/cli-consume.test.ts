@@ -115,7 +115,10 @@ describe('tributary consume', () => {
   const FMT = ['--format', '%p %o %k %v\\n']
 
   before(async () => {
-    broker = await startBrokerProcess({ overrides: { ...GROUP_BROKER_OVERRIDES } })
+    // The records carry timestamps of 2023 (T0), for the --timestamp tests: retention by time is
+    // off, or its first pass (30 s after the start) deletes them when the machine is slow enough
+    // for the file to be still running then (the out-of-range test found its partition emptied).
+    broker = await startBrokerProcess({ overrides: { ...GROUP_BROKER_OVERRIDES, 'log.retention.ms': '-1' } })
     kafka = new Kafka({ clientId: 'it-cli-consume', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING })
     admin = kafka.admin()
     await admin.connect()
