@@ -458,7 +458,7 @@ export class PartitionLog {
     } catch (err) {
       this.onWriteError(err as Error)
     }
-    this.tailCache?.appended(this.tail, this.active, records)
+    this.tailCache?.appended(this.tail, this.active, records, batches)
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
     // The markers' aborted transactions go to the index of the segment that holds them.

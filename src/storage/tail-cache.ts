@@ -17,7 +17,7 @@
 // first once the total passes the limit. The oldest
 // append of the broker is always the oldest one of its log, so eviction keeps every entry
 // contiguous. 0 turns the cache off.
-import { BATCH_LENGTH_OFFSET, LAST_OFFSET_DELTA_OFFSET, LOG_OVERHEAD, readInt64 } from '../protocol/records/batch.js'
+import type { BatchHeader } from '../protocol/records/batch.js'
 
 const EMPTY = Buffer.alloc(0)
 
@@ -75,10 +75,11 @@ export class TailCache {
   }
 
   /**
-   * Records an append of whole batches (their offsets final) at the end of `segment`, which the
-   * entry's earlier appends are the tail of.
+   * Records an append of whole batches (their offsets final; `batches` their headers, as the append
+   * validated them, positions within `records`) at the end of `segment`, which the entry's earlier
+   * appends are the tail of.
    */
-  appended(entry: TailEntry, segment: object, records: Buffer): void {
+  appended(entry: TailEntry, segment: object, records: Buffer, batches: readonly BatchHeader[]): void {
     if (!this.enabled) return
     if (entry.segment !== segment) {
       this.clear(entry)
@@ -91,16 +92,9 @@ export class TailCache {
       this.clear(entry)
       return
     }
-    const bases: number[] = []
-    const lasts: number[] = []
-    const positions: number[] = []
-    for (let pos = 0; pos + LOG_OVERHEAD <= records.length; ) {
-      const base = readInt64(records, pos)
-      bases.push(base)
-      lasts.push(base + records.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET))
-      positions.push(pos)
-      pos += LOG_OVERHEAD + records.readInt32BE(pos + BATCH_LENGTH_OFFSET)
-    }
+    const bases = batches.map((b) => b.baseOffset)
+    const lasts = batches.map((b) => b.baseOffset + b.lastOffsetDelta)
+    const positions = batches.map((b) => b.position)
     if (bases.length === 0) return
     let buf = records
     if (!kept) {
