@@ -2,7 +2,7 @@
 // Runs the compiled tests (dist/test/**/*.test.js) with Node's test runner.
 // Usage: node scripts/run-tests.mjs [unit|integration|<path fragment>...]
 // Node 20's runner takes no globs, so the files are listed here.
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -58,18 +58,71 @@ const forced = files.filter(usesEtcdClient)
 const natural = files.filter((f) => !forced.includes(f))
 const DEADLINE_MS = 25 * 60_000
 
-function run(group, extra) {
-  if (group.length === 0) return 0
-  const r = spawnSync(process.execPath, ['--enable-source-maps', '--test', ...extra, '--test-concurrency=2', ...group], {
-    stdio: 'inherit',
-    timeout: DEADLINE_MS,
-    killSignal: 'SIGKILL',
-  })
-  if (r.error?.code === 'ETIMEDOUT')
-    console.error(`run-tests: the test run did not end within ${DEADLINE_MS / 60_000} min (a handle left open?)`)
-  return r.status ?? 1
+// Each group's report is passed through as it comes and scanned for failing tests, which are listed
+// again at the very end: CI keeps only the tail of a long run, and a failure reported minutes
+// before the end would otherwise be out of sight.
+const failures = []
+
+function scan(line, state) {
+  const notOk = /^(\s*)not ok \d+ - (.*)$/.exec(line)
+  if (notOk) {
+    failures.push({ depth: notOk[1].length, name: notOk[2], location: '', error: '' })
+    state.open = failures[failures.length - 1]
+    state.block = undefined
+    return
+  }
+  const open = state.open
+  if (open === undefined) return
+  if (state.block !== undefined) {
+    // The lines of a YAML block scalar (`error: |-`) are indented deeper than its key.
+    if (line.trim() === '' || line.search(/\S/) > state.block) {
+      if (line.trim() !== '' && open.error.length < 300) open.error = `${open.error} ${line.trim()}`.trim().slice(0, 300)
+      return
+    }
+    state.block = undefined
+  }
+  const field = /^(\s*)(error|location): (.*)$/.exec(line)
+  if (field && open[field[2]] === '') {
+    if (/^[|>][-+]?$/.test(field[3])) state.block = field[1].length
+    else open[field[2]] = field[3].slice(0, 300)
+  } else if (/^\s*(ok|not ok) \d+ /.test(line) || /^\s*\.\.\.$/.test(line)) state.open = undefined
 }
 
-const status = run(natural, [])
-const forcedStatus = run(forced, ['--test-force-exit'])
+function run(group, extra) {
+  if (group.length === 0) return Promise.resolve(0)
+  const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...extra, '--test-concurrency=2', ...group], {
+    stdio: ['inherit', 'pipe', 'inherit'],
+  })
+  const state = { open: undefined, rest: '' }
+  child.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk)
+    const lines = (state.rest + chunk.toString('utf8')).split('\n')
+    state.rest = lines.pop() ?? ''
+    for (const line of lines) scan(line, state)
+  })
+  const timer = setTimeout(() => {
+    console.error(`run-tests: the test run did not end within ${DEADLINE_MS / 60_000} min (a handle left open?)`)
+    child.kill('SIGKILL')
+  }, DEADLINE_MS)
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      if (state.rest !== '') scan(state.rest, state)
+      resolve(code ?? 1)
+    })
+  })
+}
+
+const status = await run(natural, [])
+const forcedStatus = await run(forced, ['--test-force-exit'])
+if (failures.length > 0) {
+  // In the report a subtest's line comes before its parent's, indented by 4 per level: so listed.
+  console.log(`\nrun-tests: ${failures.length} failing test line(s):`)
+  for (const f of failures) {
+    const pad = '  '.repeat(f.depth / 4)
+    console.log(`${pad}not ok - ${f.name}${f.location ? ` (${f.location})` : ''}`)
+    if (f.error) console.log(`${pad}  error: ${f.error}`)
+  }
+}
+if (status || forcedStatus) console.log(`run-tests: exit codes ${status} (natural group), ${forcedStatus} (etcd group)`)
 process.exit(status || forcedStatus)
