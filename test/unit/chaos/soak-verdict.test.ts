@@ -14,6 +14,7 @@ function interval(i: number, n: number, f: (k: number) => Partial<Sample> = () =
     heapMiB: 30,
     loopP99Ms: 20,
     segments: 150,
+    majorGcs: k,
     ...f(k),
   }))
 }
@@ -50,6 +51,19 @@ describe('soak verdict', () => {
     assert.deepEqual(judge(slow, DEFAULT_LIMITS), ['event-loop delay p99 3000 ms (99th percentile of the samples) past 1000 ms'])
     const oneSpikeIn200 = interval(0, 200, (k) => ({ loopP99Ms: k === 4 ? 3000 : 20 }))
     assert.deepEqual(judge(oneSpikeIn200, DEFAULT_LIMITS), [])
+  })
+
+  it('heap: garbage a later collection took back is not growth; a heap that never comes down is', () => {
+    // A fresh process's climb to its first full collection, then the sawtooth after it (the short soak's first interval).
+    // Taken as they are, the last third's median (75) would be past the bound (33.5 × 1.5 + 24).
+    const heaps = [32, 33, 34, 35, 45, 55, 62, 70, 74, 76, 78, 41]
+    const sawtooth = interval(0, heaps.length, (k) => ({ heapMiB: heaps[k]!, majorGcs: k < 11 ? 0 : 1 }))
+    assert.deepEqual(judge(sawtooth, DEFAULT_LIMITS), [])
+    const leak = interval(0, 12, (k) => ({ heapMiB: 30 + k * 10, majorGcs: k }))
+    assert.deepEqual(judge(leak, DEFAULT_LIMITS), ['interval 0: MiB heap grew from 45 (first third) to 125 (last third), past 91.5'])
+    // No full collection in the interval: the heap says nothing of what is live, RSS still counts.
+    const uncollected = interval(0, 12, (k) => ({ heapMiB: 30 + k * 10, rssMiB: 120 + k * 20, majorGcs: 3 }))
+    assert.deepEqual(judge(uncollected, DEFAULT_LIMITS), ['interval 0: MiB RSS grew from 150 (first third) to 310 (last third), past 273'])
   })
 
   it('too few samples to compare is itself a problem', () => {
