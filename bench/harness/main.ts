@@ -26,6 +26,7 @@ import {
 } from './brokers.js'
 import { createTopics, tributaryPerfAvailable } from './generators.js'
 import { describeMachine } from './machine.js'
+import { rdkafkaAvailable } from './rdkafka.js'
 import {
   type BenchReport,
   DOC,
@@ -293,6 +294,12 @@ async function main(): Promise<number> {
   else say(`Apache Kafka ${tools!.kafkaVersion} from bench/kafka/target/lib (heap ${tools!.brokerArgs.slice(0, 2).join(' ')})`)
   const perf = await tributaryPerfAvailable()
   if (!perf.available) say(`tributary perf load generator: not used (${perf.reason})`)
+  const rdkafka = await rdkafkaAvailable()
+  say(
+    rdkafka.available
+      ? `rdkafka_performance: librdkafka ${rdkafka.version}`
+      : `rdkafka_performance load generator: not used (${rdkafka.reason})`,
+  )
 
   if (opts.noTributary && kafkaSkip) {
     console.error(`--no-tributary was given, but the Kafka side cannot run: ${kafkaSkip}`)
@@ -315,10 +322,12 @@ async function main(): Promise<number> {
     const active: Scenario[] = []
     const loadResults: ScenarioResult[] = []
     for (const s of all) {
-      const r = emptyResult(s, s.generator, s.params)
+      const generator = s.needs === 'rdkafka' && rdkafka.version ? `${s.generator} (librdkafka ${rdkafka.version})` : s.generator
+      const r = emptyResult(s, generator, s.params)
       if (fullOnly(s)) r.skipped = fullOnly(s)!
       else if (s.needs === 'java' && !tools) r.skipped = `needs Java and Kafka's tools (${kafkaSkip})`
       else if (s.needs === 'perf' && !perf.available) r.skipped = `tributary perf is not available (${perf.reason})`
+      else if (s.needs === 'rdkafka' && !rdkafka.available) r.skipped = rdkafka.reason!
       else active.push(s)
       loadResults.push(r)
     }

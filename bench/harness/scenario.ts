@@ -48,8 +48,11 @@ export interface Scenario {
   title: string
   /** The load generator, as printed in the results. */
   generator: string
-  /** java: Kafka's tools (needs Java and bench/kafka/target); perf: `tributary perf`; none: the harness itself. */
-  needs: 'java' | 'perf' | 'none'
+  /**
+   * java: Kafka's tools (needs Java and bench/kafka/target); perf: `tributary perf`; rdkafka:
+   * librdkafka's rdkafka_performance (rdkafka.ts); none: the harness itself.
+   */
+  needs: 'java' | 'perf' | 'rdkafka' | 'none'
   partitions: number
   params: Record<string, unknown>
   metrics: Metric[]

@@ -14,6 +14,7 @@ import {
   perfProduce,
   producerPerformance,
 } from './generators.js'
+import { rdkafkaScenarios } from './rdkafka.js'
 import type { Counts, Metric, RunContext, Scenario } from './scenario.js'
 import { shareScenarios } from './share-scenarios.js'
 
@@ -481,7 +482,12 @@ export function scenarios(c: Counts): Scenario[] {
       },
     },
   )
-  list.push(...transactionScenarios(c), ...tlsScenarios(c), ...shareScenarios(c))
+  list.push(
+    ...rdkafkaScenarios(c, { topic: CONSUME_TOPIC, prepare: (ctx) => fillConsumeTopic(ctx, c.consume) }),
+    ...transactionScenarios(c),
+    ...tlsScenarios(c),
+    ...shareScenarios(c),
+  )
   // The broker's CPU per million records (and per GB) first after the throughput: the cost of the
   // work whatever the generator's speed, the figure that says how the broker scales.
   for (const s of list) {
