@@ -458,7 +458,7 @@ export class PartitionLog {
     } catch (err) {
       this.onWriteError(err as Error)
     }
-    this.tailCache?.appended(this.tail, this.active, records, batches)
+    this.tailCache?.appended(this.tail, this.active, records, batches, this.clock.monotonic())
     this.totalBytes += records.length
     this.nextOffset = lastOffset + 1
     // The markers' aborted transactions go to the index of the segment that holds them.
@@ -648,6 +648,7 @@ export class PartitionLog {
         `offset ${startOffset} is outside [${result.logStartOffset}, ${result.logEndOffset}] of ${this.topic}-${this.partition}`,
       )
     }
+    if (this.tailCache && startOffset >= this.active.baseOffset) this.tailCache.readAtTail(this.tail, this.clock.monotonic())
     if (startOffset === result.logEndOffset) return result
     const cached = this.tailCache?.read(this.tail, this.active, startOffset, maxBytes, maxOffset, minOneBatch)
     if (cached !== undefined) {

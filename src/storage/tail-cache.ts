@@ -9,6 +9,14 @@
 // closed. An append that cannot be kept (larger than the whole cache) empties it too, since the
 // entry must reach the log end without a gap.
 //
+// Only logs with a reader at the tail are kept: a log's appends are copied in only while a read of
+// its active segment (a consumer's, a follower's, a long poll at the log end) came within the last
+// READER_WINDOW_MS; otherwise the entry stays empty. Copying every append of a broker that nobody
+// reads at the tail cost as much CPU as the rest of the produce path (docs/benchmarks.md "Where the
+// time goes": the copies live long enough to be promoted, so the collector marks the whole heap for
+// each 64 MiB that passes through), and bought nothing. A reader that arrives finds the files for
+// what was appended before it, the cache from then on.
+//
 // Memory: an append is kept as the view it came in (on the request's or the leader's response's
 // frame, which nothing writes to after the append) when it is most of the memory behind it, and
 // counted as all of that memory; an append that is a small part of a larger frame (one partition
@@ -47,11 +55,20 @@ interface Chunk {
   dropped: boolean
 }
 
+/**
+ * How long after a read of a log's active segment its appends are still kept: readers at the tail
+ * fetch far more often (every fetch.max.wait.ms, 500 ms by default, when there is nothing new, and
+ * a follower every replica.fetch.wait.max.ms), so a log whose last such read is older has none.
+ */
+export const READER_WINDOW_MS = 30_000
+
 /** One log's part of the cache. */
 export class TailEntry {
   chunks: Chunk[] = []
   /** The segment the chunks were appended to (compared by identity). */
   segment: object | null = null
+  /** The monotonic time of the last read of the log's active segment; -Infinity: none yet. */
+  readAt = Number.NEGATIVE_INFINITY
 }
 
 export class TailCache {
@@ -74,13 +91,23 @@ export class TailCache {
     return { bytes: this.bytes, limitBytes: this.limitBytes, hits: this.hits, misses: this.misses, evictedBytes: this.evictedBytes }
   }
 
+  /** A read of the entry's log that starts in its active segment, at monotonic time `now` (ms). */
+  readAtTail(entry: TailEntry, now: number): void {
+    entry.readAt = now
+  }
+
   /**
    * Records an append of whole batches (their offsets final; `batches` their headers, as the append
    * validated them, positions within `records`) at the end of `segment`, which the entry's earlier
-   * appends are the tail of.
+   * appends are the tail of; `now` is the monotonic time (ms). Kept only while the log has a reader
+   * at the tail (see the header comment).
    */
-  appended(entry: TailEntry, segment: object, records: Buffer, batches: readonly BatchHeader[]): void {
+  appended(entry: TailEntry, segment: object, records: Buffer, batches: readonly BatchHeader[], now: number): void {
     if (!this.enabled) return
+    if (now - entry.readAt > READER_WINDOW_MS) {
+      if (entry.chunks.length > 0 || entry.segment !== null) this.clear(entry)
+      return
+    }
     if (entry.segment !== segment) {
       this.clear(entry)
       entry.segment = segment

@@ -2,7 +2,8 @@
 // property test runs the same appends, rolls, truncations and follower appends on two logs, one
 // with a small cache shared with another log (so evictions come from both) and one without, and
 // compares every read byte for byte; then the cache's own rules: what it holds stays within its
-// limit, and a log read at its tail does not touch the files.
+// limit, a log read at its tail does not touch the files, and only a log with a reader at the tail
+// has its appends copied in.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
@@ -11,7 +12,7 @@ import { defaultLogConfig } from '../../../src/storage/log-config.js'
 import { LogManager } from '../../../src/storage/log-manager.js'
 import { MemoryFs } from '../../../src/storage/memory-fs.js'
 import type { PartitionLog } from '../../../src/storage/partition-log.js'
-import { TailCache } from '../../../src/storage/tail-cache.js'
+import { READER_WINDOW_MS, TailCache } from '../../../src/storage/tail-cache.js'
 import { ManualClock } from '../../../src/util/clock.js'
 import { silentLogger } from '../../../src/util/logger.js'
 import { faultFs, makeBatch, tempDir } from './helpers.js'
@@ -121,6 +122,8 @@ test('a read at the tail is answered from memory; further back, from the files',
   })
   try {
     const log = await mgr.create('t', 0, 'id-t')
+    // A consumer at the (empty) log's end: from now on the appends are kept.
+    await log.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)
     for (let i = 0; i < 10; i++) await append(log, [5], 100)
     const readsBefore = faults.reads
     const tail = await log.read(45, 1 << 20, Number.MAX_SAFE_INTEGER, true)
@@ -141,13 +144,50 @@ test('a read at the tail is answered from memory; further back, from the files',
       tailCache: small,
     })
     const log2 = await mgr2.create('t', 0, 'id-t')
+    await log2.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)
     for (let i = 0; i < 10; i++) await append(log2, [5], 100)
     assert.ok(small.stats().evictedBytes > 0)
     const fromFiles = await log2.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)
+    // The first read was at the log end, which is answered before the cache is asked.
     assert.equal(small.stats().misses, 1)
     assert.ok(fromFiles.records.length > 0)
     await mgr2.close()
     assert.equal(small.stats().bytes, 0, 'a closed log leaves nothing in the cache')
+  } finally {
+    await mgr.close()
+  }
+})
+
+test('only a log with a reader at the tail has its appends kept', async () => {
+  const clock = new ManualClock()
+  const cache = new TailCache(1 << 20)
+  const mgr = await LogManager.open({
+    fs: new MemoryFs(),
+    clock,
+    logDir: '/data',
+    config: defaultLogConfig,
+    logger: silentLogger,
+    tailCache: cache,
+  })
+  try {
+    const log = await mgr.create('t', 0, 'id-t')
+    for (let i = 0; i < 4; i++) await append(log, [5], 100)
+    assert.equal(cache.stats().bytes, 0, 'nobody has read the log: nothing is copied in')
+    // A read from the start of the active segment (where all 20 records are) is a reader at the tail.
+    const before = await log.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)
+    assert.equal(cache.stats().misses, 1, 'what was appended before the reader came is read from the files')
+    await append(log, [5], 100)
+    assert.ok(cache.stats().bytes > 0, 'appends after a read at the tail are kept')
+    const next = await log.read(20, 1 << 20, Number.MAX_SAFE_INTEGER, true)
+    assert.equal(cache.stats().hits, 1, 'and the reader gets them from memory')
+    assert.ok(next.records.length > 0 && next.records.length < before.records.length)
+    // The reader goes away for longer than the window: the next append empties the entry.
+    clock.advance(READER_WINDOW_MS + 1)
+    await append(log, [5], 100)
+    assert.equal(cache.stats().bytes, 0, 'no read in the window: the log has no reader at the tail')
+    const all = await log.read(0, 1 << 20, Number.MAX_SAFE_INTEGER, true)
+    assert.equal(all.logEndOffset, 30)
+    assert.equal(cache.stats().misses, 2)
   } finally {
     await mgr.close()
   }
