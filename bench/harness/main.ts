@@ -309,7 +309,7 @@ async function main(): Promise<number> {
   const brokers: BrokerName[] = kafkaSkip ? ['tributary'] : opts.noTributary ? ['kafka'] : ['tributary', 'kafka']
   const tmp = mkdtempSync(join(tmpdir(), 'tributary-bench-'))
   const start = (b: BrokerName, dir: string, certs?: BenchCerts): Promise<Broker> =>
-    b === 'tributary' ? startTributary(dir, certs) : startKafka(tools!, dir, certs)
+    b === 'tributary' ? startTributary(dir, { certs }) : startKafka(tools!, dir, { certs })
   const results: ScenarioResult[] = []
   let failures = 0
   /** Each load run's metrics by scenario, broker and round, for the metrics derived across scenarios. */
