@@ -22,7 +22,7 @@ import { decodeRequestHeader, decodeResponseHeader } from '../src/protocol/heade
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../src/protocol/messages/01-fetch.js'
 import { Reader } from '../src/protocol/primitives/reader.js'
 import { type Broker, type JavaEnv, prepareKafka, startKafka, startTributary } from './harness/brokers.js'
-import { consumerPerformance, createTopics, producerPerformance } from './harness/generators.js'
+import { consumerPerformance, createTopics, fill100b } from './harness/generators.js'
 import { describeMachine } from './harness/machine.js'
 import { rdkafkaAvailable, rdkafkaConsume } from './harness/rdkafka.js'
 import { freePort } from './harness/util.js'
@@ -189,6 +189,8 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!
 }
 
+const spread = (xs: number[]) => ({ p50: quantile(xs, 0.5), p90: quantile(xs, 0.9) })
+
 interface Shape {
   consumer: string
   broker: string
@@ -232,27 +234,8 @@ function shapeOf(consumer: string, broker: string, recordsPerSec: number, all: F
         1,
         withRecords.reduce((a, s) => a + s.partitionsWithRecords, 0),
       ),
-    brokerMs: {
-      p50: quantile(
-        withRecords.map((s) => s.brokerMs),
-        0.5,
-      ),
-      p90: quantile(
-        withRecords.map((s) => s.brokerMs),
-        0.9,
-      ),
-      total: all.reduce((a, s) => a + s.brokerMs, 0),
-    },
-    consumerMs: {
-      p50: quantile(
-        withRecords.map((s) => s.consumerMs),
-        0.5,
-      ),
-      p90: quantile(
-        withRecords.map((s) => s.consumerMs),
-        0.9,
-      ),
-    },
+    brokerMs: { ...spread(withRecords.map((s) => s.brokerMs)), total: all.reduce((a, s) => a + s.brokerMs, 0) },
+    consumerMs: spread(withRecords.map((s) => s.consumerMs)),
     asked: {
       maxWaitMs: first?.maxWaitMs ?? Number.NaN,
       minBytes: first?.minBytes ?? Number.NaN,
@@ -310,14 +293,7 @@ async function main(): Promise<void> {
       const broker: Broker = name === 'tributary' ? await startTributary(dir, { advertise }) : await startKafka(tools, dir, { advertise })
       try {
         await createTopics(tools, broker.bootstrap, 8, [TOPIC])
-        await producerPerformance(tools, broker.bootstrap, {
-          topic: TOPIC,
-          records,
-          recordSize: 100,
-          acks: '1',
-          lingerMs: 5,
-          batchSize: 65_536,
-        })
+        await fill100b(tools, broker.bootstrap, TOPIC, records)
         // Clients bootstrap at the broker's own port, learn the proxy's from Metadata, and fetch through it.
         const measure = async (consumer: string, run: () => Promise<number>) => {
           proxy.samples.length = 0

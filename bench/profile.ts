@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type JavaEnv, prepareKafka, startTributary } from './harness/brokers.js'
-import { consumerPerformance, createTopics, producerPerformance } from './harness/generators.js'
+import { consumerPerformance, createTopics, fill100b, producerPerformance } from './harness/generators.js'
 import { describeMachine } from './harness/machine.js'
 import { rdkafkaAvailable, rdkafkaConsume, rdkafkaProduce } from './harness/rdkafka.js'
 
@@ -155,14 +155,7 @@ async function main(): Promise<void> {
     if (load.endsWith('consume')) {
       const filler = await startTributary(dir)
       await createTopics(tools, filler.bootstrap, 8, [TOPIC])
-      await producerPerformance(tools, filler.bootstrap, {
-        topic: TOPIC,
-        records,
-        recordSize: 100,
-        acks: '1',
-        lingerMs: 5,
-        batchSize: 65_536,
-      })
+      await fill100b(tools, filler.bootstrap, TOPIC, records)
       await filler.stop()
     }
     const broker = await startTributary(dir, {

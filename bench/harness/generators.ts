@@ -100,6 +100,11 @@ export async function producerPerformance(env: JavaEnv, bootstrap: string, o: Pr
   return { recordsPerSec: n[0]!, mbPerSec: n[1]!, avgMs: n[2]!, maxMs: n[3]!, p50Ms: n[4]!, p95Ms: n[5]!, p99Ms: n[6]!, p999Ms: n[7]! }
 }
 
+/** Fills `topic` with `records` of 100 B through ProducerPerformance (acks=1, linger 5 ms, 64 KiB batches): untimed set-up. */
+export function fill100b(env: JavaEnv, bootstrap: string, topic: string, records: number): Promise<ProducerResult> {
+  return producerPerformance(env, bootstrap, { topic, records, recordSize: 100, acks: '1', lingerMs: 5, batchSize: 65_536 })
+}
+
 export interface ConsumerResult {
   /** records/s over the fetch time (after the group join), as ConsumerPerformance's fetch.nMsg.sec */
   recordsPerSec: number

@@ -1,7 +1,7 @@
 // `npm run bench`: Tributary beside Apache Kafka 4.x on the same machine, with the same load
 // generators, alternating runs, median of N. See docs/benchmarks.md.
 //
-//   npm run bench                              full run (3 runs per scenario, ~20 min on 2 cores)
+//   npm run bench                              full run (3 runs per scenario, ~30 min on 2 cores)
 //   npm run bench -- --quick                   small counts, 1 run per scenario (< 2 min; without
 //                                              the 1,000-partition and size scenarios unless named)
 //   npm run bench -- --scenario produce-100b-acks1 --scenario startup

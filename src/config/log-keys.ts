@@ -370,6 +370,6 @@ export const LOG_KEYS = [
     default: '67108864',
     validator: { min: 0 },
     scope: 'broker',
-    doc: 'Tributary only: bytes of the most recently appended batches the broker keeps in memory, for all its partitions together, so that consumers and followers reading at the tail of a log are answered without a file read (storage/tail-cache.ts). Reads further back go to the segment files. 0 turns the cache off. Reported in /metrics as tributary_log_tail_cache_bytes and its hits and misses.',
+    doc: 'Tributary only: bytes of the most recently appended batches the broker keeps in memory, for all its partitions together, so that consumers and followers reading at the tail of a log are answered without a file read (storage/tail-cache.ts). Only logs read at the tail in the last 30 s have their appends kept. Reads further back go to the segment files. 0 turns the cache off. Reported in /metrics as tributary_log_tail_cache_bytes and its hits and misses.',
   },
 ] as const satisfies readonly ConfigKeyDef[]
