@@ -18,9 +18,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { FrameDecoder } from '../src/network/framing.js'
 import { decodeRequestHeader, decodeResponseHeader } from '../src/protocol/header.js'
 import { FetchRequest, type FetchRequestData, FetchResponse } from '../src/protocol/messages/01-fetch.js'
 import { Reader } from '../src/protocol/primitives/reader.js'
+import { BATCH_HEADER_SIZE, BATCH_LENGTH_OFFSET, LOG_OVERHEAD, RECORD_COUNT_OFFSET } from '../src/protocol/records/batch.js'
 import { type Broker, type JavaEnv, prepareKafka, startKafka, startTributary } from './harness/brokers.js'
 import { consumerPerformance, createTopics, fill100b } from './harness/generators.js'
 import { describeMachine } from './harness/machine.js'
@@ -50,47 +52,23 @@ interface FetchSample {
   partitionMaxBytes: number
 }
 
-/**
- * Reads the size-prefixed frames of one direction of a connection as they arrive. Chunks are kept
- * as they come and joined once a whole frame is there, so a response of megabytes that arrives in
- * many chunks is copied once, not once per chunk.
- */
-class Frames {
-  private chunks: Buffer[] = []
-  private have = 0
-  constructor(private readonly onFrame: (frame: Buffer) => void) {}
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk)
-    this.have += chunk.length
-    for (;;) {
-      if (this.have < 4) return
-      if (this.chunks[0]!.length < 4) this.join()
-      const need = 4 + this.chunks[0]!.readInt32BE(0)
-      if (this.have < need) return
-      if (this.chunks[0]!.length < need) this.join()
-      const head = this.chunks[0]!
-      this.onFrame(head.subarray(4, need))
-      if (head.length === need) this.chunks.shift()
-      else this.chunks[0] = head.subarray(need)
-      this.have -= need
-    }
-  }
-  private join(): void {
-    this.chunks = [Buffer.concat(this.chunks)]
-  }
+/** Feeds a chunk of one direction of a connection to its decoder and hands on every whole frame. */
+function carryFrames(frames: FrameDecoder, chunk: Buffer, onFrame: (frame: Buffer) => void): void {
+  frames.push(chunk)
+  for (let f = frames.next(); f !== undefined; f = frames.next()) onFrame(f)
 }
 
-/** Batches and records in a Fetch response's records field (record batches v2: count at byte 57). */
+/** Whole batches and their records in a Fetch response's records field (a partial last batch is not counted, as consumers skip it). */
 function countBatches(recs: Buffer | null): { batches: number; records: number } {
   let batches = 0
   let n = 0
   if (!recs) return { batches, records: n }
-  for (let pos = 0; pos + 61 <= recs.length; ) {
-    const len = recs.readInt32BE(pos + 8)
-    if (pos + 12 + len > recs.length) break // a partial batch at the end, which consumers skip
+  for (let pos = 0; pos + BATCH_HEADER_SIZE <= recs.length; ) {
+    const size = LOG_OVERHEAD + recs.readInt32BE(pos + BATCH_LENGTH_OFFSET)
+    if (pos + size > recs.length) break
     batches++
-    n += recs.readInt32BE(pos + 57)
-    pos += 12 + len
+    n += recs.readInt32BE(pos + RECORD_COUNT_OFFSET)
+    pos += size
   }
   return { batches, records: n }
 }
@@ -117,14 +95,14 @@ class FetchProxy {
     broker.setNoDelay(true)
     const pending = new Map<number, { version: number; t: number; req: FetchRequestData; gap: number }>()
     let lastResponseAt = Number.NaN
-    const up = new Frames((frame) => {
+    const up = (frame: Buffer) => {
       const t = performance.now()
       const h = decodeRequestHeader(frame, (key, v) => (key === 1 && FetchRequest.isFlexible(v) ? true : key === 1 ? false : undefined))
       if (h.apiKey !== 1 || !this.recording) return
       const req = FetchRequest.decode(h.apiVersion, frame.subarray(h.bodyOffset))
       pending.set(h.correlationId, { version: h.apiVersion, t, req, gap: t - lastResponseAt })
-    })
-    const down = new Frames((frame) => {
+    }
+    const down = (frame: Buffer) => {
       const t = performance.now()
       const correlationId = frame.readInt32BE(0)
       const p = pending.get(correlationId)
@@ -161,13 +139,15 @@ class FetchProxy {
         maxBytes: p.req.maxBytes,
         partitionMaxBytes: p.req.topics[0]?.partitions[0]?.partitionMaxBytes ?? Number.NaN,
       })
-    })
+    }
+    const requests = new FrameDecoder(0x7fffffff)
+    const responses = new FrameDecoder(0x7fffffff)
     client.on('data', (b: Buffer) => {
-      up.push(b)
+      carryFrames(requests, b, up)
       broker.write(b)
     })
     broker.on('data', (b: Buffer) => {
-      down.push(b)
+      carryFrames(responses, b, down)
       client.write(b)
     })
     const end = () => {

@@ -22,6 +22,7 @@ import { type JavaEnv, prepareKafka, startTributary } from './harness/brokers.js
 import { consumerPerformance, createTopics, fill100b, producerPerformance } from './harness/generators.js'
 import { describeMachine } from './harness/machine.js'
 import { rdkafkaAvailable, rdkafkaConsume, rdkafkaProduce } from './harness/rdkafka.js'
+import { cpuTimesOf } from './harness/util.js'
 
 const LOADS = ['rdk-produce', 'rdk-produce-idempotent', 'java-produce', 'java-consume', 'rdk-consume'] as const
 type Load = (typeof LOADS)[number]
@@ -45,13 +46,6 @@ const nodeArgs = valuesOf('--node-arg')
 const TOPIC = 'profile-100b'
 /** The command line as tsc compiled it, module by module (npm run build bundles it into dist/bin). */
 const UNBUNDLED = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
-const TICKS = 100 // USER_HZ on Linux
-
-function cpuOf(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return { user: Number(fields[11]) / TICKS, system: Number(fields[12]) / TICKS }
-}
 
 interface ProfileNode {
   id: number
@@ -147,7 +141,8 @@ async function main(): Promise<void> {
   const prepared = await prepareKafka(machine.java, machine.maven, (s) => console.error(s))
   if ('skip' in prepared) throw new Error(`Kafka's tools are needed to create the topic: ${prepared.skip}`)
   const tools = prepared
-  if (load.startsWith('rdk') && !(await rdkafkaAvailable()).available) throw new Error((await rdkafkaAvailable()).reason)
+  const rdk = load.startsWith('rdk') ? await rdkafkaAvailable() : null
+  if (rdk && !rdk.available) throw new Error(rdk.reason)
   const tmp = keep ?? mkdtempSync(join(tmpdir(), 'profile-'))
   const dir = join(tmp, 'broker')
   const profDir = join(tmp, 'prof')
@@ -164,11 +159,11 @@ async function main(): Promise<void> {
       overrides,
     })
     if (!load.endsWith('consume')) await createTopics(tools, broker.bootstrap, 8, [TOPIC])
-    const c0 = cpuOf(broker.pid)
+    const c0 = cpuTimesOf(broker.pid)
     const t0 = performance.now()
     const rps = await runLoad(tools, broker.bootstrap)
     const wallS = (performance.now() - t0) / 1000
-    const c1 = cpuOf(broker.pid)
+    const c1 = cpuTimesOf(broker.pid)
     await broker.stop(30_000)
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))
     if (!file) throw new Error(`the broker wrote no profile to ${profDir}`)

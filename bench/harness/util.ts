@@ -175,13 +175,19 @@ export function memOf(pid: number): { rss: number; hwm: number } {
  * /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s on Linux); NaN where unreadable.
  */
 export function cpuSecondsOf(pid: number): number {
+  const t = cpuTimesOf(pid)
+  return t.user + t.system
+}
+
+/** A process's user and system CPU seconds so far (/proc/<pid>/stat; USER_HZ 100), NaN when it is gone. */
+export function cpuTimesOf(pid: number): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }
   } catch {
-    return Number.NaN
+    return { user: Number.NaN, system: Number.NaN }
   }
 }
 
